@@ -1,0 +1,133 @@
+// The CLI's one connection to the server: JSON over HTTP on the server's unix
+// socket, starting the server on first use. Every verb goes through here, so
+// the "server not running" and version handling live in one place.
+import { request as httpRequest } from 'node:http';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { resolvePaths, ensureRuntimeDirs, type TendPaths } from '../server/paths.js';
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+}
+
+const SERVER_START_TIMEOUT_MS = 15_000;
+const serverMain = fileURLToPath(new URL('../server/main.js', import.meta.url));
+
+export class TendClient {
+  readonly paths: TendPaths;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.paths = resolvePaths(env);
+  }
+
+  /** One request; no auto-start. Rejects with the socket error when there is no server. */
+  raw<T>(method: string, path: string, body?: unknown, timeoutMs = 0): Promise<ApiResponse<T>> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const req = httpRequest(
+        {
+          socketPath: this.paths.serverSocket,
+          method,
+          path,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+          timeout: timeoutMs || undefined,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            if ((res.headers['content-type'] ?? '').startsWith('application/json')) {
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                /* leave as text */
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed as T });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timed out waiting for the tend server')));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** A request that starts the server when none is running, and turns API errors into CliError. */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: ApiResponse<T>;
+    try {
+      res = await this.raw<T>(method, path, body);
+    } catch (err) {
+      if (!isNoServer(err)) throw new CliError(`cannot talk to the tend server: ${(err as Error).message}`);
+      await this.startServer();
+      res = await this.raw<T>(method, path, body);
+    }
+    if (res.status >= 400) throw new CliError(apiErrorMessage(res.body), res.status === 400 ? 2 : 1);
+    return res.body;
+  }
+
+  async isRunning(): Promise<{ pid: number; boot: string; version: string } | null> {
+    try {
+      const res = await this.raw<{ pid: number; boot: string; version: string }>('GET', '/v1/health', undefined, 5000);
+      return res.status === 200 ? res.body : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Starts a detached server and waits until it serves (or says why it cannot). */
+  async startServer(): Promise<number> {
+    if (!existsSync(serverMain)) throw new CliError(`the server is not built (${serverMain} is missing); run \`npm install\``);
+    ensureRuntimeDirs(this.paths);
+    const child = spawn(process.execPath, [serverMain, '--ready-fd', '3'], {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      env: process.env,
+    });
+    const pipe = child.stdio[3] as NodeJS.ReadableStream;
+    const line = await new Promise<string>((resolve) => {
+      let text = '';
+      const timer = setTimeout(() => resolve(`ERR the server did not report ready within ${SERVER_START_TIMEOUT_MS / 1000} s; see ${this.paths.serverLog}`), SERVER_START_TIMEOUT_MS);
+      pipe.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      pipe.on('end', () => {
+        clearTimeout(timer);
+        resolve(text.trim() || `ERR the server exited before it was ready; see ${this.paths.serverLog}`);
+      });
+    });
+    child.unref();
+    (pipe as unknown as { destroy(): void }).destroy();
+    if (line.startsWith('OK ')) return Number(line.slice(3));
+    const message = line.replace(/^ERR /, '');
+    // Two starters raced: the other one's server is as good as ours.
+    if (message.includes('already running')) {
+      const running = await this.isRunning();
+      if (running) return running.pid;
+    }
+    throw new CliError(`the tend server could not start: ${message}`);
+  }
+}
+
+export function isNoServer(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ECONNREFUSED';
+}
+
+export function apiErrorMessage(body: unknown): string {
+  if (typeof body === 'object' && body !== null && 'error' in body) {
+    const e = (body as { error: { message?: string } }).error;
+    if (e?.message) return e.message;
+  }
+  return typeof body === 'string' && body ? body : 'the server answered with an error';
+}

@@ -1,0 +1,43 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+import type { SessionView } from '../format.js';
+
+export function parseSize(text: string): { cols: number; rows: number } {
+  const m = /^(\d{1,4})x(\d{1,4})$/.exec(text);
+  if (!m) throw new CliError(`--size must look like COLSxROWS (e.g. 120x40), not "${text}"`, 2);
+  return { cols: Number(m[1]), rows: Number(m[2]) };
+}
+
+export const newVerb: Verb = {
+  name: 'new',
+  summary: 'start a new session (default: your shell)',
+  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--json] [-- CMD ARGS...]
+
+Starts a terminal session whose program keeps running whatever happens to
+its viewers or the server, and prints its id.
+
+  -n, --name N          name it, to target it later as :N
+  -C, --cwd DIR         working directory (default: the current one)
+  -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)
+  -j, --json            print the session as JSON`,
+  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' } },
+  async run({ args, client, stdout }) {
+    const size = typeof args.values.size === 'string'
+      ? parseSize(args.values.size)
+      : stdout.isTTY ? { cols: stdout.columns, rows: stdout.rows } : { cols: 80, rows: 24 };
+    const body: Record<string, unknown> = {
+      cwd: typeof args.values.cwd === 'string' ? (await import('node:path')).resolve(args.values.cwd) : process.cwd(),
+      cols: size.cols,
+      rows: size.rows,
+      env: process.env,
+    };
+    if (typeof args.values.name === 'string') body.name = args.values.name;
+    const argv = args.rest ?? (args.positionals.length ? args.positionals : null);
+    if (argv) body.argv = argv;
+    const session = await client.call<SessionView>('POST', '/v1/sessions', body);
+    if (args.values.json) printJson(stdout, session);
+    else stdout.write(`${session.id}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,24 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+import { sessionLabel, type SessionView } from '../format.js';
+
+export const reviveVerb: Verb = {
+  name: 'revive',
+  summary: 'start a new shell in a cold or exited session',
+  usage: `tend revive TARGET [--json] [-- CMD ARGS...]
+
+A session is cold when its process is gone (the machine rebooted, the holder
+was killed). Its last screen is kept; revive starts a new shell (or CMD) in
+its last working directory, below that screen.`,
+  options: { ...jsonOption },
+  async run({ args, client, stdout }) {
+    const [target] = args.positionals;
+    if (target === undefined) throw new CliError('usage: tend revive TARGET', 2);
+    const body = args.rest ? { argv: args.rest } : {};
+    const s = await client.call<SessionView>('POST', `/v1/sessions/${encodeURIComponent(target)}/revive`, body);
+    if (args.values.json) printJson(stdout, s);
+    else stdout.write(`revived ${sessionLabel(s)}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,41 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+
+interface ScreenView {
+  text: string;
+  cols: number;
+  rows: number;
+  cursor: { x: number; y: number };
+  degraded: boolean;
+  status: string;
+}
+
+export const screenVerb: Verb = {
+  name: 'screen',
+  summary: "print a session's screen",
+  usage: `tend screen TARGET [--ansi] [--scrollback N] [--json]
+
+Prints the visible screen as text.
+
+  -a, --ansi           with colours and attributes
+  -S, --scrollback N   include N rows of history above the screen
+  -j, --json           text with size, cursor and status`,
+  options: { ...jsonOption, ansi: { type: 'boolean', short: 'a' }, scrollback: { type: 'string', short: 'S' } },
+  async run({ args, client, stdout, stderr }) {
+    const [target] = args.positionals;
+    if (target === undefined) throw new CliError('usage: tend screen TARGET', 2);
+    const q = new URLSearchParams({ format: args.values.ansi ? 'ansi' : 'text' });
+    if (typeof args.values.scrollback === 'string') {
+      if (!/^\d+$/.test(args.values.scrollback)) throw new CliError('--scrollback takes a number of rows', 2);
+      q.set('scrollback', args.values.scrollback);
+    }
+    const s = await client.call<ScreenView>('GET', `/v1/sessions/${encodeURIComponent(target)}/screen?${q}`);
+    if (args.values.json) printJson(stdout, s);
+    else {
+      if (s.degraded) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring); what follows is incomplete\n');
+      stdout.write(s.text.endsWith('\n') ? s.text : `${s.text}\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,78 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError, type TendClient } from '../client.js';
+
+const STOP_WAIT_MS = 15_000;
+
+async function waitGone(client: TendClient, pid: number): Promise<void> {
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new CliError(`the server (pid ${pid}) did not stop within ${STOP_WAIT_MS / 1000} s; see ${client.paths.serverLog}`);
+}
+
+async function stop(client: TendClient): Promise<number | null> {
+  const running = await client.isRunning();
+  if (!running) return null;
+  await client.raw('POST', '/v1/server/stop');
+  await waitGone(client, running.pid);
+  return running.pid;
+}
+
+export const serverVerb: Verb = {
+  name: 'server',
+  summary: 'start, stop, restart or check the server',
+  usage: `tend server start|stop|restart|status [--json]
+
+The server starts by itself on first use of any verb. Stopping or restarting
+it closes no terminal: sessions keep running in their holders and the next
+server picks them up with their screens.`,
+  options: { ...jsonOption },
+  async run({ args, client, stdout }) {
+    const [action = 'status', ...extra] = args.positionals;
+    if (extra.length) throw new CliError(`tend server: unexpected "${extra.join(' ')}"`, 2);
+    const json = args.values.json === true;
+    const say = (text: string, value: unknown) => (json ? printJson(stdout, value) : stdout.write(`${text}\n`));
+    switch (action) {
+      case 'start': {
+        const running = await client.isRunning();
+        if (running) {
+          say(`already running (pid ${running.pid})`, { running: true, pid: running.pid, started: false });
+          return 0;
+        }
+        const pid = await client.startServer();
+        say(`started (pid ${pid})`, { running: true, pid, started: true });
+        return 0;
+      }
+      case 'stop': {
+        const pid = await stop(client);
+        say(pid === null ? 'not running' : `stopped (pid ${pid}); sessions keep running`, { running: false, stoppedPid: pid });
+        return 0;
+      }
+      case 'restart': {
+        const old = await stop(client);
+        const pid = await client.startServer();
+        say(`restarted (pid ${old ?? '-'} → ${pid})`, { running: true, pid, previousPid: old });
+        return 0;
+      }
+      case 'status': {
+        const res = await client.isRunning();
+        if (!res) {
+          say(`not running (TEND_HOME ${client.paths.home})`, { running: false, home: client.paths.home });
+          return 1;
+        }
+        const h = (await client.raw<Record<string, unknown>>('GET', '/v1/health')).body;
+        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})`, { running: true, ...h });
+        return 0;
+      }
+      default:
+        throw new CliError(`tend server: unknown action "${action}" (start, stop, restart or status)`, 2);
+    }
+  },
+};

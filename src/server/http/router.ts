@@ -1,0 +1,138 @@
+// A small router over node:http: routes are (method, pattern) pairs whose
+// `:name` segments become params. JSON in, JSON out, bodies bounded.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from './errors.js';
+import type { Logger } from '../log.js';
+
+export interface Request {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  headers: IncomingMessage['headers'];
+  /** Reads the body as JSON (an object), at most limitBytes. */
+  json(limitBytes?: number): Promise<Record<string, unknown>>;
+  raw: IncomingMessage;
+}
+
+export type Reply =
+  | { status: number; json: unknown; headers?: Record<string, string> }
+  | { status: number; text: string; contentType?: string; headers?: Record<string, string> };
+
+export type Handler = (req: Request, res: ServerResponse) => Promise<Reply | undefined> | Reply | undefined;
+
+interface Route {
+  method: string;
+  segments: string[];
+  handler: Handler;
+}
+
+const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, handler: Handler): void {
+    this.routes.push({ method, segments: pattern.split('/').filter(Boolean), handler });
+  }
+
+  private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | null {
+    const parts = path.split('/').filter(Boolean);
+    let methodMismatch = false;
+    for (const route of this.routes) {
+      if (route.segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < parts.length && ok; i++) {
+        const seg = route.segments[i]!;
+        const part = parts[i]!;
+        if (seg.startsWith(':')) {
+          try {
+            params[seg.slice(1)] = decodeURIComponent(part);
+          } catch {
+            ok = false;
+          }
+        } else ok = seg === part;
+      }
+      if (!ok) continue;
+      if (route.method !== method) {
+        methodMismatch = true;
+        continue;
+      }
+      return { route, params };
+    }
+    return methodMismatch ? 'method' : null;
+  }
+
+  async handle(raw: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+    const url = new URL(raw.url ?? '/', 'http://tend');
+    const method = raw.method ?? 'GET';
+    try {
+      const found = this.match(method, url.pathname);
+      if (found === null) throw new ApiError(404, 'not_found', `no such route: ${method} ${url.pathname}`);
+      if (found === 'method') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+      const req: Request = {
+        method,
+        path: url.pathname,
+        params: found.params,
+        query: url.searchParams,
+        headers: raw.headers,
+        raw,
+        json: (limit = DEFAULT_BODY_LIMIT_BYTES) => readJson(raw, limit),
+      };
+      const reply = await found.route.handler(req, res);
+      if (reply) send(res, reply);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        send(res, { status: err.status, json: { error: { code: err.code, message: err.message, ...err.details } } });
+      } else {
+        log.error(`${method} ${url.pathname} failed`, err);
+        send(res, { status: 500, json: { error: { code: 'internal', message: 'internal server error; see the server log' } } });
+      }
+    }
+  }
+}
+
+export function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const headers: Record<string, string> = { 'cache-control': 'no-store', ...reply.headers };
+  if ('json' in reply) {
+    const body = JSON.stringify(reply.json);
+    res.writeHead(reply.status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  } else {
+    res.writeHead(reply.status, { ...headers, 'content-type': reply.contentType ?? 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(reply.text)) });
+    res.end(reply.text);
+  }
+}
+
+export async function readBody(raw: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  const declared = Number(raw.headers['content-length'] ?? 0);
+  if (declared > limitBytes) throw new ApiError(413, 'too_large', `request body of ${declared} bytes is over the limit of ${limitBytes}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of raw as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limitBytes) throw new ApiError(413, 'too_large', `request body is over the limit of ${limitBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function readJson(raw: IncomingMessage, limitBytes: number): Promise<Record<string, unknown>> {
+  const body = await readBody(raw, limitBytes);
+  if (body.length === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'bad_json', 'the request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ApiError(400, 'bad_json', 'the request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,151 @@
+// /v1/sessions: create, list, inspect, rename, kill, revive, type into,
+// resize, signal and read sessions. docs/api.md documents every route.
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { constants as osConstants } from 'node:os';
+import type { Router } from './router.js';
+import { ApiError, badRequest } from './errors.js';
+import { optInt, optString, optStringArray, optStringMap, reqInt, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
+import type { SessionRegistry } from '../session-registry.js';
+import { SessionStateError, type Session } from '../session.js';
+import { defaultShellArgv } from '../default-shell.js';
+
+const INPUT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+const MAX_ARGV_ITEMS = 4096;
+const MAX_ARG_LENGTH = 128 * 1024;
+const MAX_SCROLLBACK_ROWS = 1_000_000;
+
+function stateErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
+    throw err;
+  }
+}
+
+function parseCwd(cwd: string | undefined, fallback: string): string {
+  const dir = cwd ?? fallback;
+  if (!isAbsolute(dir)) throw badRequest(`"cwd" must be an absolute path, not "${dir}"`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw badRequest(`the working directory "${dir}" does not exist or is not a directory`);
+  return dir;
+}
+
+function parseSignal(v: unknown): number {
+  if (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65) return v;
+  if (typeof v === 'string') {
+    const name = v.toUpperCase().startsWith('SIG') ? v.toUpperCase() : `SIG${v.toUpperCase()}`;
+    const n = (osConstants.signals as Record<string, number>)[name];
+    if (n !== undefined) return n;
+  }
+  throw badRequest(`"signal" must be a signal name like "INT" or a number 1-64, not ${JSON.stringify(v)}`);
+}
+
+export function addSessionRoutes(router: Router, registry: SessionRegistry): void {
+  const target = (t: string | undefined): Session => registry.resolve(t ?? '');
+
+  router.add('GET', '/v1/sessions', () => ({ status: 200, json: registry.list().map((s, i) => ({ index: i + 1, ...s.info() })) }));
+
+  router.add('POST', '/v1/sessions', async (req) => {
+    const body = await req.json();
+    const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
+    const env = optStringMap(body, 'env', { maxItems: 4096, maxLength: 128 * 1024 }) ?? { ...process.env } as Record<string, string>;
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
+    if (argv.length === 0) throw badRequest('"argv" must name a program to run');
+    const cwd = parseCwd(optString(body, 'cwd', { max: 4096 }), env.HOME ?? process.cwd());
+    const cols = optInt(body, 'cols', 1, 1000) ?? 80;
+    const rows = optInt(body, 'rows', 1, 1000) ?? 24;
+    const session = await registry.create({ name, argv, cwd, env, cols, rows });
+    return { status: 201, json: session.info() };
+  });
+
+  router.add('GET', '/v1/sessions/:target', (req) => ({ status: 200, json: target(req.params.target).info() }));
+
+  router.add('PATCH', '/v1/sessions/:target', async (req) => {
+    const session = target(req.params.target);
+    const body = await req.json();
+    if (!('name' in body)) throw badRequest('nothing to change: give "name"');
+    const name = body.name === null ? null : optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
+    registry.checkName(name, session);
+    session.rename(name);
+    return { status: 200, json: session.info() };
+  });
+
+  router.add('DELETE', '/v1/sessions/:target', async (req) => {
+    const session = target(req.params.target);
+    const info = session.info();
+    await registry.kill(session);
+    return { status: 200, json: { ...info, status: 'disposed' } };
+  });
+
+  router.add('POST', '/v1/sessions/:target/revive', async (req) => {
+    const session = target(req.params.target);
+    const body = await req.json();
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(process.env);
+    try {
+      await session.revive(argv);
+    } catch (err) {
+      if (err instanceof SessionStateError) throw new ApiError(409, 'not_revivable', err.message);
+      throw new ApiError(400, 'spawn_failed', (err as Error).message);
+    }
+    return { status: 200, json: session.info() };
+  });
+
+  router.add('POST', '/v1/sessions/:target/input', async (req) => {
+    const session = target(req.params.target);
+    const body = await req.json(INPUT_BODY_LIMIT_BYTES);
+    const text = optString(body, 'text', { max: INPUT_BODY_LIMIT_BYTES });
+    const base64 = optString(body, 'base64', { max: INPUT_BODY_LIMIT_BYTES });
+    if ((text === undefined) === (base64 === undefined)) throw badRequest('give exactly one of "text" (UTF-8) or "base64" (raw bytes)');
+    const bytes = text !== undefined ? Buffer.from(text, 'utf8') : Buffer.from(base64!, 'base64');
+    stateErrors(() => session.input(bytes));
+    return { status: 200, json: { bytes: bytes.length } };
+  });
+
+  router.add('POST', '/v1/sessions/:target/resize', async (req) => {
+    const session = target(req.params.target);
+    const body = await req.json();
+    const cols = reqInt(body, 'cols', 1, 1000);
+    const rows = reqInt(body, 'rows', 1, 1000);
+    stateErrors(() => session.resize(cols, rows));
+    return { status: 200, json: session.info() };
+  });
+
+  router.add('POST', '/v1/sessions/:target/signal', async (req) => {
+    const session = target(req.params.target);
+    const body = await req.json();
+    const signo = parseSignal(body.signal);
+    stateErrors(() => session.signal(signo));
+    return { status: 200, json: { signal: signo } };
+  });
+
+  router.add('GET', '/v1/sessions/:target/screen', async (req) => {
+    const session = target(req.params.target);
+    const format = req.query.get('format') ?? 'text';
+    const scrollbackParam = req.query.get('scrollback');
+    const scrollbackRows = scrollbackParam === null ? 0 : Number(scrollbackParam);
+    if (!Number.isInteger(scrollbackRows) || scrollbackRows < 0 || scrollbackRows > MAX_SCROLLBACK_ROWS) {
+      throw badRequest(`"scrollback" must be a whole number from 0 to ${MAX_SCROLLBACK_ROWS}`);
+    }
+    await session.screen.flush();
+    const screen = session.screen;
+    if (format === 'snapshot') {
+      const snapshot = await screen.snapshotAsync({ scrollbackRows });
+      return { status: 200, json: { ...snapshot, offset: session.offset, degraded: session.degraded, status: session.status } };
+    }
+    if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
+    return {
+      status: 200,
+      json: {
+        text: screen.text({ scrollbackRows, ansi: format === 'ansi' }),
+        cols: screen.cols,
+        rows: screen.rows,
+        cursor: screen.cursor,
+        title: screen.title,
+        offset: session.offset,
+        degraded: session.degraded,
+        status: session.status,
+      },
+    };
+  });
+}

@@ -1,0 +1,87 @@
+// The server process: `node dist/src/server/main.js [--ready-fd N]`, started
+// detached by the CLI. It holds the one-per-TEND_HOME lock, serves until told
+// to stop (API or SIGTERM), and on the way out checkpoints every session and
+// leaves every holder running.
+import { writeSync, closeSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolvePaths, ensureRuntimeDirs } from './paths.js';
+import { acquirePidLock, AlreadyRunningError } from './pid-lock.js';
+import { createFileLogger, describeError } from './log.js';
+import { TendServer } from './server.js';
+import { StoreError } from './store/index.js';
+
+function report(readyFd: number | null, line: string): void {
+  if (readyFd === null) {
+    if (line.startsWith('ERR ')) process.stderr.write(`tend server: ${line.slice(4)}\n`);
+    return;
+  }
+  try {
+    writeSync(readyFd, `${line}\n`);
+    closeSync(readyFd);
+  } catch {
+    /* the starter went away; nothing to tell */
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { 'ready-fd': { type: 'string' }, foreground: { type: 'boolean' } },
+    strict: true,
+  });
+  const readyFd = values['ready-fd'] !== undefined ? Number(values['ready-fd']) : null;
+  const paths = resolvePaths();
+  const log = createFileLogger(values.foreground ? null : paths.serverLog);
+  let release: () => void;
+  try {
+    ensureRuntimeDirs(paths);
+    release = acquirePidLock(paths.lockFile);
+  } catch (err) {
+    report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : describeError(err)}`);
+    process.exit(err instanceof AlreadyRunningError ? 3 : 1);
+  }
+  const server = new TendServer({
+    paths,
+    log,
+    scrollbackRows: process.env.TEND_SCROLLBACK_ROWS ? Number(process.env.TEND_SCROLLBACK_ROWS) : undefined,
+    ringBytes: process.env.TEND_RING_BYTES ? Number(process.env.TEND_RING_BYTES) : undefined,
+    holderPath: process.env.TEND_HOLDER || undefined,
+    onStopRequested: () => void stop('asked to stop'),
+  });
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`stopping (${why})`);
+    try {
+      await server.stop();
+    } catch (err) {
+      log.error('stop failed', err);
+    }
+    release();
+    log.info('stopped; holders keep running');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGHUP', () => {}); // detached: a hangup of the starter's terminal is not ours
+  process.on('uncaughtException', (err) => {
+    // Crashing is safe (holders keep every terminal); limping on is not.
+    log.error('uncaught exception; exiting', err);
+    release();
+    process.exit(70);
+  });
+  process.on('unhandledRejection', (err) => log.error('unhandled rejection', err));
+  try {
+    await server.start();
+  } catch (err) {
+    const message = err instanceof StoreError ? err.message : describeError(err);
+    log.error('could not start', err);
+    report(readyFd, `ERR ${message.split('\n')[0]}`);
+    release();
+    process.exit(1);
+  }
+  log.info(`serving on ${paths.serverSocket} (pid ${process.pid}, boot ${server.boot})`);
+  report(readyFd, `OK ${process.pid}`);
+}
+
+void main();

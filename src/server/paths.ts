@@ -1,0 +1,56 @@
+// Where a server keeps its things. TEND_HOME (default ~/.tend) holds what must
+// last: the store, checkpoints, logs. Unix sockets live elsewhere, in a short
+// per-user runtime directory named by a hash of TEND_HOME, because a socket
+// path must fit in ~104 bytes and TEND_HOME can be arbitrarily deep.
+import { createHash } from 'node:crypto';
+import { mkdirSync, chmodSync, statSync } from 'node:fs';
+import { homedir, tmpdir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface TendPaths {
+  home: string;
+  runtimeDir: string;
+  serverSocket: string;
+  holdersDir: string;
+  storeDir: string;
+  checkpointsDir: string;
+  logsDir: string;
+  serverLog: string;
+  lockFile: string;
+}
+
+/** Resolves paths from the environment (TEND_HOME, TEND_RUNTIME_DIR, XDG_RUNTIME_DIR). */
+export function resolvePaths(env: NodeJS.ProcessEnv = process.env): TendPaths {
+  const home = resolve(env.TEND_HOME && env.TEND_HOME !== '' ? env.TEND_HOME : join(homedir(), '.tend'));
+  const hash = createHash('sha256').update(home).digest('hex').slice(0, 12);
+  const runtimeDir = env.TEND_RUNTIME_DIR
+    ? resolve(env.TEND_RUNTIME_DIR)
+    : env.XDG_RUNTIME_DIR
+      ? join(env.XDG_RUNTIME_DIR, `tend-${hash}`)
+      : join(tmpdir(), `tend-${userInfo().uid}`, hash);
+  return {
+    home,
+    runtimeDir,
+    serverSocket: join(runtimeDir, 'server.sock'),
+    holdersDir: join(runtimeDir, 'h'),
+    storeDir: home,
+    checkpointsDir: join(home, 'checkpoints'),
+    logsDir: join(home, 'logs'),
+    serverLog: join(home, 'logs', 'server.log'),
+    lockFile: join(runtimeDir, 'server.pid'),
+  };
+}
+
+/** Creates a directory (and parents) and makes sure it is private to this user. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+}
+
+/** Creates the runtime directories: the tmp parent too is per-user and private. */
+export function ensureRuntimeDirs(paths: TendPaths): void {
+  ensurePrivateDir(paths.runtimeDir);
+  ensurePrivateDir(paths.holdersDir);
+}

@@ -1,0 +1,138 @@
+// The tend server: opens the store, recovers every session from its holder,
+// and serves the API on a unix socket. Stopping it closes no terminal.
+import { createServer, type Server as HttpServer } from 'node:http';
+import { chmodSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { DisposableBase, toDisposable } from '../common/lifecycle.js';
+import { ensurePrivateDir, ensureRuntimeDirs, type TendPaths } from './paths.js';
+import type { Logger } from './log.js';
+import { Store } from './store/index.js';
+import { CheckpointWriter, collectStale } from './checkpoint/index.js';
+import { SessionRegistry } from './session-registry.js';
+import { Router } from './http/router.js';
+import { addSessionRoutes } from './http/sessions-api.js';
+import { TEND_VERSION } from './version.js';
+
+export interface ServerOptions {
+  paths: TendPaths;
+  log: Logger;
+  scrollbackRows?: number;
+  holderPath?: string;
+  ringBytes?: number;
+  /** Called when a client asks the server to stop. */
+  onStopRequested?: () => void;
+}
+
+export const DEFAULT_SCROLLBACK_ROWS = 10_000;
+
+export class TendServer extends DisposableBase {
+  readonly boot = randomBytes(8).toString('hex');
+  readonly startedAt = Date.now();
+  private http: HttpServer | null = null;
+  private registry!: SessionRegistry;
+  private store!: Store;
+  private checkpoints!: CheckpointWriter;
+  private stopping = false;
+  recovered: Record<string, number> = {};
+
+  constructor(private readonly options: ServerOptions) {
+    super();
+  }
+
+  get sessions(): SessionRegistry {
+    return this.registry;
+  }
+
+  async start(): Promise<void> {
+    const { paths, log } = this.options;
+    ensurePrivateDir(paths.home);
+    ensureRuntimeDirs(paths);
+    this.store = this.register(Store.open({ dir: paths.storeDir }));
+    if (this.store.readOnly) log.warn(`the store at ${paths.storeDir} is read-only: sessions are served but changes are not saved`);
+    try {
+      ensurePrivateDir(paths.checkpointsDir);
+      await collectStale(paths.checkpointsDir);
+    } catch (err) {
+      log.warn(`checkpoints directory ${paths.checkpointsDir} is not usable: ${(err as Error).message}`);
+    }
+    this.checkpoints = this.register(new CheckpointWriter({ dir: paths.checkpointsDir, log }));
+    this.registry = this.register(new SessionRegistry({
+      store: this.store,
+      log,
+      checkpoints: this.checkpoints,
+      checkpointsDir: paths.checkpointsDir,
+      holdersDir: paths.holdersDir,
+      scrollbackRows: this.options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
+      holderPath: this.options.holderPath,
+      ringBytes: this.options.ringBytes,
+    }));
+    const t0 = performance.now();
+    this.recovered = await this.registry.recoverAll();
+    log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
+    await this.listen();
+  }
+
+  private routes(): Router {
+    const router = new Router();
+    router.add('GET', '/v1/health', () => ({
+      status: 200,
+      json: {
+        ok: true,
+        version: TEND_VERSION,
+        pid: process.pid,
+        boot: this.boot,
+        startedAt: this.startedAt,
+        home: this.options.paths.home,
+        sessions: this.registry.list().length,
+        storeReadOnly: this.store.readOnly,
+        checkpoints: this.checkpoints.status,
+      },
+    }));
+    router.add('POST', '/v1/server/stop', () => {
+      setImmediate(() => this.options.onStopRequested?.());
+      return { status: 202, json: { stopping: true, pid: process.pid } };
+    });
+    addSessionRoutes(router, this.registry);
+    return router;
+  }
+
+  private async listen(): Promise<void> {
+    const { paths, log } = this.options;
+    const router = this.routes();
+    const http = createServer((req, res) => void router.handle(req, res, log));
+    this.http = http;
+    // We hold the pid lock, so a socket file here is a dead server's.
+    try {
+      unlinkSync(paths.serverSocket);
+    } catch {
+      /* none */
+    }
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(paths.serverSocket, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    chmodSync(paths.serverSocket, 0o600);
+    this.register(toDisposable(() => {
+      http.close();
+      http.closeAllConnections();
+    }));
+  }
+
+  /** Checkpoints and lets go of every holder, then closes the API. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.http?.close();
+    await this.registry?.shutdown();
+    await this.checkpoints?.drain();
+    try {
+      unlinkSync(this.options.paths.serverSocket);
+    } catch {
+      /* already gone */
+    }
+    this.dispose();
+  }
+}

@@ -1,0 +1,123 @@
+// Every session this server knows, in creation order (the order `tend ls`
+// shows and indexes), created here or recovered from the store at start.
+import { randomBytes } from 'node:crypto';
+import { DisposableBase, toDisposable } from '../common/lifecycle.js';
+import { Session, type SessionDeps } from './session.js';
+import { resolveTarget } from './targets.js';
+import { ApiError, conflict } from './http/errors.js';
+
+export interface NewSessionSpec {
+  name: string | null;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+}
+
+// Recovering holders is mostly waiting on sockets: overlap it, but not so
+// much that 1 000 replays land on the loop at once.
+const RECOVERY_CONCURRENCY = 16;
+
+export class SessionRegistry extends DisposableBase {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(private readonly deps: SessionDeps) {
+    super();
+    this.register(toDisposable(() => {
+      for (const s of this.sessions.values()) s.dispose();
+      this.sessions.clear();
+    }));
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  resolve(target: string): Session {
+    return resolveTarget(target, this.list());
+  }
+
+  private newId(): string {
+    for (;;) {
+      // Ids start with a letter so that a number always means an index.
+      const id = 'abcdef'[randomBytes(1)[0]! % 6]! + randomBytes(4).toString('hex').slice(0, 7);
+      if (!this.sessions.has(id) && !this.deps.store.getSession(id)) return id;
+    }
+  }
+
+  checkName(name: string | null, except?: Session): void {
+    if (name === null) return;
+    const other = this.list().find((s) => s.name === name && s !== except);
+    if (other) throw conflict(`a session is already named "${name}" (${other.id}); choose another name`);
+  }
+
+  async create(spec: NewSessionSpec): Promise<Session> {
+    this.checkName(spec.name);
+    const id = this.newId();
+    const record = this.deps.store.createSession({
+      id,
+      name: spec.name,
+      argv: spec.argv,
+      cwd: spec.cwd,
+      env: spec.env,
+      cols: spec.cols,
+      rows: spec.rows,
+      holderSocket: `${this.deps.holdersDir}/${id}.sock`,
+      holderPid: null,
+      childPid: null,
+      generation: null,
+      createdAt: Date.now(),
+    });
+    let session: Session;
+    try {
+      session = await Session.start(this.deps, record);
+    } catch (err) {
+      this.deps.store.markDisposed(id);
+      throw new ApiError(400, 'spawn_failed', (err as Error).message);
+    }
+    this.add(session);
+    return session;
+  }
+
+  private add(session: Session): void {
+    this.sessions.set(session.id, session);
+  }
+
+  async kill(session: Session): Promise<void> {
+    this.sessions.delete(session.id);
+    await session.kill();
+  }
+
+  /** Recovers every stored session; returns how many came back running, cold, exited. */
+  async recoverAll(): Promise<Record<string, number>> {
+    const records = this.deps.store.listSessions();
+    const counts: Record<string, number> = {};
+    const recovered: Array<Session | null> = new Array(records.length).fill(null);
+    let next = 0;
+    const worker = async () => {
+      while (next < records.length) {
+        const i = next++;
+        const record = records[i]!;
+        try {
+          recovered[i] = await Session.recover(this.deps, record);
+        } catch (err) {
+          this.deps.log.error(`session ${record.id}: recovery failed`, err);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, records.length) }, worker));
+    for (const s of recovered) {
+      if (!s) continue;
+      this.add(s); // in creation order, whatever order recovery finished in
+      counts[s.status] = (counts[s.status] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** Checkpoints and detaches every session; holders keep running. */
+  async shutdown(): Promise<void> {
+    await Promise.all(this.list().map((s) => s.shutdown().catch((err) => this.deps.log.error(`session ${s.id}: shutdown`, err))));
+    this.sessions.clear();
+  }
+}

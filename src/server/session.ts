@@ -1,0 +1,485 @@
+// One terminal session as the server sees it: the holder that owns its PTY,
+// the headless screen fed every byte the holder read, and the bookkeeping that
+// lets a later server pick it up exactly where this one left off (the holder's
+// generation and the byte offset the screen covers).
+import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
+import { HolderConnection, spawnHolder } from '../holder-client/index.js';
+import { Screen, type ScreenSnapshot } from './screen/index.js';
+import type { SessionRecord, Store } from './store/index.js';
+import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
+import type { Logger } from './log.js';
+import { CheckpointSchedule } from './checkpoint-schedule.js';
+
+export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
+
+export interface SessionDeps {
+  store: Store;
+  log: Logger;
+  checkpoints: CheckpointWriter;
+  checkpointsDir: string;
+  holdersDir: string;
+  scrollbackRows: number;
+  holderPath?: string;
+  ringBytes?: number;
+}
+
+export interface OutputListener {
+  (bytes: Uint8Array): void;
+}
+
+// While this many bytes are handed to the screen but not yet parsed, stop
+// reading the holder's socket: the holder then stops reading the PTY and the
+// kernel holds the program back, instead of the server buffering without bound.
+const PARSE_BACKLOG_PAUSE_BYTES = 4 * 1024 * 1024;
+const PARSE_BACKLOG_RESUME_BYTES = 1024 * 1024;
+const HOLDER_CONNECT_TIMEOUT_MS = 5000;
+const KILL_WAIT_MS = 8000;
+
+const RESTORED_SEPARATOR =
+  '\r\n\x1b[0m\x1b[2m──── session restored: its process is gone · `tend revive` starts a new shell here ────\x1b[0m\r\n';
+
+export interface SessionInfo {
+  id: string;
+  name: string | null;
+  status: SessionStatus;
+  exitCode: number | null;
+  exitSignal: number | null;
+  pid: number | null;
+  holderPid: number | null;
+  cwd: string;
+  title: string;
+  cols: number;
+  rows: number;
+  argv: string[];
+  createdAt: number;
+  endedAt: number | null;
+  lastOutputAt: number | null;
+  viewers: number;
+  generation: string | null;
+  offset: number;
+  degraded: boolean;
+}
+
+export class Session extends DisposableBase {
+  private holder: HolderConnection | null = null;
+  private _status: SessionStatus;
+  /** Holder offset just past the last byte handed to the screen. */
+  private fedOffset = 0;
+  /** Bytes handed to the screen whose parse has not finished. */
+  private parseBacklog = 0;
+  private holderPaused = false;
+  /** Set when bytes are known to be missing from the screen (a gap replay). */
+  private _degraded = false;
+  /** Replayed bytes are answered only for a session this server just started. */
+  private answerReplay = false;
+  private readonly schedule: CheckpointSchedule;
+  private readonly outputListeners = new Set<OutputListener>();
+  private readonly exitWaiters: Array<() => void> = [];
+  viewers = 0;
+
+  private constructor(
+    private readonly deps: SessionDeps,
+    private record: SessionRecord,
+    private _screen: Screen,
+    status: SessionStatus,
+  ) {
+    super();
+    this._status = status;
+    this.register(toDisposable(() => this._screen.dispose()));
+    this.schedule = this.register(new CheckpointSchedule(() => void this.checkpoint()));
+    this.watchScreen();
+  }
+
+  get id(): string {
+    return this.record.id;
+  }
+  get name(): string | null {
+    return this.record.name;
+  }
+  get status(): SessionStatus {
+    return this._status;
+  }
+  get screen(): Screen {
+    return this._screen;
+  }
+  get degraded(): boolean {
+    return this._degraded;
+  }
+  get offset(): number {
+    return this.fedOffset;
+  }
+
+  info(): SessionInfo {
+    const r = this.record;
+    return {
+      id: r.id,
+      name: r.name,
+      status: this._status,
+      exitCode: r.exitCode,
+      exitSignal: r.exitSignal,
+      pid: r.childPid,
+      holderPid: r.holderPid,
+      cwd: this._screen.cwd ?? r.cwd,
+      title: this._screen.title,
+      cols: this._screen.cols,
+      rows: this._screen.rows,
+      argv: r.argv,
+      createdAt: r.createdAt,
+      endedAt: r.endedAt,
+      lastOutputAt: r.lastOutputAt,
+      viewers: this.viewers,
+      generation: r.generation,
+      offset: this.fedOffset,
+      degraded: this._degraded,
+    };
+  }
+
+  // ---- creation and recovery -------------------------------------------
+
+  /** Starts a new holder for a record already in the store. */
+  static async start(deps: SessionDeps, record: SessionRecord): Promise<Session> {
+    const screen = new Screen({ cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows });
+    const session = new Session(deps, record, screen, 'running');
+    try {
+      await session.launchHolder(record.argv, record.cwd, record.env);
+    } catch (err) {
+      session.dispose();
+      throw err;
+    }
+    return session;
+  }
+
+  /**
+   * Picks up a session from the store after a server start: reconnect to its
+   * holder and continue from the checkpoint, or show the checkpoint as cold.
+   */
+  static async recover(deps: SessionDeps, record: SessionRecord): Promise<Session> {
+    const loaded = await loadCheckpointScreen(deps, record);
+    const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold');
+    if (record.status === 'exited') {
+      // The holder may still wait for its EXIT to be recorded; it is.
+      await session.dismissExitedHolder();
+      return session;
+    }
+    if (record.status === 'cold') return session;
+    let holder: HolderConnection;
+    try {
+      holder = await HolderConnection.connect(record.holderSocket, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
+    } catch (err) {
+      deps.log.warn(`session ${record.id}: holder unreachable (${(err as Error).message}); it is cold`);
+      session.becomeCold();
+      return session;
+    }
+    const state = holder.lastState;
+    const lease = await holder.acquire();
+    if (lease !== 'acquired') {
+      deps.log.warn(`session ${record.id}: another server controls its holder (${lease.denied}); leaving it alone`);
+      holder.dispose();
+      session._status = 'elsewhere';
+      return session;
+    }
+    let from = 0;
+    const cp = loaded.checkpoint;
+    if (cp && cp.generation === state.generation && cp.offset <= state.offset) {
+      from = cp.offset;
+    } else {
+      if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
+      session.replaceScreen(new Screen({ cols: state.cols, rows: state.rows, scrollbackRows: deps.scrollbackRows }));
+    }
+    if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
+      session._screen.resize(state.cols, state.rows);
+    }
+    session._status = 'running';
+    session.record = { ...record, generation: state.generation, holderPid: record.holderPid, childPid: state.childPid };
+    deps.store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid });
+    session.attachHolder(holder, from, { answerReplay: false });
+    await session.waitReplayEnd();
+    if (session._screen.modes.alternateScreen) holder.redraw(); // second line of defence for TUIs
+    return session;
+  }
+
+  private async launchHolder(argv: string[], cwd: string, env: Record<string, string>): Promise<void> {
+    const socketPath = `${this.deps.holdersDir}/${this.record.id}.sock`;
+    const { holderPid, childPid } = await spawnHolder({
+      holderPath: this.deps.holderPath,
+      socketPath,
+      cols: this._screen.cols,
+      rows: this._screen.rows,
+      cwd,
+      env: { ...env, TEND_SESSION: this.record.id },
+      argv,
+      ringBytes: this.deps.ringBytes,
+    });
+    const holder = await HolderConnection.connect(socketPath, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
+    const lease = await holder.acquire();
+    if (lease !== 'acquired') {
+      holder.dispose();
+      throw new Error(`the new holder refused its lease: ${lease.denied}`);
+    }
+    const generation = holder.lastState.generation;
+    this.record = { ...this.record, holderSocket: socketPath, holderPid, childPid, generation, cwd };
+    this.deps.store.updateSession(this.record.id, { holderSocket: socketPath, holderPid, childPid, generation, status: 'running', cwd });
+    this._status = 'running';
+    this.fedOffset = 0;
+    this.attachHolder(holder, 0, { answerReplay: true });
+  }
+
+  private replayEnded = false;
+  private replayEndWaiters: Array<() => void> = [];
+
+  private waitReplayEnd(): Promise<void> {
+    if (this.replayEnded) return Promise.resolve();
+    return new Promise((resolve) => this.replayEndWaiters.push(resolve));
+  }
+
+  private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean }): void {
+    this.holder = holder;
+    this.answerReplay = opts.answerReplay;
+    this.replayEnded = false;
+    this.fedOffset = from;
+    const subs: Disposable[] = [
+      holder.onReplay((f) => {
+        if (f.gap && !this._degraded) {
+          this._degraded = true;
+          this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
+        }
+        if (f.bytes.length > 0) this.feed(f.offset, f.bytes, this.answerReplay);
+        if (f.end) {
+          this.replayEnded = true;
+          for (const w of this.replayEndWaiters.splice(0)) w();
+        }
+      }),
+      holder.onOutput((f) => this.feed(f.offset, f.bytes, true)),
+      holder.onExit((e) => void this.handleExit(e.code, e.signal)),
+      holder.onClose(() => this.handleHolderClosed(holder)),
+    ];
+    this.register(toDisposable(() => {
+      for (const s of subs) s.dispose();
+      holder.dispose();
+    }));
+    holder.dumpSince(from);
+  }
+
+  // ---- output ---------------------------------------------------------------
+
+  private feed(offset: number, bytes: Uint8Array, live: boolean): void {
+    if (offset !== this.fedOffset) {
+      // The client checks continuity too; this guards the screen's own account.
+      this.deps.log.error(`session ${this.id}: stream jumped from ${this.fedOffset} to ${offset}`);
+      this._degraded = true;
+    }
+    this.fedOffset = offset + bytes.length;
+    this.parseBacklog += bytes.length;
+    if (!this.holderPaused && this.parseBacklog > PARSE_BACKLOG_PAUSE_BYTES) {
+      this.holderPaused = true;
+      this.holder?.pause();
+    }
+    const length = bytes.length;
+    this._screen.write(bytes, { live }, () => {
+      this.parseBacklog -= length;
+      if (this.holderPaused && this.parseBacklog < PARSE_BACKLOG_RESUME_BYTES) {
+        this.holderPaused = false;
+        this.holder?.resume();
+      }
+    });
+    this.record.lastOutputAt = Date.now();
+    this.schedule.noteOutput();
+    for (const l of this.outputListeners) l(bytes);
+  }
+
+  onOutput(listener: OutputListener): Disposable {
+    this.outputListeners.add(listener);
+    return toDisposable(() => this.outputListeners.delete(listener));
+  }
+
+  private watchScreen(): void {
+    const s = this._screen;
+    this.register(s.onReply((bytes) => this.holder?.input(bytes)));
+  }
+
+  private replaceScreen(screen: Screen): void {
+    const old = this._screen;
+    this._screen = screen;
+    old.dispose();
+    this.watchScreen();
+  }
+
+  // ---- input and control ---------------------------------------------------
+
+  private requireHolder(): HolderConnection {
+    if (this._status !== 'running' || !this.holder) {
+      throw new SessionStateError(this, this._status === 'cold'
+        ? `session ${this.label} is cold: its process is gone (tend revive starts a new shell)`
+        : this._status === 'exited'
+          ? `session ${this.label} has exited`
+          : `session ${this.label} is controlled by another tend server`);
+    }
+    return this.holder;
+  }
+
+  get label(): string {
+    return this.record.name ? `:${this.record.name}` : this.record.id;
+  }
+
+  input(bytes: Uint8Array): void {
+    this.requireHolder().input(bytes);
+  }
+
+  resize(cols: number, rows: number): void {
+    const holder = this.requireHolder();
+    if (cols === this._screen.cols && rows === this._screen.rows) return;
+    this._screen.resize(cols, rows);
+    holder.resize(cols, rows);
+    this.deps.store.updateSession(this.id, { cols, rows });
+  }
+
+  signal(signo: number): void {
+    this.requireHolder().signal(signo);
+  }
+
+  redraw(): void {
+    this.requireHolder().redraw();
+  }
+
+  rename(name: string | null): void {
+    this.deps.store.updateSession(this.id, { name });
+    this.record = { ...this.record, name };
+  }
+
+  /** Ends the program (if running) and forgets the session. */
+  async kill(): Promise<void> {
+    if (this._status === 'running' && this.holder) {
+      const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
+      this.holder.kill();
+      await Promise.race([exited, new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
+    }
+    this.deps.store.markDisposed(this.id);
+    await this.deps.checkpoints.remove(this.id);
+    this.dispose();
+  }
+
+  /** Starts a new shell in the last cwd of a cold or exited session, below its old screen. */
+  async revive(shellArgv: string[]): Promise<void> {
+    if (this._status === 'running') throw new SessionStateError(this, `session ${this.label} is running; nothing to revive`);
+    if (this._status === 'elsewhere') throw new SessionStateError(this, `session ${this.label} is controlled by another tend server`);
+    const cwd = this._screen.cwd ?? this.record.cwd;
+    this.record = { ...this.record, exitCode: null, exitSignal: null, endedAt: null, argv: shellArgv };
+    await this.launchHolder(shellArgv, cwd, this.record.env);
+  }
+
+  private async handleExit(code: number | null, signal: number | null): Promise<void> {
+    const endedAt = Date.now();
+    this.record = { ...this.record, exitCode: code, exitSignal: signal, endedAt };
+    this._status = 'exited';
+    try {
+      this.deps.store.markExited(this.id, { code, signal, endedAt });
+    } catch (err) {
+      this.deps.log.error(`session ${this.id}: could not record its exit`, err);
+    }
+    await this.checkpoint();
+    // Recorded: the holder may go now.
+    this.holder?.kill();
+    for (const w of this.exitWaiters.splice(0)) w();
+  }
+
+  private handleHolderClosed(holder: HolderConnection): void {
+    if (this.holder !== holder) return;
+    this.holder = null;
+    if (this._status === 'running') {
+      this.deps.log.warn(`session ${this.id}: its holder went away without an exit status; the session is cold`);
+      this.becomeCold();
+      void this.checkpoint();
+    }
+    for (const w of this.exitWaiters.splice(0)) w();
+  }
+
+  private becomeCold(): void {
+    this._status = 'cold';
+    this._screen.write(new TextEncoder().encode(RESTORED_SEPARATOR), { live: false });
+    try {
+      this.deps.store.markCold(this.id);
+    } catch (err) {
+      this.deps.log.error(`session ${this.id}: could not record it as cold`, err);
+    }
+  }
+
+  private async dismissExitedHolder(): Promise<void> {
+    try {
+      const holder = await HolderConnection.connect(this.record.holderSocket, { timeoutMs: 1000 });
+      if ((await holder.acquire()) === 'acquired') holder.kill();
+      holder.dispose();
+    } catch {
+      /* already gone, as expected */
+    }
+  }
+
+  // ---- checkpoints -----------------------------------------------------------
+
+  /** Writes a checkpoint of the screen and the offset it covers. */
+  async checkpoint(): Promise<void> {
+    if (this.isDisposed || this.record.generation === null) return;
+    const offset = this.fedOffset;
+    const generation = this.record.generation;
+    let snapshot: ScreenSnapshot;
+    try {
+      snapshot = await this._screen.snapshotAsync();
+    } catch (err) {
+      this.deps.log.error(`session ${this.id}: snapshot failed`, err);
+      return;
+    }
+    const cp: Checkpoint = {
+      sessionId: this.id,
+      generation,
+      offset,
+      cols: snapshot.cols,
+      rows: snapshot.rows,
+      createdAt: Date.now(),
+      meta: {
+        cwd: this._screen.cwd,
+        title: this._screen.title,
+        degraded: this._degraded,
+        snapshot: { ...snapshot, data: undefined },
+      },
+      screen: snapshot.data,
+    };
+    await this.deps.checkpoints.write(cp);
+    try {
+      this.deps.store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd });
+    } catch {
+      /* the store reports its own trouble */
+    }
+  }
+
+  /** Detaches from the holder without touching it: the terminal lives on. */
+  async shutdown(): Promise<void> {
+    this.schedule.dispose();
+    if (this._status === 'running') await this.checkpoint();
+    this.dispose();
+  }
+}
+
+export class SessionStateError extends Error {
+  constructor(readonly session: Session, message: string) {
+    super(message);
+  }
+}
+
+async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): Promise<{ screen: Screen; checkpoint: Checkpoint | null }> {
+  const options = { cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows };
+  const loaded = await deps.checkpoints.load(record.id);
+  if (!loaded.ok) {
+    if (loaded.reason !== 'missing') deps.log.warn(`session ${record.id}: checkpoint ${loaded.reason} (${loaded.detail}); replaying from the holder`);
+    return { screen: new Screen(options), checkpoint: null };
+  }
+  const cp = loaded.checkpoint;
+  const meta = (cp.meta.snapshot ?? {}) as Partial<ScreenSnapshot>;
+  const snapshot = { ...meta, cols: cp.cols, rows: cp.rows, data: cp.screen } as ScreenSnapshot;
+  try {
+    const screen = Screen.fromSnapshot(snapshot, { ...options, cols: cp.cols, rows: cp.rows });
+    await screen.flush();
+    return { screen, checkpoint: cp };
+  } catch (err) {
+    deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);
+    return { screen: new Screen(options), checkpoint: null };
+  }
+}

@@ -1,0 +1,124 @@
+// A real tend server for a test: its own TEND_HOME and runtime dir, driven
+// through the real CLI and the real API socket, and torn down by PID — the
+// server and every holder it started — whatever the test did.
+import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { TendClient, type ApiResponse } from '../../src/cli/client.js';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
+const tendBin = join(repoRoot, 'bin', 'tend.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface TestServer {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  client: TendClient;
+  cli(args: string[], opts?: { input?: string; timeoutMs?: number }): Promise<CliResult>;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>>;
+  serverPid(): number | null;
+  /** Holder pids recorded for every session, live or not. */
+  holderPids(): Promise<number[]>;
+  dispose(): Promise<void>;
+}
+
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 20_000, intervalMs = 20): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function startTestServer(extraEnv: Record<string, string> = {}): TestServer {
+  const home = mkdtempSync(join(tmpdir(), 'tend-test-'));
+  const runtime = mkdtempSync(join(tmpdir(), 'tend-rt-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtime, ...extraEnv };
+  delete env.TMUX;
+  const client = new TendClient(env);
+  const seenHolders = new Set<number>();
+
+  const cli = (args: string[], opts: { input?: string; timeoutMs?: number } = {}) =>
+    new Promise<CliResult>((resolvePromise, reject) => {
+      const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
+      }, opts.timeoutMs ?? 60_000);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolvePromise({ code: code ?? -1, stdout, stderr });
+      });
+      child.stdin.end(opts.input ?? '');
+    });
+
+  const serverPid = () => {
+    const file = client.paths.lockFile;
+    if (!existsSync(file)) return null;
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+  };
+
+  const holderPids = async () => {
+    try {
+      const res = await client.raw<Array<{ holderPid: number | null }>>('GET', '/v1/sessions');
+      if (res.status === 200) for (const s of res.body) if (s.holderPid) seenHolders.add(s.holderPid);
+    } catch {
+      /* no server right now */
+    }
+    return [...seenHolders];
+  };
+
+  return {
+    home,
+    env,
+    client,
+    cli,
+    api: (method, path, body) => client.raw(method, path, body),
+    serverPid,
+    holderPids,
+    async dispose() {
+      await holderPids();
+      const pid = serverPid();
+      if (pid) process.kill(pid, 'SIGKILL');
+      for (const h of seenHolders) {
+        try {
+          process.kill(h, 'SIGTERM'); // the holder ends its child's process group, then itself
+        } catch {
+          /* gone */
+        }
+      }
+      await waitFor('holders to exit', () => [...seenHolders].every((h) => !isAlive(h)), 10_000).catch(() => {
+        for (const h of seenHolders) if (isAlive(h)) process.kill(h, 'SIGKILL');
+      });
+      rmSync(home, { recursive: true, force: true });
+      rmSync(runtime, { recursive: true, force: true });
+    },
+  };
+}
