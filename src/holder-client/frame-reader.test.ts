@@ -1,0 +1,169 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameReader, ReaderState, type RawFrame } from './frame-reader.js';
+import { FrameType, HolderProtocolError, MAX_PAYLOAD_BYTES, encodeFrame } from '../protocol/holder-frames.js';
+
+function outputFrame(offset: number, text: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  const payload = new Uint8Array(8 + bytes.byteLength);
+  new DataView(payload.buffer).setBigUint64(0, BigInt(offset), true);
+  payload.set(bytes, 8);
+  return encodeFrame(FrameType.OUTPUT, payload);
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+function drain(reader: FrameReader): RawFrame[] {
+  const out: RawFrame[] = [];
+  for (let f = reader.next(); f; f = reader.next()) out.push(f);
+  return out;
+}
+
+function summary(frames: RawFrame[]): Array<[number, number[]]> {
+  return frames.map((f) => [f.type, [...f.payload]]);
+}
+
+const stream = concat([
+  outputFrame(0, 'hello'),
+  encodeFrame(FrameType.ACQUIRED),
+  outputFrame(5, ' world, a longer payload than the header'),
+  encodeFrame(FrameType.EXIT, new Uint8Array(8)),
+]);
+
+describe('FrameReader', () => {
+  test('parses four frames pushed in one chunk', () => {
+    const reader = new FrameReader();
+    reader.push(stream);
+    const frames = drain(reader);
+    assert.deepEqual(frames.map((f) => f.type), [FrameType.OUTPUT, FrameType.ACQUIRED, FrameType.OUTPUT, FrameType.EXIT]);
+    assert.ok(reader.atFrameBoundary);
+  });
+
+  test('parses the same frames pushed one byte at a time, identical to one chunk', () => {
+    const whole = new FrameReader();
+    whole.push(stream);
+    const expected = summary(drain(whole));
+    const reader = new FrameReader();
+    const got: RawFrame[] = [];
+    for (let i = 0; i < stream.byteLength; i++) {
+      reader.push(stream.subarray(i, i + 1));
+      got.push(...drain(reader));
+    }
+    assert.deepEqual(summary(got), expected);
+  });
+
+  test('parses every split of the stream into two chunks', () => {
+    const expected = (() => {
+      const r = new FrameReader();
+      r.push(stream);
+      return summary(drain(r));
+    })();
+    for (let cut = 0; cut <= stream.byteLength; cut++) {
+      const r = new FrameReader();
+      r.push(stream.subarray(0, cut));
+      const got = drain(r);
+      r.push(stream.subarray(cut));
+      got.push(...drain(r));
+      assert.deepEqual(summary(got), expected, `split at ${cut}`);
+    }
+  });
+
+  test('names its states: GET_HEADER between frames, GET_PAYLOAD inside one', () => {
+    const r = new FrameReader();
+    assert.equal(r.state, ReaderState.GET_HEADER);
+    r.push(outputFrame(0, 'abc').subarray(0, 7));
+    assert.equal(r.next(), undefined);
+    assert.equal(r.state, ReaderState.GET_PAYLOAD);
+    assert.equal(r.bufferedBytes, 2);
+  });
+
+  test('hands out frames one at a time so a consumer can stop between two frames of a chunk', () => {
+    const r = new FrameReader();
+    r.push(stream);
+    const first = r.next();
+    assert.equal(first?.type, FrameType.OUTPUT);
+    assert.ok(r.bufferedBytes > 0);
+    assert.equal(drain(r).length, 3);
+  });
+
+  test('refuses a length over the limit when the header arrives, before the payload', () => {
+    const r = new FrameReader();
+    const header = new Uint8Array(5);
+    header[0] = FrameType.OUTPUT;
+    new DataView(header.buffer).setUint32(1, MAX_PAYLOAD_BYTES + 1, true);
+    r.push(header);
+    assert.throws(
+      () => r.next(),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_FRAME_TOO_LARGE' &&
+        err.message === `OUTPUT frame of ${MAX_PAYLOAD_BYTES + 1} bytes exceeds the ${MAX_PAYLOAD_BYTES}-byte limit`,
+    );
+    assert.equal(r.state, ReaderState.FAILED);
+    // The stream cannot be resynchronised: every later use fails the same way.
+    assert.throws(() => r.push(new Uint8Array(1)), { code: 'TEND_ERR_FRAME_TOO_LARGE' });
+  });
+
+  test('accepts a payload of exactly the limit', () => {
+    const r = new FrameReader({ maxPayloadBytes: 16 });
+    r.push(encodeFrame(FrameType.OUTPUT, new Uint8Array(16)));
+    assert.equal(r.next()?.payload.byteLength, 16);
+  });
+
+  test('refuses a frame type a holder does not send, at the header', () => {
+    const r = new FrameReader();
+    r.push(encodeFrame(FrameType.INPUT, new Uint8Array(3)).subarray(0, 5));
+    assert.throws(
+      () => r.next(),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_UNKNOWN_FRAME' &&
+        err.message === 'unexpected frame INPUT (length 3) from the holder',
+    );
+  });
+
+  test('end() inside a payload is TEND_ERR_TRUNCATED naming the frame', () => {
+    const r = new FrameReader();
+    r.push(outputFrame(0, 'abcdef').subarray(0, 10));
+    assert.equal(r.next(), undefined);
+    assert.throws(
+      () => r.end(),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_TRUNCATED' &&
+        err.message === 'the holder closed the connection inside OUTPUT with 5 of 14 payload bytes',
+    );
+  });
+
+  test('end() inside a header is TEND_ERR_TRUNCATED; end() between frames is fine', () => {
+    const r = new FrameReader();
+    r.push(new Uint8Array([FrameType.OUTPUT, 1]));
+    assert.throws(() => r.end(), {
+      code: 'TEND_ERR_TRUNCATED',
+      message: 'the holder closed the connection inside a header with 2 of 5 bytes',
+    });
+    const ok = new FrameReader();
+    ok.push(encodeFrame(FrameType.ACQUIRED));
+    drain(ok);
+    assert.doesNotThrow(() => ok.end());
+  });
+
+  test('a payload spread over three chunks is reassembled byte-exact', () => {
+    const frame = outputFrame(9, 'x'.repeat(100) + 'y'.repeat(100));
+    const r = new FrameReader();
+    r.push(frame.subarray(0, 3));
+    r.push(frame.subarray(3, 60));
+    assert.equal(r.next(), undefined);
+    r.push(frame.subarray(60));
+    const f = r.next();
+    assert.deepEqual([...f!.payload], [...frame.subarray(5)]);
+  });
+});

@@ -1,0 +1,303 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as frames from './holder-frames.js';
+import {
+  ErrorCode,
+  FrameType,
+  HolderProtocolError,
+  ReplayFlag,
+  StateFlag,
+  decodeHolderFrame,
+  decodeState,
+  encodeDumpSince,
+  encodeFrame,
+  encodeHello,
+  encodeInput,
+  encodePing,
+  encodeResize,
+  encodeSignal,
+  encodeStatePayload,
+  type HolderState,
+} from './holder-frames.js';
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'holder', 'protocol.h'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('package root not found above ' + fileURLToPath(import.meta.url));
+    dir = up;
+  }
+  return dir;
+}
+
+// Evaluates the integer expressions protocol.h uses: literals (decimal, hex),
+// parentheses, + - *. Anything else fails the test rather than being guessed.
+function evaluateCExpression(text: string): number {
+  const expr = text.trim();
+  if (!/^[0-9a-fA-Fx()+\-*\s]+$/.test(expr)) throw new Error(`unsupported expression in protocol.h: ${expr}`);
+  const value = Function(`"use strict"; return (${expr});`)() as unknown;
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`not an integer: ${expr}`);
+  return value;
+}
+
+function stripComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, ' ');
+}
+
+/** Every valued #define and every enum member of protocol.h, by name. */
+function parseProtocolHeader(source: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const code = stripComments(source);
+  for (const m of code.matchAll(/^[ \t]*#define[ \t]+([A-Z_][A-Z0-9_]*)[ \t]+(.+)$/gm)) {
+    out.set(m[1]!, evaluateCExpression(m[2]!));
+  }
+  for (const body of code.matchAll(/enum\s+\w+\s*\{([\s\S]*?)\}/g)) {
+    for (const m of body[1]!.matchAll(/([A-Z_][A-Z0-9_]*)\s*=\s*([^,]+)/g)) {
+      out.set(m[1]!, evaluateCExpression(m[2]!));
+    }
+  }
+  return out;
+}
+
+/** The TypeScript mirror, named as protocol.h names each constant. */
+function mirrorConstants(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const name of [
+    'PROTOCOL_VERSION',
+    'FRAME_HEADER_BYTES',
+    'MAX_PAYLOAD_BYTES',
+    'MAX_INBOUND_PAYLOAD_BYTES',
+    'MIN_COLS',
+    'MIN_ROWS',
+    'MAX_COLS',
+    'MAX_ROWS',
+    'GENERATION_BYTES',
+    'STATE_PAYLOAD_BYTES',
+  ] as const) {
+    out.set(name, frames[name]);
+  }
+  for (const [name, value] of Object.entries(FrameType)) out.set(`FRAME_${name}`, value);
+  for (const [name, value] of Object.entries(ErrorCode)) out.set(`ERROR_${name}`, value);
+  for (const [name, value] of Object.entries(StateFlag)) out.set(`STATE_F_${name}`, value);
+  for (const [name, value] of Object.entries(ReplayFlag)) out.set(`REPLAY_F_${name}`, value);
+  return out;
+}
+
+const sampleState: Omit<HolderState, 'type'> = {
+  version: 1,
+  generation: '00112233445566778899aabbccddeeff',
+  ringStart: 4096,
+  offset: 2 ** 40 + 7,
+  childPid: 4242,
+  fgPgid: 4343,
+  cols: 132,
+  rows: 43,
+  exited: true,
+  leased: true,
+  youLease: false,
+  exitCode: -1,
+  exitSignal: 9,
+  startedAtMs: 1_764_700_000_123,
+  ringCapacity: 8 * 1024 * 1024,
+};
+
+describe('holder-frames mirrors protocol.h', () => {
+  test('every #define and enum value of protocol.h equals its TypeScript mirror, and no mirror is extra', () => {
+    const header = parseProtocolHeader(readFileSync(join(packageRoot(), 'holder', 'protocol.h'), 'utf8'));
+    assert.ok(header.size > 30, `parsed only ${header.size} constants from protocol.h`);
+    assert.deepEqual(
+      Object.fromEntries([...mirrorConstants()].sort()),
+      Object.fromEntries([...header].sort()),
+    );
+  });
+
+  test('STATE_PAYLOAD_BYTES is the sum of the field widths the header lists', () => {
+    // u32 version, u8[16] generation, u64 ring_start, u64 offset, u32 pid, u32 pgid,
+    // u16 cols, u16 rows, u8 flags, i32 code, i32 signal, u64 started_at, u32 capacity
+    const widths = [4, frames.GENERATION_BYTES, 8, 8, 4, 4, 2, 2, 1, 4, 4, 8, 4];
+    assert.equal(widths.reduce((a, b) => a + b, 0), frames.STATE_PAYLOAD_BYTES);
+  });
+});
+
+describe('encoders', () => {
+  test('HELLO is type 0x01, length 4, the version little-endian', () => {
+    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 1, 0, 0, 0]);
+    assert.deepEqual([...encodeHello(0x01020304)], [0x01, 4, 0, 0, 0, 4, 3, 2, 1]);
+  });
+
+  test('empty frames carry a zero length', () => {
+    assert.deepEqual([...frames.encodeAcquire()], [0x10, 0, 0, 0, 0]);
+    assert.deepEqual([...frames.encodeRelease()], [0x13, 0, 0, 0, 0]);
+    assert.deepEqual([...frames.encodeStateReq()], [0x02, 0, 0, 0, 0]);
+    assert.deepEqual([...frames.encodeRedraw()], [0x32, 0, 0, 0, 0]);
+    assert.deepEqual([...frames.encodeKill()], [0x33, 0, 0, 0, 0]);
+  });
+
+  test('DUMP_SINCE writes a u64 offset above 2^32 exactly', () => {
+    const f = encodeDumpSince(2 ** 32 * 5 + 0x0a0b0c0d);
+    assert.deepEqual([...f], [0x20, 8, 0, 0, 0, 0x0d, 0x0c, 0x0b, 0x0a, 5, 0, 0, 0]);
+  });
+
+  test('DUMP_SINCE refuses negative, fractional and unsafe offsets', () => {
+    assert.throws(() => encodeDumpSince(-1), RangeError);
+    assert.throws(() => encodeDumpSince(1.5), RangeError);
+    assert.throws(() => encodeDumpSince(2 ** 53), RangeError);
+  });
+
+  test('RESIZE is cols then rows as u16 and refuses values beyond u16', () => {
+    assert.deepEqual([...encodeResize(300, 2)], [0x30, 4, 0, 0, 0, 0x2c, 0x01, 2, 0]);
+    assert.throws(() => encodeResize(65536, 1), RangeError);
+  });
+
+  test('SIGNAL and PING carry their numbers little-endian', () => {
+    assert.deepEqual([...encodeSignal(2)], [0x31, 4, 0, 0, 0, 2, 0, 0, 0]);
+    assert.deepEqual([...encodePing(0x0102n)], [0x34, 8, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  test('INPUT carries its bytes and refuses more than the inbound limit', () => {
+    assert.deepEqual([...encodeInput(new Uint8Array([104, 105]))], [0x23, 2, 0, 0, 0, 104, 105]);
+    assert.doesNotThrow(() => encodeInput(new Uint8Array(frames.MAX_INBOUND_PAYLOAD_BYTES)));
+    assert.throws(() => encodeInput(new Uint8Array(frames.MAX_INBOUND_PAYLOAD_BYTES + 1)), RangeError);
+  });
+});
+
+describe('decoders', () => {
+  test('STATE round-trips every field, including offsets above 2^32 and a negative exit code', () => {
+    assert.deepEqual(decodeState(encodeStatePayload(sampleState)), { type: 'state', ...sampleState });
+  });
+
+  test('STATE ignores fields a later version appends', () => {
+    const longer = new Uint8Array(frames.STATE_PAYLOAD_BYTES + 12);
+    longer.set(encodeStatePayload(sampleState));
+    longer.fill(0xee, frames.STATE_PAYLOAD_BYTES);
+    assert.deepEqual(decodeHolderFrame(FrameType.STATE, longer), { type: 'state', ...sampleState });
+  });
+
+  test('a short STATE is TEND_ERR_BAD_PAYLOAD', () => {
+    assert.throws(
+      () => decodeHolderFrame(FrameType.STATE, new Uint8Array(68)),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_BAD_PAYLOAD' &&
+        err.message === 'STATE: payload is 68 bytes, expected at least 69',
+    );
+  });
+
+  test('an offset past 2^53 is TEND_ERR_UNSAFE_OFFSET, never a rounded number', () => {
+    const payload = new Uint8Array(12);
+    new DataView(payload.buffer).setBigUint64(0, 2n ** 53n, true);
+    assert.throws(
+      () => decodeHolderFrame(FrameType.OUTPUT, payload),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_UNSAFE_OFFSET' &&
+        err.message === 'OUTPUT offset 9007199254740992 is beyond the largest safe integer',
+    );
+    new DataView(payload.buffer).setBigUint64(0, 2n ** 53n - 1n, true);
+    const ok = decodeHolderFrame(FrameType.OUTPUT, payload);
+    assert.equal(ok.type === 'output' && ok.offset, Number.MAX_SAFE_INTEGER);
+  });
+
+  test('REPLAY decodes offset, GAP and END flags and the bytes after them', () => {
+    const payload = new Uint8Array(9 + 3);
+    const dv = new DataView(payload.buffer);
+    dv.setBigUint64(0, 77n, true);
+    payload[8] = ReplayFlag.GAP | ReplayFlag.END;
+    payload.set([65, 66, 67], 9);
+    const m = decodeHolderFrame(FrameType.REPLAY, payload);
+    assert.deepEqual({ ...m, bytes: m.type === 'replay' ? [...m.bytes] : null }, {
+      type: 'replay',
+      offset: 77,
+      gap: true,
+      end: true,
+      bytes: [65, 66, 67],
+    });
+  });
+
+  test('an END-only REPLAY has no bytes', () => {
+    const payload = new Uint8Array(9);
+    payload[8] = ReplayFlag.END;
+    const m = decodeHolderFrame(FrameType.REPLAY, payload);
+    assert.ok(m.type === 'replay' && m.end && !m.gap && m.bytes.byteLength === 0);
+  });
+
+  test('EXIT decodes signed code and signal; ERROR decodes code and text; DENIED its reason', () => {
+    const exit = new Uint8Array(8);
+    new DataView(exit.buffer).setInt32(0, -1, true);
+    new DataView(exit.buffer).setInt32(4, 15, true);
+    assert.deepEqual(decodeHolderFrame(FrameType.EXIT, exit), { type: 'exit', code: -1, signal: 15 });
+
+    const text = new TextEncoder().encode('bad size 0x0');
+    const err = new Uint8Array(2 + text.byteLength);
+    new DataView(err.buffer).setUint16(0, ErrorCode.BAD_SIZE, true);
+    err.set(text, 2);
+    assert.deepEqual(decodeHolderFrame(FrameType.ERROR, err), {
+      type: 'error',
+      code: ErrorCode.BAD_SIZE,
+      message: 'bad size 0x0',
+    });
+    assert.deepEqual(decodeHolderFrame(FrameType.DENIED, new TextEncoder().encode('held by pid 12')), {
+      type: 'denied',
+      reason: 'held by pid 12',
+    });
+  });
+
+  test('PONG echoes the u64 token; a PONG of the wrong length is refused', () => {
+    const frame = encodePing(0xfedcba9876543210n);
+    assert.deepEqual(decodeHolderFrame(FrameType.PONG, frame.subarray(5)), {
+      type: 'pong',
+      token: 0xfedcba9876543210n,
+    });
+    assert.throws(() => decodeHolderFrame(FrameType.PONG, new Uint8Array(4)), { code: 'TEND_ERR_BAD_PAYLOAD' });
+  });
+
+  test('a controller->holder type arriving from a holder is TEND_ERR_UNKNOWN_FRAME', () => {
+    assert.throws(
+      () => decodeHolderFrame(FrameType.INPUT, new Uint8Array(1)),
+      (err: unknown) =>
+        err instanceof HolderProtocolError &&
+        err.code === 'TEND_ERR_UNKNOWN_FRAME' &&
+        err.message === 'a holder does not send INPUT',
+    );
+    assert.throws(() => decodeHolderFrame(0x7e, new Uint8Array(0)), {
+      code: 'TEND_ERR_UNKNOWN_FRAME',
+      message: 'a holder does not send type 0x7e',
+    });
+  });
+
+  test('encodeFrame writes any type with the payload length in little-endian', () => {
+    assert.deepEqual([...encodeFrame(0x7e, new Uint8Array(258))].slice(0, 5), [0x7e, 2, 1, 0, 0]);
+  });
+});
+
+// Golden frames written by the holder's own tests: each file is one whole
+// frame as the C encoder produced it (or as a controller would send it), so
+// both codecs are checked against the same bytes.
+describe('golden frames', () => {
+  const dir = join(packageRoot(), 'test', 'fixtures', 'holder-frames');
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith('.md') && !f.endsWith('.json')) : [];
+
+  test('the golden frame folder exists and holds frames', { skip: files.length === 0 ? 'no golden frames yet' : false }, () => {
+    assert.ok(files.length > 0);
+  });
+
+  for (const file of files) {
+    test(`decodes golden frame ${file}`, () => {
+      const bytes = new Uint8Array(readFileSync(join(dir, file)));
+      assert.ok(bytes.byteLength >= frames.FRAME_HEADER_BYTES, `${file} is shorter than a header`);
+      const type = bytes[0]!;
+      const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(1, true);
+      assert.equal(bytes.byteLength, frames.FRAME_HEADER_BYTES + length, `${file}: length field disagrees with file size`);
+      const payload = bytes.subarray(frames.FRAME_HEADER_BYTES);
+      if (frames.HOLDER_TO_CONTROLLER_TYPES.has(type)) {
+        const m = decodeHolderFrame(type, payload);
+        assert.equal(m.type, frames.frameTypeName(type).toLowerCase());
+      } else {
+        assert.ok(frames.frameTypeName(type) !== `type 0x${type.toString(16)}`, `${file}: unknown type`);
+      }
+    });
+  }
+});
