@@ -1,0 +1,139 @@
+// The recent output of one session, stamped with stream positions (seqs), so
+// a viewer that paused or reconnected can be sent exactly the bytes after the
+// point its terminal has parsed. Seqs count bytes; a session's first seq is a
+// random base chosen per server boot, so a seq from another boot is almost
+// never mistaken for one of this boot's (and the boot id settles it anyway).
+//
+// The log is trimmed to the lowest ack across attached viewers (the session
+// calls trimTo) but is also bounded by a byte cap on its own: a viewer that
+// stopped acking cannot make it grow; it gets 'too-old' and then a snapshot.
+
+/** Enough for any replay (≤ 64 KiB) and for a paused viewer to catch up; small beside a screen. */
+export const DEFAULT_OUTPUT_LOG_CAP_BYTES = 1024 * 1024;
+
+/** Below 2^48, so a session can stream 2^53 − 2^48 bytes (8 PiB) before a seq stops being exact. */
+const RANDOM_BASE_SEQ_LIMIT = 2 ** 48;
+
+/** A fresh random base seq for a session in this server boot. */
+export function randomBaseSeq(): number {
+  const words = new Uint32Array(2);
+  globalThis.crypto.getRandomValues(words);
+  return (words[0]! % 2 ** 16) * 2 ** 32 + words[1]!;
+}
+
+export interface OutputLogOptions {
+  /** The seq of the first byte this log will hold (see randomBaseSeq). */
+  baseSeq: number;
+  /** The most bytes kept, whatever the acks say. */
+  capBytes?: number;
+}
+
+export type LogRead = Uint8Array | 'too-old' | 'ahead';
+
+export class OutputLog {
+  readonly capBytes: number;
+  // Live chunks are chunks[head..]; starts[i] is the seq of chunks[i]'s first byte.
+  private chunks: Uint8Array[] = [];
+  private starts: number[] = [];
+  private head = 0;
+  private start: number;
+  private end: number;
+
+  constructor(options: OutputLogOptions) {
+    if (!Number.isSafeInteger(options.baseSeq) || options.baseSeq < 0 || options.baseSeq >= RANDOM_BASE_SEQ_LIMIT) {
+      throw new RangeError(`baseSeq must be an integer in 0..2^48-1, got ${options.baseSeq}`);
+    }
+    this.capBytes = options.capBytes ?? DEFAULT_OUTPUT_LOG_CAP_BYTES;
+    if (!Number.isInteger(this.capBytes) || this.capBytes < 1) throw new RangeError(`capBytes must be a positive integer`);
+    this.start = options.baseSeq;
+    this.end = options.baseSeq;
+  }
+
+  /** The seq of the oldest byte still held (equal to endSeq when empty). */
+  get startSeq(): number {
+    return this.start;
+  }
+
+  /** The stream position after the newest byte: the seq a viewer that has everything is at. */
+  get endSeq(): number {
+    return this.end;
+  }
+
+  get byteLength(): number {
+    return this.end - this.start;
+  }
+
+  /**
+   * Adds output and returns the seq after it. The log keeps the array it is
+   * given (no copy): the caller hands it over and must not change it.
+   */
+  append(bytes: Uint8Array): number {
+    if (bytes.length === 0) return this.end;
+    this.chunks.push(bytes);
+    this.starts.push(this.end);
+    this.end += bytes.length;
+    if (this.end - this.start > this.capBytes) this.dropBefore(this.end - this.capBytes);
+    return this.end;
+  }
+
+  /** Every byte after seq. */
+  since(seq: number): LogRead {
+    return this.read(seq, Infinity);
+  }
+
+  /** Up to maxBytes of the bytes after seq. */
+  read(seq: number, maxBytes: number): LogRead {
+    if (seq > this.end) return 'ahead';
+    if (seq < this.start) return 'too-old';
+    const want = Math.min(this.end - seq, maxBytes);
+    if (want <= 0) return new Uint8Array(0);
+    let i = this.chunkIndexOf(seq);
+    const first = this.chunks[i]!;
+    const offset = seq - this.starts[i]!;
+    // The common case, a read inside one chunk, needs no copy.
+    if (first.length - offset >= want) return first.subarray(offset, offset + want);
+    const out = new Uint8Array(want);
+    let filled = 0;
+    for (let chunk = first.subarray(offset); filled < want; chunk = this.chunks[++i]!) {
+      const take = Math.min(chunk.length, want - filled);
+      out.set(chunk.subarray(0, take), filled);
+      filled += take;
+    }
+    return out;
+  }
+
+  /** Forgets the bytes before seq (all viewers have them); a seq outside the log is clamped. */
+  trimTo(seq: number): void {
+    if (seq > this.start) this.dropBefore(Math.min(seq, this.end));
+  }
+
+  private dropBefore(seq: number): void {
+    while (this.head < this.chunks.length && this.starts[this.head]! + this.chunks[this.head]!.length <= seq) {
+      this.head++;
+    }
+    if (this.head < this.chunks.length && this.starts[this.head]! < seq) {
+      const cut = seq - this.starts[this.head]!;
+      this.chunks[this.head] = this.chunks[this.head]!.subarray(cut);
+      this.starts[this.head] = seq;
+    }
+    this.start = seq;
+    // Compact now and then so dropped chunks are released and the arrays stay short.
+    if (this.head > 64 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.starts = this.starts.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Index of the live chunk holding seq (start ≤ seq < end). */
+  private chunkIndexOf(seq: number): number {
+    let lo = this.head;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= seq) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}

@@ -1,0 +1,157 @@
+// Everything one session needs to serve its viewers: the output log, one
+// ViewerChannel per subscribed viewer, the size policy, and the rule that ties
+// them: the log is trimmed to the lowest ack across attached viewers, and
+// only a valid ack may trim it. The server core feeds output in with append()
+// and routes each viewer's frames here; the PTY and the screen stay its own.
+
+import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
+import { CloseReason, ViewerErrorCode, type FrameFromServer, type ResumePoint } from '../../protocol/viewer-frames.js';
+import type { FlowLimits, Timers } from './flow-limits.js';
+import { OutputLog, randomBaseSeq } from './output-log.js';
+import { SizePolicy, type TerminalSize } from './size-policy.js';
+import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
+
+export interface SessionViewersOptions {
+  /** This server boot's id (every seq is scoped to it). */
+  boot: string;
+  /** The seq of the session's first byte in this boot; random by default. */
+  baseSeq?: number;
+  logCapBytes?: number;
+  takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
+  /** Input for the PTY, whole, in arrival order. */
+  writeInput(data: Uint8Array): void;
+  /** The PTY should take this size (the size policy decided). */
+  resizePty(size: TerminalSize): void;
+  limits?: Partial<FlowLimits>;
+  timers?: Timers;
+}
+
+export interface AttachOptions {
+  channel: number;
+  send(frame: FrameFromServer): void;
+  readOnly: boolean;
+  cols: number;
+  rows: number;
+  resume?: ResumePoint;
+  /** Called when the channel ends by itself (a protocol violation), after it is detached. */
+  onClosed?(reason: CloseReason, message: string): void;
+}
+
+export class SessionViewers extends DisposableBase {
+  readonly log: OutputLog;
+  private readonly channels = new Set<ViewerChannel>();
+  private readonly readOnly = new WeakSet<ViewerChannel>();
+  private readonly sizes: SizePolicy<ViewerChannel>;
+
+  constructor(private readonly options: SessionViewersOptions) {
+    super();
+    this.log = new OutputLog({ baseSeq: options.baseSeq ?? randomBaseSeq(), capBytes: options.logCapBytes });
+    this.sizes = new SizePolicy({ apply: (size) => this.applySize(size) });
+    this.register(toDisposable(() => this.closeAll(CloseReason.SERVER_SHUTDOWN, 'the server is stopping')));
+  }
+
+  get viewerCount(): number {
+    return this.channels.size;
+  }
+
+  /** The size the PTY was last told to take by the policy. */
+  get size(): TerminalSize | null {
+    return this.sizes.current;
+  }
+
+  /** Output from the PTY (live, in order). Returns the seq after it. */
+  append(bytes: Uint8Array): number {
+    const seq = this.log.append(bytes);
+    for (const ch of this.channels) ch.outputAppended();
+    return seq;
+  }
+
+  attach(options: AttachOptions): ViewerChannel {
+    const channel: ViewerChannel = new ViewerChannel({
+      channel: options.channel,
+      boot: this.options.boot,
+      log: this.log,
+      send: options.send,
+      takeSnapshot: (req) => this.options.takeSnapshot(req),
+      limits: this.options.limits,
+      timers: this.options.timers,
+      onClosed: (reason, message) => {
+        this.forget(channel);
+        options.onClosed?.(reason, message);
+      },
+    });
+    this.channels.add(channel);
+    if (options.readOnly) this.readOnly.add(channel);
+    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly });
+    channel.start(options.resume);
+    return channel;
+  }
+
+  /** The viewer unsubscribed or its socket closed. */
+  detach(channel: ViewerChannel, reason: CloseReason = CloseReason.UNSUBSCRIBED): void {
+    if (!this.channels.has(channel)) return;
+    this.forget(channel);
+    channel.close(reason);
+  }
+
+  /** A viewer's ACK; a bad one closes that viewer and trims nothing. */
+  ack(channel: ViewerChannel, seq: number): void {
+    if (!this.channels.has(channel)) return;
+    if (channel.ack(seq)) this.trim();
+  }
+
+  input(channel: ViewerChannel, data: Uint8Array): void {
+    if (!this.channels.has(channel)) return;
+    if (this.readOnly.has(channel)) {
+      channel.sendEvent({ type: 'error', channel: channel.channel, code: ViewerErrorCode.READ_ONLY, message: 'this viewer is read-only' });
+      return;
+    }
+    this.sizes.input(channel);
+    this.options.writeInput(data);
+  }
+
+  resize(channel: ViewerChannel, size: TerminalSize): void {
+    if (this.channels.has(channel)) this.sizes.resize(channel, size);
+  }
+
+  /** A frame for every viewer of this session (TITLE, EXIT, STATE). */
+  broadcast(make: (channel: number) => FrameFromServer): void {
+    for (const ch of this.channels) ch.sendEvent(make(ch.channel));
+  }
+
+  /** The session ended for good: every viewer gets CLOSED. */
+  closeAll(reason: CloseReason, message = ''): void {
+    for (const ch of [...this.channels]) {
+      this.forget(ch);
+      ch.close(reason, message);
+    }
+  }
+
+  private forget(channel: ViewerChannel): void {
+    if (!this.channels.delete(channel)) return;
+    this.sizes.leave(channel);
+    this.trim();
+  }
+
+  private applySize(size: TerminalSize): void {
+    this.options.resizePty(size);
+    this.broadcast((ch) => ({ type: 'resize', channel: ch, cols: size.cols, rows: size.rows }));
+  }
+
+  /**
+   * Trims the log to the lowest ack across attached viewers. A viewer still
+   * starting (no position yet) holds trimming off; with no viewer at all the
+   * log keeps what its cap allows, so a viewer reconnecting after a blip can
+   * still be replayed.
+   */
+  private trim(): void {
+    if (this.channels.size === 0) return;
+    let lowest = Infinity;
+    for (const ch of this.channels) {
+      const from = ch.retainFromSeq;
+      if (from === null) return;
+      lowest = Math.min(lowest, from);
+    }
+    this.log.trimTo(lowest);
+  }
+}

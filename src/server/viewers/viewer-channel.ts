@@ -1,0 +1,357 @@
+// One viewer's subscription to one session: what it has been sent, what it has
+// acknowledged, and therefore what it is sent next. The session's output goes
+// into an OutputLog; each channel reads from the log at its own pace, so a
+// slow viewer never holds back the program or the other viewers — it waits
+// alone above the high-water mark, and if it falls too far behind it is given
+// a fresh snapshot instead of an endless replay.
+//
+// Nothing here touches a socket or a terminal: the owner injects send() and
+// takeSnapshot(), and wires the channel to a WebSocket and to the session's
+// screen.
+
+import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
+import {
+  CloseReason,
+  ViewerErrorCode,
+  type FrameFromServer,
+  type ResumePoint,
+  type ScreenModes,
+} from '../../protocol/viewer-frames.js';
+import { DEFAULT_FLOW_LIMITS, realTimers, type FlowLimits, type Timers } from './flow-limits.js';
+import type { OutputLog } from './output-log.js';
+
+/** A rendering of the session's screen and the stream position it was rendered at. */
+export interface Snapshot {
+  seq: number;
+  cols: number;
+  rows: number;
+  modes: ScreenModes;
+  /** Serialized screen, applied by the viewer as reset + data in one write. */
+  data: string;
+  /** Sent as TITLE after the snapshot: the serialized screen has no title. */
+  title?: string;
+}
+
+export interface SnapshotRequest {
+  /**
+   * The snapshot must be rendered at this seq or later: the viewer may already
+   * have acked bytes up to it, and acks never go backwards.
+   */
+  atLeastSeq: number;
+}
+
+/** Why a channel starts from (or falls back to) a snapshot. */
+export type SnapshotReason =
+  | 'no-resume' // a first attach
+  | 'other-boot' // the viewer's seq belongs to another server boot
+  | 'ahead' // the viewer claims bytes this server never produced (it restarted)
+  | 'too-old' // the bytes after the viewer's seq have been trimmed away
+  | 'owes-too-much' // replay would be longer than replayMaxBytes
+  | 'lagging'; // came out of a pause owing more than lagSnapshotBytes
+
+export type StartDecision = { mode: 'replay'; fromSeq: number } | { mode: 'snapshot'; reason: SnapshotReason };
+
+export interface ViewerChannelOptions {
+  channel: number;
+  /** This server boot's id: a resume point from another boot is not trusted. */
+  boot: string;
+  log: OutputLog;
+  send(frame: FrameFromServer): void;
+  takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
+  /** Called once when the channel ends by itself (a bad ack, a failed snapshot). */
+  onClosed?(reason: CloseReason, message: string): void;
+  limits?: Partial<FlowLimits>;
+  timers?: Timers;
+}
+
+interface InFlight {
+  /** The seq the viewer acks once it has parsed this frame. */
+  seq: number;
+  bytes: number;
+}
+
+/** After this many snapshots in a row whose seq the log no longer holds, give up. */
+const SNAPSHOT_ATTEMPTS_MAX = 3;
+
+export class ViewerChannel extends DisposableBase {
+  readonly channel: number;
+  private readonly limits: FlowLimits;
+  private readonly timers: Timers;
+  private readonly opts: ViewerChannelOptions;
+
+  /** The next byte to send is at this seq; null until the start decision. */
+  private nextSeq: number | null = null;
+  /** The highest seq the viewer was ever told about (DATA end or SNAPSHOT seq). */
+  private sentMax: number | null = null;
+  /** The viewer's last valid ack, or its starting point before any ack. */
+  private acked: number | null = null;
+  private readonly inFlight: InFlight[] = [];
+  private unacked = 0;
+  private pausedForAcks = false;
+  private snapshotting = false;
+  private coalesceTimer: unknown = null;
+  private closed = false;
+  private decision: StartDecision | null = null;
+  private snapshots = 0;
+  private lastReason: SnapshotReason | null = null;
+
+  constructor(options: ViewerChannelOptions) {
+    super();
+    this.opts = options;
+    this.channel = options.channel;
+    this.limits = { ...DEFAULT_FLOW_LIMITS, ...options.limits };
+    this.timers = options.timers ?? realTimers;
+    this.register(toDisposable(() => this.cancelCoalesce()));
+  }
+
+  /** How the channel started: a replay from the viewer's seq, or a snapshot and why. */
+  get startDecision(): StartDecision | null {
+    return this.decision;
+  }
+
+  /** How many SNAPSHOT frames this channel has sent, and why the last one was needed. */
+  get snapshotCount(): number {
+    return this.snapshots;
+  }
+
+  get lastSnapshotReason(): SnapshotReason | null {
+    return this.lastReason;
+  }
+
+  /** The seq after the last byte sent (a snapshot counts as sent up to its seq). */
+  get sentSeq(): number | null {
+    return this.nextSeq;
+  }
+
+  /** The viewer's last valid ack (its starting point until it acks). */
+  get ackedSeq(): number | null {
+    return this.acked;
+  }
+
+  /** Bytes sent (stream bytes and snapshot text) and not yet acknowledged. */
+  get unackedBytes(): number {
+    return this.unacked;
+  }
+
+  /** True while the viewer is over the high-water mark and waits for its acks. */
+  get paused(): boolean {
+    return this.pausedForAcks;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * The seq below which this channel no longer needs the log: its last ack.
+   * Null while it starts (the log is then not trimmed for it, but bounded by
+   * its cap).
+   */
+  get retainFromSeq(): number | null {
+    return this.acked;
+  }
+
+  /** Decides replay vs snapshot for a new subscription and starts the stream. */
+  start(resume?: ResumePoint): void {
+    if (this.decision !== null) throw new Error('a viewer channel starts once');
+    const log = this.opts.log;
+    let reason: SnapshotReason;
+    if (!resume) reason = 'no-resume';
+    else if (resume.boot !== this.opts.boot) reason = 'other-boot';
+    else if (!Number.isSafeInteger(resume.seq) || resume.seq > log.endSeq) reason = 'ahead';
+    else if (resume.seq < log.startSeq) reason = 'too-old';
+    else if (log.endSeq - resume.seq > this.limits.replayMaxBytes) reason = 'owes-too-much';
+    else {
+      this.decision = { mode: 'replay', fromSeq: resume.seq };
+      this.nextSeq = resume.seq;
+      this.sentMax = resume.seq;
+      this.acked = resume.seq;
+      // Confirms the resume even when nothing is owed: the viewer keeps its
+      // screen as it is (never reset a live screen) and continues from here.
+      if (log.endSeq === resume.seq) this.send({ type: 'data', channel: this.channel, seq: resume.seq, data: new Uint8Array(0) });
+      else this.pump();
+      return;
+    }
+    this.decision = { mode: 'snapshot', reason };
+    void this.snapshot(reason);
+  }
+
+  /** The session appended output to the log: send it now, or soon, or when acks allow. */
+  outputAppended(): void {
+    if (this.closed || this.snapshotting || this.pausedForAcks || this.nextSeq === null) return;
+    if (this.coalesceTimer !== null) return; // joins the batch already waiting
+    const owed = this.opts.log.endSeq - this.nextSeq;
+    if (owed <= this.limits.immediateMaxBytes) {
+      this.pump();
+      return;
+    }
+    // Whole frames need no waiting; only the remainder is coalesced.
+    this.pump(this.limits.frameMaxBytes);
+    if (!this.closed && !this.pausedForAcks && !this.snapshotting && this.opts.log.endSeq > this.nextSeq) {
+      this.coalesceTimer = this.timers.setTimeout(() => {
+        this.coalesceTimer = null;
+        this.pump();
+      }, this.limits.coalesceMs);
+    }
+  }
+
+  /**
+   * The viewer's terminal has parsed up to seq. Returns false, and closes the
+   * channel with an ERROR, when the ack is not a whole number, goes backwards,
+   * or passes what was sent: such an ack must never trim the log.
+   */
+  ack(seq: number): boolean {
+    if (this.closed) return false;
+    const problem = this.ackProblem(seq);
+    if (problem !== null) {
+      this.fail(ViewerErrorCode.BAD_ACK, problem);
+      return false;
+    }
+    this.acked = seq;
+    while (this.inFlight.length > 0 && this.inFlight[0]!.seq <= seq) this.unacked -= this.inFlight.shift()!.bytes;
+    if (this.pausedForAcks && this.unacked < this.limits.lowWaterBytes) {
+      this.pausedForAcks = false;
+      const owed = this.opts.log.endSeq - this.nextSeq!;
+      if (owed > this.limits.lagSnapshotBytes || this.nextSeq! < this.opts.log.startSeq) {
+        void this.snapshot('lagging');
+      } else {
+        this.pump();
+      }
+    }
+    return true;
+  }
+
+  /** Sends a non-stream frame (TITLE, EXIT, STATE, RESIZE) on this channel. */
+  sendEvent(frame: FrameFromServer): void {
+    if (!this.closed) this.send(frame);
+  }
+
+  /** Ends the channel with a CLOSED frame (unsubscribe, session end, shutdown). */
+  close(reason: CloseReason, message = ''): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.opts.send({ type: 'closed', channel: this.channel, reason, message });
+    this.dispose();
+  }
+
+  override dispose(): void {
+    this.closed = true;
+    super.dispose();
+  }
+
+  private ackProblem(seq: number): string | null {
+    if (!Number.isSafeInteger(seq) || seq < 0) return `ack ${seq} is not a whole non-negative number`;
+    if (this.sentMax === null) return `ack ${seq} before anything was sent`;
+    if (seq < this.acked!) return `ack ${seq} goes back from ${this.acked}`;
+    if (seq > this.sentMax) return `ack ${seq} is past ${this.sentMax}, the last seq sent`;
+    return null;
+  }
+
+  private fail(code: ViewerErrorCode, message: string): void {
+    if (this.closed) return;
+    this.send({ type: 'error', channel: this.channel, code, message });
+    this.close(CloseReason.PROTOCOL_VIOLATION, message);
+    this.opts.onClosed?.(CloseReason.PROTOCOL_VIOLATION, message);
+  }
+
+  private send(frame: FrameFromServer): void {
+    this.opts.send(frame);
+  }
+
+  private cancelCoalesce(): void {
+    if (this.coalesceTimer !== null) {
+      this.timers.clearTimeout(this.coalesceTimer);
+      this.coalesceTimer = null;
+    }
+  }
+
+  /**
+   * Sends log bytes from nextSeq in frames of at most frameMaxBytes, never
+   * taking the viewer past the high-water mark; stops (paused) when it is
+   * reached. With minFrame, sends only frames that are at least that big.
+   */
+  private pump(minFrameBytes = 1): void {
+    this.cancelCoalesce();
+    const log = this.opts.log;
+    while (!this.closed && !this.snapshotting && this.nextSeq !== null) {
+      const owed = log.endSeq - this.nextSeq;
+      if (owed < minFrameBytes || owed <= 0) return;
+      const room = this.limits.highWaterBytes - this.unacked;
+      if (room <= 0) {
+        this.pausedForAcks = true;
+        return;
+      }
+      const size = Math.min(owed, this.limits.frameMaxBytes, room);
+      const bytes = log.read(this.nextSeq, size);
+      if (bytes === 'too-old') {
+        // The cap trimmed what this viewer still needed: start it over.
+        void this.snapshot('too-old');
+        return;
+      }
+      if (bytes === 'ahead') throw new Error('viewer channel is ahead of its log');
+      const seq = this.nextSeq + bytes.length;
+      this.nextSeq = seq;
+      this.sentMax = Math.max(this.sentMax ?? seq, seq);
+      this.inFlight.push({ seq, bytes: bytes.length });
+      this.unacked += bytes.length;
+      this.send({ type: 'data', channel: this.channel, seq, data: bytes });
+      if (this.unacked >= this.limits.highWaterBytes) this.pausedForAcks = true;
+    }
+  }
+
+  private async snapshot(reason: SnapshotReason, attempt = 0): Promise<void> {
+    this.cancelCoalesce();
+    this.lastReason = reason;
+    this.snapshotting = true;
+    const log = this.opts.log;
+    // The snapshot cannot go below what the viewer was already told about, nor
+    // below the log's start (DATA must continue from the snapshot's seq).
+    const atLeastSeq = Math.max(this.sentMax ?? 0, log.startSeq);
+    let snap: Snapshot;
+    try {
+      snap = await this.opts.takeSnapshot({ atLeastSeq });
+    } catch (err) {
+      this.snapshotting = false;
+      this.fail(ViewerErrorCode.INTERNAL, `could not render the screen: ${(err as Error).message}`);
+      return;
+    }
+    if (this.closed) return;
+    if (!Number.isSafeInteger(snap.seq) || snap.seq < atLeastSeq || snap.seq > log.endSeq) {
+      this.snapshotting = false;
+      this.fail(ViewerErrorCode.INTERNAL, `snapshot at seq ${snap.seq} is outside ${atLeastSeq}..${log.endSeq}`);
+      return;
+    }
+    if (snap.seq < log.startSeq) {
+      // The log moved on (its cap) while the screen was rendered; try again.
+      if (attempt + 1 >= SNAPSHOT_ATTEMPTS_MAX) {
+        this.snapshotting = false;
+        this.fail(ViewerErrorCode.INTERNAL, 'the screen keeps falling behind the output log');
+        return;
+      }
+      await this.snapshot(reason, attempt + 1);
+      return;
+    }
+    this.snapshotting = false;
+    this.snapshots++;
+    this.send({
+      type: 'snapshot',
+      channel: this.channel,
+      boot: this.opts.boot,
+      seq: snap.seq,
+      cols: snap.cols,
+      rows: snap.rows,
+      modes: snap.modes,
+      data: snap.data,
+    });
+    if (snap.title !== undefined) this.send({ type: 'title', channel: this.channel, title: snap.title });
+    this.nextSeq = snap.seq;
+    this.sentMax = snap.seq;
+    // Acks in flight from before the snapshot stay valid (they are ≤ the old
+    // sentMax ≤ snap.seq); a first snapshot is the starting point.
+    if (this.acked === null) this.acked = snap.seq;
+    this.inFlight.push({ seq: snap.seq, bytes: snap.data.length });
+    this.unacked += snap.data.length;
+    if (this.unacked >= this.limits.highWaterBytes) this.pausedForAcks = true;
+    this.pump();
+  }
+}
