@@ -61,17 +61,17 @@ export class DisposableStore implements Disposable {
 
 /** A base for classes with a lifetime: register what you own with this.register(). */
 export abstract class DisposableBase implements Disposable {
-  protected readonly store = new DisposableStore();
+  protected readonly disposables = new DisposableStore();
 
   get isDisposed(): boolean {
-    return this.store.isDisposed;
+    return this.disposables.isDisposed;
   }
 
   protected register<T extends Disposable>(item: T): T {
-    return this.store.add(item);
+    return this.disposables.add(item);
   }
 
   dispose(): void {
-    this.store.dispose();
+    this.disposables.dispose();
   }
 }
