@@ -1,0 +1,92 @@
+// The store's schema, as a numbered list of steps from an empty file on.
+// `PRAGMA user_version` holds the number of the last step applied; each step
+// runs in its own transaction together with the bump of that number, so a
+// crash mid-migration leaves the file at the previous version, never between.
+// Steps are never edited once released: a change is a new step at the end.
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database.Database): void;
+}
+
+/** Written into the file header (`PRAGMA application_id`) so tend knows its own files: 'tend' in ASCII. */
+export const TEND_APPLICATION_ID = 0x74656e64;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions and meta',
+    up(db) {
+      db.exec(`
+        CREATE TABLE sessions (
+          seq           INTEGER PRIMARY KEY AUTOINCREMENT, -- creation order: what 'tend ls' numbers
+          id            TEXT    NOT NULL UNIQUE,
+          name          TEXT,
+          argv          TEXT    NOT NULL,                  -- JSON array of strings
+          cwd           TEXT    NOT NULL,
+          env           TEXT    NOT NULL,                  -- JSON object of strings
+          cols          INTEGER NOT NULL,
+          rows          INTEGER NOT NULL,
+          status        TEXT    NOT NULL CHECK (status IN ('running', 'exited', 'cold', 'disposed')),
+          exit_code     INTEGER,
+          exit_signal   INTEGER,
+          created_at    INTEGER NOT NULL,                  -- ms since the epoch
+          ended_at      INTEGER,
+          holder_socket TEXT    NOT NULL,
+          holder_pid    INTEGER,
+          child_pid     INTEGER,
+          generation    TEXT                               -- the holder's, hex
+        ) STRICT;
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
+  {
+    version: 2,
+    description: 'title and last output time; names unique among live sessions',
+    up(db) {
+      db.exec(`
+        ALTER TABLE sessions ADD COLUMN title TEXT;
+        ALTER TABLE sessions ADD COLUMN last_output_at INTEGER;
+      `);
+      // Version 1 left uniqueness to the server, so a file may hold two live
+      // sessions of one name. The oldest keeps it (it is the one a person
+      // has been addressing longest); the others become unnamed, still
+      // reachable by id and index, rather than the migration failing.
+      db.exec(`
+        UPDATE sessions SET name = NULL
+         WHERE status != 'disposed' AND name IS NOT NULL
+           AND seq NOT IN (SELECT min(seq) FROM sessions
+                            WHERE status != 'disposed' AND name IS NOT NULL
+                            GROUP BY name);
+        CREATE UNIQUE INDEX sessions_live_name ON sessions(name)
+         WHERE status != 'disposed' AND name IS NOT NULL;
+      `);
+    },
+  },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Applies every step above the file's version, each in its own transaction. Returns the new version. */
+export function migrate(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  let version = db.pragma('user_version', { simple: true }) as number;
+  for (const step of migrations) {
+    if (step.version <= version) continue;
+    if (step.version !== version + 1) {
+      throw new Error(`migration list has a hole: version ${version} is followed by ${step.version}`);
+    }
+    db.transaction(() => {
+      step.up(db);
+      db.pragma(`application_id = ${TEND_APPLICATION_ID}`);
+      db.pragma(`user_version = ${step.version}`);
+    })();
+    version = step.version;
+  }
+  return version;
+}

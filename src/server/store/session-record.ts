@@ -1,0 +1,123 @@
+// A session as the store keeps it, and the mapping to and from its row.
+import { StoreError } from './store-error.js';
+
+export type SessionStatus = 'running' | 'exited' | 'cold' | 'disposed';
+
+export interface SessionRecord {
+  id: string;
+  name: string | null;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  /** The last title the program set (OSC 0/2), if any. */
+  title: string | null;
+  status: SessionStatus;
+  exitCode: number | null;
+  exitSignal: number | null;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  endedAt: number | null;
+  lastOutputAt: number | null;
+  holderSocket: string;
+  holderPid: number | null;
+  childPid: number | null;
+  /** The holder's generation, hex; null until its holder reported one. */
+  generation: string | null;
+}
+
+export interface NewSession {
+  id: string;
+  name: string | null;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  holderSocket: string;
+  holderPid: number | null;
+  childPid: number | null;
+  generation: string | null;
+  createdAt: number;
+}
+
+export type SessionPatch = Partial<
+  Pick<
+    SessionRecord,
+    'name' | 'cols' | 'rows' | 'cwd' | 'title' | 'holderPid' | 'childPid' | 'generation' | 'holderSocket' | 'status' | 'lastOutputAt'
+  >
+>;
+
+/** The columns updateSession may set, in the order its one statement names them. */
+export const PATCHABLE_FIELDS = [
+  'name', 'cols', 'rows', 'cwd', 'title', 'holderPid', 'childPid', 'generation', 'holderSocket', 'status', 'lastOutputAt',
+] as const satisfies ReadonlyArray<keyof SessionPatch>;
+
+export const COLUMN_OF: Record<(typeof PATCHABLE_FIELDS)[number], string> = {
+  name: 'name',
+  cols: 'cols',
+  rows: 'rows',
+  cwd: 'cwd',
+  title: 'title',
+  holderPid: 'holder_pid',
+  childPid: 'child_pid',
+  generation: 'generation',
+  holderSocket: 'holder_socket',
+  status: 'status',
+  lastOutputAt: 'last_output_at',
+};
+
+export interface SessionRow {
+  id: string;
+  name: string | null;
+  argv: string;
+  cwd: string;
+  env: string;
+  cols: number;
+  rows: number;
+  title: string | null;
+  status: SessionStatus;
+  exit_code: number | null;
+  exit_signal: number | null;
+  created_at: number;
+  ended_at: number | null;
+  last_output_at: number | null;
+  holder_socket: string;
+  holder_pid: number | null;
+  child_pid: number | null;
+  generation: string | null;
+}
+
+// SQLite checks its pages, not our JSON: a flipped byte inside a row's text
+// passes quick_check, so a row that no longer parses is reported as damage.
+function parseJson<T>(text: string, what: string, file: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new StoreError('CORRUPT', `${file} is damaged: the ${what} no longer reads as JSON. Restore the file from a backup, or dispose that session.`);
+  }
+}
+
+export function recordFromRow(row: SessionRow, file: string): SessionRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    argv: parseJson<string[]>(row.argv, `command of session ${row.id}`, file),
+    cwd: row.cwd,
+    env: parseJson<Record<string, string>>(row.env, `environment of session ${row.id}`, file),
+    cols: row.cols,
+    rows: row.rows,
+    title: row.title,
+    status: row.status,
+    exitCode: row.exit_code,
+    exitSignal: row.exit_signal,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+    lastOutputAt: row.last_output_at,
+    holderSocket: row.holder_socket,
+    holderPid: row.holder_pid,
+    childPid: row.child_pid,
+    generation: row.generation,
+  };
+}
