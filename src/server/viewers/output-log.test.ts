@@ -1,0 +1,105 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OutputLog, randomBaseSeq } from './output-log.js';
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: unknown) => new TextDecoder().decode(b as Uint8Array);
+
+describe('OutputLog', () => {
+  test('append returns the stream position after the bytes, counted in bytes from the base', () => {
+    const log = new OutputLog({ baseSeq: 1000 });
+    assert.equal(log.append(bytes('abc')), 1003);
+    assert.equal(log.append(bytes('한')), 1006);
+    assert.equal(log.append(new Uint8Array(0)), 1006);
+    assert.equal(log.startSeq, 1000);
+    assert.equal(log.endSeq, 1006);
+  });
+
+  test('since returns exactly the bytes after a seq, across chunk boundaries', () => {
+    const log = new OutputLog({ baseSeq: 50 });
+    for (const s of ['one ', 'two ', 'three']) log.append(bytes(s));
+    assert.equal(text(log.since(50)), 'one two three');
+    assert.equal(text(log.since(52)), 'e two three');
+    assert.equal(text(log.since(58)), 'three');
+    assert.equal(text(log.since(63)), '');
+  });
+
+  test('read caps the answer at maxBytes', () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    log.append(bytes('abc'));
+    log.append(bytes('def'));
+    assert.equal(text(log.read(1, 4)), 'bcde');
+    assert.equal(text(log.read(1, 1)), 'b');
+  });
+
+  test('a seq past the end is ahead and a seq before the start is too old', () => {
+    const log = new OutputLog({ baseSeq: 10 });
+    log.append(bytes('hello'));
+    assert.equal(log.since(16), 'ahead');
+    log.trimTo(12);
+    assert.equal(log.since(11), 'too-old');
+    assert.equal(text(log.since(12)), 'llo');
+  });
+
+  test('trimming to a seq inside a chunk keeps the rest of that chunk', () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    log.append(bytes('abcdef'));
+    log.trimTo(4);
+    assert.equal(log.startSeq, 4);
+    assert.equal(log.byteLength, 2);
+    assert.equal(text(log.since(4)), 'ef');
+  });
+
+  test('trimming past the end clamps to the end; trimming backwards does nothing', () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    log.append(bytes('abc'));
+    log.trimTo(99);
+    assert.equal(log.startSeq, 3);
+    log.trimTo(1);
+    assert.equal(log.startSeq, 3);
+    assert.equal(log.byteLength, 0);
+  });
+
+  test('the byte cap bounds the log whatever the acks say', () => {
+    const log = new OutputLog({ baseSeq: 0, capBytes: 1024 });
+    for (let i = 0; i < 1000; i++) log.append(new Uint8Array(100).fill(i % 256));
+    assert.equal(log.byteLength, 1024);
+    assert.equal(log.endSeq, 100_000);
+    assert.equal(log.startSeq, 100_000 - 1024);
+    const tail = log.since(log.startSeq) as Uint8Array;
+    assert.equal(tail.length, 1024);
+    assert.equal(tail[1023], 999 % 256);
+    assert.equal(log.since(log.startSeq - 1), 'too-old');
+  });
+
+  test('one append larger than the cap keeps only its last cap bytes', () => {
+    const log = new OutputLog({ baseSeq: 0, capBytes: 4 });
+    log.append(bytes('abcdefgh'));
+    assert.equal(text(log.since(4)), 'efgh');
+  });
+
+  test('ten thousand small chunks trimmed one by one stay readable', () => {
+    const log = new OutputLog({ baseSeq: 7 });
+    for (let i = 0; i < 10_000; i++) {
+      log.append(bytes(String.fromCharCode(97 + (i % 26))));
+      if (i % 3 === 0) log.trimTo(log.endSeq - 5);
+    }
+    assert.equal(log.byteLength, 5);
+    assert.equal(text(log.since(log.startSeq)).length, 5);
+    assert.equal(text(log.since(log.endSeq - 1)), String.fromCharCode(97 + (9999 % 26)));
+  });
+
+  test('random base seqs differ and leave room below 2^53', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 100; i++) {
+      const base = randomBaseSeq();
+      assert.ok(Number.isSafeInteger(base) && base >= 0 && base < 2 ** 48);
+      seen.add(base);
+    }
+    assert.ok(seen.size > 95);
+  });
+
+  test('a base seq that is not a safe integer below 2^48 is refused', () => {
+    for (const baseSeq of [-1, 0.5, 2 ** 48, Number.NaN]) assert.throws(() => new OutputLog({ baseSeq }), RangeError);
+  });
+});

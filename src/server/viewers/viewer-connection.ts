@@ -1,0 +1,197 @@
+// One viewer's socket on the server side: the HELLO handshake, then routing
+// each decoded frame to the channel (one per subscribed session) it names.
+// The server core gives it one binary WebSocket message at a time and a way
+// to send and to close; nothing here knows about `ws` itself.
+
+import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
+import {
+  CloseReason,
+  VIEWER_PROTOCOL_VERSION,
+  ViewerErrorCode,
+  ViewerFrameError,
+  decodeFrameFromViewer,
+  encodeFrameToViewer,
+  type ClientKind,
+  type FrameFromServer,
+  type FrameFromViewer,
+} from '../../protocol/viewer-frames.js';
+import type { SessionViewers } from './session-viewers.js';
+import type { ViewerChannel } from './viewer-channel.js';
+
+export interface ViewerConnectionOptions {
+  boot: string;
+  serverVersion: string;
+  /** One binary message to the viewer. */
+  send(bytes: Uint8Array): void;
+  /** Close the socket: called after a fatal error has been sent. */
+  close(reason: string): void;
+  findSession(sessionId: string): SessionViewers | undefined;
+  /** Frames longer than this are refused before decoding (see DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES). */
+  maxFrameBytes?: number;
+  /** Read-only no matter what the viewer's HELLO says (e.g. a shared link). */
+  forceReadOnly?: boolean;
+}
+
+interface Subscription {
+  session: SessionViewers;
+  channel: ViewerChannel;
+}
+
+export class ViewerConnection extends DisposableBase {
+  private hello: { clientKind: ClientKind; readOnly: boolean } | null = null;
+  private readonly subscriptions = new Map<number, Subscription>();
+  private open = true;
+
+  constructor(private readonly options: ViewerConnectionOptions) {
+    super();
+    // The socket is gone by the time this runs: detach quietly.
+    this.register(
+      toDisposable(() => {
+        this.open = false;
+        for (const { session, channel } of this.subscriptions.values()) session.detach(channel, CloseReason.UNSUBSCRIBED);
+        this.subscriptions.clear();
+      }),
+    );
+  }
+
+  get clientKind(): ClientKind | null {
+    return this.hello?.clientKind ?? null;
+  }
+
+  get readOnly(): boolean {
+    return this.hello?.readOnly ?? true;
+  }
+
+  get channelCount(): number {
+    this.forgetClosed();
+    return this.subscriptions.size;
+  }
+
+  /** One binary message from the viewer. */
+  receive(message: Uint8Array): void {
+    if (!this.open) return;
+    let frame: FrameFromViewer;
+    try {
+      frame = decodeFrameFromViewer(message, { maxFrameBytes: this.options.maxFrameBytes });
+    } catch (err) {
+      if (!(err instanceof ViewerFrameError)) throw err;
+      // A viewer that sends a broken frame is not to be trusted with the rest.
+      this.fatal(err.wireCode, err.message);
+      return;
+    }
+    if (this.hello === null) {
+      this.handshake(frame);
+      return;
+    }
+    this.route(frame);
+  }
+
+  private handshake(frame: FrameFromViewer): void {
+    if (frame.type !== 'hello') {
+      this.fatal(ViewerErrorCode.NO_HELLO, `the first frame must be HELLO, got ${frame.type}`);
+      return;
+    }
+    if (frame.protocolVersion !== VIEWER_PROTOCOL_VERSION) {
+      this.fatal(
+        ViewerErrorCode.VERSION,
+        `viewer speaks protocol ${frame.protocolVersion}, this server speaks ${VIEWER_PROTOCOL_VERSION}: ` +
+          `use a viewer from the same tend version (${this.options.serverVersion})`,
+      );
+      return;
+    }
+    this.hello = { clientKind: frame.clientKind, readOnly: frame.readOnly || this.options.forceReadOnly === true };
+    this.sendFrame({
+      type: 'welcome',
+      protocolVersion: VIEWER_PROTOCOL_VERSION,
+      serverBoot: this.options.boot,
+      serverVersion: this.options.serverVersion,
+    });
+  }
+
+  private route(frame: FrameFromViewer): void {
+    switch (frame.type) {
+      case 'hello':
+        this.fatal(ViewerErrorCode.BAD_PAYLOAD, 'HELLO comes once per socket');
+        return;
+      case 'subscribe':
+        this.subscribe(frame);
+        return;
+      case 'scrollback-request':
+        this.channelError(frame.channel, ViewerErrorCode.UNKNOWN_FRAME, 'scrollback requests are not served yet');
+        return;
+      default:
+        break;
+    }
+    const sub = this.live(frame.channel);
+    // Not fatal: the server may have closed the channel while this frame was in flight.
+    if (!sub) {
+      this.channelError(frame.channel, ViewerErrorCode.NOT_SUBSCRIBED, `channel ${frame.channel} is not subscribed`);
+      return;
+    }
+    switch (frame.type) {
+      case 'unsubscribe':
+        this.subscriptions.delete(frame.channel);
+        sub.session.detach(sub.channel, CloseReason.UNSUBSCRIBED);
+        return;
+      case 'ack':
+        sub.session.ack(sub.channel, frame.seq);
+        return;
+      case 'input':
+        sub.session.input(sub.channel, frame.data);
+        return;
+      case 'resize-request':
+        sub.session.resize(sub.channel, { cols: frame.cols, rows: frame.rows });
+        return;
+    }
+  }
+
+  private subscribe(frame: Extract<FrameFromViewer, { type: 'subscribe' }>): void {
+    if (this.live(frame.channel)) {
+      this.channelError(frame.channel, ViewerErrorCode.CHANNEL_IN_USE, `channel ${frame.channel} is already subscribed`);
+      return;
+    }
+    const session = this.options.findSession(frame.sessionId);
+    if (!session) {
+      this.channelError(frame.channel, ViewerErrorCode.NO_SUCH_SESSION, `no session ${JSON.stringify(frame.sessionId)}`);
+      return;
+    }
+    const channel = session.attach({
+      channel: frame.channel,
+      send: (f) => this.sendFrame(f),
+      readOnly: this.readOnly,
+      cols: frame.cols,
+      rows: frame.rows,
+      resume: frame.resume,
+      onClosed: () => this.subscriptions.delete(frame.channel),
+    });
+    if (!channel.isClosed) this.subscriptions.set(frame.channel, { session, channel });
+  }
+
+  /** The subscription on a channel, if it is still open (the session may have ended it). */
+  private live(channel: number): Subscription | undefined {
+    const sub = this.subscriptions.get(channel);
+    if (sub && sub.channel.isClosed) {
+      this.subscriptions.delete(channel);
+      return undefined;
+    }
+    return sub;
+  }
+
+  private forgetClosed(): void {
+    for (const id of [...this.subscriptions.keys()]) this.live(id);
+  }
+
+  private channelError(channel: number, code: ViewerErrorCode, message: string): void {
+    this.sendFrame({ type: 'error', channel, code, message });
+  }
+
+  private fatal(code: ViewerErrorCode, message: string): void {
+    this.sendFrame({ type: 'error', channel: 0, code, message });
+    this.options.close(message);
+    this.dispose();
+  }
+
+  private sendFrame(frame: FrameFromServer): void {
+    if (this.open) this.options.send(encodeFrameToViewer(frame));
+  }
+}
