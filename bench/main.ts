@@ -1,0 +1,130 @@
+// `npm run bench [-- --quick] [--rounds N] [--only a,b]`: every suite in
+// bench/suites/index.ts, in one process tree, sides alternating within each
+// round; prints the tables and writes bench/results/latest.{json,md}.
+// Figures are printed, never asserted.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DisposableStore } from '../src/common/lifecycle.js';
+import { killRunningHelpers } from './lib/child-process.js';
+import { describeMachine } from './lib/machine.js';
+import { PtyTool } from './lib/ptytool.js';
+import { formatTextTable, writeResults, type RunReport } from './lib/results.js';
+import { FULL_SIZES, generateFill, generateStreams, QUICK_SIZES } from './lib/streams.js';
+import type { BenchContext } from './lib/suite.js';
+import { SUITES } from './suites/index.js';
+
+const FULL_ROUNDS = 5;
+const QUICK_ROUNDS = 2;
+const FILL_ROWS = 10_000;
+
+const USAGE = `usage: npm run bench -- [--quick] [--rounds N] [--only SUITE,...]
+  --quick    ${QUICK_ROUNDS} rounds and smaller streams (under a minute)
+  --rounds   rounds per suite (default ${FULL_ROUNDS})
+  --only     run only these suites: ${SUITES.map((s) => s.name).join(', ')}`;
+
+function parseOptions(): { quick: boolean; rounds: number; only: string[] | null } {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const rounds = values.rounds === undefined ? (values.quick ? QUICK_ROUNDS : FULL_ROUNDS) : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error(`tend bench: --rounds wants a whole number >= 1, not '${values.rounds}'`);
+    process.exit(2);
+  }
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : null;
+  const unknown = only?.filter((n) => !SUITES.some((s) => s.name === n)) ?? [];
+  if (unknown.length) {
+    console.error(`tend bench: no suite named ${unknown.join(', ')} (suites: ${SUITES.map((s) => s.name).join(', ')})`);
+    process.exit(2);
+  }
+  return { quick: values.quick, rounds, only };
+}
+
+async function main(): Promise<number> {
+  const opts = parseOptions();
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const tmpDir = mkdtempSync(join(os.tmpdir(), 'tend-bench-'));
+  const owned = new DisposableStore();
+  const teardown = (): void => {
+    try {
+      owned.dispose();
+    } finally {
+      killRunningHelpers();
+      rmSync(tmpDir, { recursive: true, force: true });
+    }
+  };
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      teardown();
+      process.exit(130);
+    });
+  }
+  // tmux sockets go under our temp dir; a bench started inside tmux must not talk to that tmux
+  const env: NodeJS.ProcessEnv = { ...process.env, TMUX_TMPDIR: tmpDir };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+
+  try {
+    const machine = describeMachine();
+    const ptytool = PtyTool.build(root, env);
+    const streams = await generateStreams(tmpDir, opts.quick ? QUICK_SIZES : FULL_SIZES);
+    const fill80 = generateFill(tmpDir, 80, FILL_ROWS);
+    const ctx: BenchContext = {
+      quick: opts.quick, rounds: opts.rounds, root, tmpDir, env, ptytool, streams, fill80, owned,
+      log: (line) => console.error(line),
+    };
+    const args = process.argv.slice(2).join(' ');
+    const report: RunReport = {
+      mode: opts.quick ? 'quick' : 'full', rounds: opts.rounds,
+      command: `npm run bench${args ? ` -- ${args}` : ''}`, machine, suites: [],
+    };
+    console.error(`tend bench: ${report.mode}, ${opts.rounds} rounds; streams ${streams.map((s) => `${s.name} ${(s.bytes / 1e6).toFixed(1)} MB`).join(', ')}`);
+    let failed = 0;
+    for (const suite of SUITES.filter((s) => !opts.only || opts.only.includes(s.name))) {
+      console.error(`\n${suite.title}`);
+      const started = performance.now();
+      try {
+        const r = await suite.run(ctx);
+        report.suites.push({ name: suite.name, title: suite.title, ...r });
+        if (r.skipped) console.error(`  skipped: ${r.skipped}`);
+      } catch (err) {
+        failed++;
+        const message = err instanceof Error ? err.message : String(err);
+        console.error(`  failed: ${message}`);
+        report.suites.push({ name: suite.name, title: suite.title, tables: [], data: null, skipped: `failed: ${message}` });
+      }
+      console.error(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    }
+    console.log(`\ntend bench (${report.mode}, ${opts.rounds} rounds): median [min–max] over rounds\n`);
+    for (const s of report.suites) {
+      if (s.skipped) console.log(`${s.title}: ${s.skipped}\n`);
+      for (const t of s.tables) console.log(formatTextTable(t) + '\n');
+    }
+    const written = writeResults(join(root, 'bench', 'results'), report);
+    console.log(`written: ${written.md.slice(root.length + 1)}, ${written.json.slice(root.length + 1)}`);
+    return failed ? 1 : 0;
+  } finally {
+    teardown();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`tend bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,19 @@
+// Every suite `npm run bench` runs, in order. A new suite is one file under
+// bench/suites/ exporting a Suite, added to this list.
+
+import type { Suite } from '../lib/suite.js';
+import { echoSuite } from './echo.js';
+import { holderEchoSuite } from './holder-echo.js';
+import { holderMemorySuite } from './holder-memory.js';
+import { holderThroughputSuite } from './holder-throughput.js';
+import { throughputSuite } from './throughput.js';
+import { tmuxMemorySuite } from './tmux-memory.js';
+
+export const SUITES: readonly Suite[] = [
+  throughputSuite,
+  echoSuite,
+  tmuxMemorySuite,
+  holderMemorySuite,
+  holderThroughputSuite,
+  holderEchoSuite,
+];
