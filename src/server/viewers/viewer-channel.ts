@@ -64,12 +64,6 @@ export interface ViewerChannelOptions {
   timers?: Timers;
 }
 
-interface InFlight {
-  /** The seq the viewer acks once it has parsed this frame. */
-  seq: number;
-  bytes: number;
-}
-
 /** After this many snapshots in a row whose seq the log no longer holds, give up. */
 const SNAPSHOT_ATTEMPTS_MAX = 3;
 
@@ -85,8 +79,15 @@ export class ViewerChannel extends DisposableBase {
   private sentMax: number | null = null;
   /** The viewer's last valid ack, or its starting point before any ack. */
   private acked: number | null = null;
-  private readonly inFlight: InFlight[] = [];
-  private unacked = 0;
+  // Unacknowledged bytes are counted exactly from three numbers: the stream
+  // restarted at segmentStart (a snapshot's seq, or the replay's start), the
+  // snapshot text cost segmentSnapshotBytes, and before it the viewer had been
+  // sent up to sentBeforeSegment (it still parses those old frames first).
+  private segmentStart = 0;
+  private segmentSnapshotBytes = 0;
+  private sentBeforeSegment = 0;
+  /** A snapshot was sent and no ack has reached its seq yet. */
+  private snapshotUnacked = false;
   private pausedForAcks = false;
   private snapshotting = false;
   private coalesceTimer: unknown = null;
@@ -130,7 +131,10 @@ export class ViewerChannel extends DisposableBase {
 
   /** Bytes sent (stream bytes and snapshot text) and not yet acknowledged. */
   get unackedBytes(): number {
-    return this.unacked;
+    if (this.nextSeq === null || this.acked === null) return 0;
+    const acked = this.acked;
+    const beforeSegment = this.snapshotUnacked ? Math.max(0, this.sentBeforeSegment - acked) + this.segmentSnapshotBytes : 0;
+    return beforeSegment + (this.nextSeq - Math.max(acked, this.segmentStart));
   }
 
   /** True while the viewer is over the high-water mark and waits for its acks. */
@@ -163,6 +167,8 @@ export class ViewerChannel extends DisposableBase {
     else if (log.endSeq - resume.seq > this.limits.replayMaxBytes) reason = 'owes-too-much';
     else {
       this.decision = { mode: 'replay', fromSeq: resume.seq };
+      this.segmentStart = resume.seq;
+      this.sentBeforeSegment = resume.seq;
       this.nextSeq = resume.seq;
       this.sentMax = resume.seq;
       this.acked = resume.seq;
@@ -208,8 +214,8 @@ export class ViewerChannel extends DisposableBase {
       return false;
     }
     this.acked = seq;
-    while (this.inFlight.length > 0 && this.inFlight[0]!.seq <= seq) this.unacked -= this.inFlight.shift()!.bytes;
-    if (this.pausedForAcks && this.unacked < this.limits.lowWaterBytes) {
+    if (seq >= this.segmentStart) this.snapshotUnacked = false;
+    if (this.pausedForAcks && this.unackedBytes < this.limits.lowWaterBytes) {
       this.pausedForAcks = false;
       const owed = this.opts.log.endSeq - this.nextSeq!;
       if (owed > this.limits.lagSnapshotBytes || this.nextSeq! < this.opts.log.startSeq) {
@@ -276,7 +282,7 @@ export class ViewerChannel extends DisposableBase {
     while (!this.closed && !this.snapshotting && this.nextSeq !== null) {
       const owed = log.endSeq - this.nextSeq;
       if (owed < minFrameBytes || owed <= 0) return;
-      const room = this.limits.highWaterBytes - this.unacked;
+      const room = this.limits.highWaterBytes - this.unackedBytes;
       if (room <= 0) {
         this.pausedForAcks = true;
         return;
@@ -292,10 +298,8 @@ export class ViewerChannel extends DisposableBase {
       const seq = this.nextSeq + bytes.length;
       this.nextSeq = seq;
       this.sentMax = Math.max(this.sentMax ?? seq, seq);
-      this.inFlight.push({ seq, bytes: bytes.length });
-      this.unacked += bytes.length;
       this.send({ type: 'data', channel: this.channel, seq, data: bytes });
-      if (this.unacked >= this.limits.highWaterBytes) this.pausedForAcks = true;
+      if (this.unackedBytes >= this.limits.highWaterBytes) this.pausedForAcks = true;
     }
   }
 
@@ -344,14 +348,17 @@ export class ViewerChannel extends DisposableBase {
       data: snap.data,
     });
     if (snap.title !== undefined) this.send({ type: 'title', channel: this.channel, title: snap.title });
+    this.sentBeforeSegment = this.sentMax ?? snap.seq;
+    this.segmentStart = snap.seq;
+    this.segmentSnapshotBytes = snap.data.length;
+    this.snapshotUnacked = true;
     this.nextSeq = snap.seq;
     this.sentMax = snap.seq;
     // Acks in flight from before the snapshot stay valid (they are ≤ the old
-    // sentMax ≤ snap.seq); a first snapshot is the starting point.
+    // sentMax ≤ snap.seq). A first snapshot is the starting point, so the
+    // viewer's first ack (of the snapshot itself) may equal it.
     if (this.acked === null) this.acked = snap.seq;
-    this.inFlight.push({ seq: snap.seq, bytes: snap.data.length });
-    this.unacked += snap.data.length;
-    if (this.unacked >= this.limits.highWaterBytes) this.pausedForAcks = true;
+    if (this.unackedBytes >= this.limits.highWaterBytes) this.pausedForAcks = true;
     this.pump();
   }
 }

@@ -1,0 +1,487 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CloseReason,
+  ViewerErrorCode,
+  decodeFrameFromServer,
+  encodeFrameToViewer,
+  type FrameFromServer,
+  type ScreenModes,
+} from '../../protocol/viewer-frames.js';
+import type { Timers } from './flow-limits.js';
+import { OutputLog } from './output-log.js';
+import { SessionViewers } from './session-viewers.js';
+import { ViewerChannel, type Snapshot } from './viewer-channel.js';
+
+const KiB = 1024;
+const BOOT = 'boot-A';
+const modes: ScreenModes = {
+  cursorX: 0,
+  cursorY: 0,
+  cursorHidden: false,
+  altScreen: false,
+  applicationCursorKeys: false,
+  applicationKeypad: false,
+  bracketedPaste: false,
+  sendFocus: false,
+  originMode: false,
+  insertMode: false,
+  wraparound: true,
+  mouseTracking: 'none',
+  mouseEncoding: 'unknown',
+};
+
+/** Time that moves only when the test says so. */
+class SteppedTimers implements Timers {
+  private now = 0;
+  private pending: Array<{ at: number; fn: () => void; id: number }> = [];
+  private nextId = 1;
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.pending.push({ at: this.now + ms, fn, id });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending = this.pending.filter((p) => p.id !== handle);
+  }
+  get waiting(): number {
+    return this.pending.length;
+  }
+  advance(ms: number): void {
+    this.now += ms;
+    for (;;) {
+      const due = this.pending.filter((p) => p.at <= this.now).sort((a, b) => a.at - b.at)[0];
+      if (!due) return;
+      this.pending = this.pending.filter((p) => p !== due);
+      due.fn();
+    }
+  }
+}
+
+/** Lets awaited snapshots settle. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What one viewer received, through the real codec. */
+class Inbox {
+  readonly frames: FrameFromServer[] = [];
+  readonly send = (frame: FrameFromServer) => this.frames.push(decodeFrameFromServer(encodeFrameToViewer(frame)));
+  of<T extends FrameFromServer['type']>(type: T): Array<Extract<FrameFromServer, { type: T }>> {
+    return this.frames.filter((f): f is Extract<FrameFromServer, { type: T }> => f.type === type);
+  }
+  dataBytes(): number {
+    return this.of('data').reduce((n, f) => n + f.data.length, 0);
+  }
+  lastSeq(): number | undefined {
+    const seqs = this.frames.flatMap((f) => (f.type === 'data' || f.type === 'snapshot' ? [f.seq] : []));
+    return seqs[seqs.length - 1];
+  }
+}
+
+function filler(n: number, byte = 0x61): Uint8Array {
+  return new Uint8Array(n).fill(byte);
+}
+
+function channelRig(options: { baseSeq?: number; capBytes?: number } = {}) {
+  const log = new OutputLog({ baseSeq: options.baseSeq ?? 10_000, capBytes: options.capBytes });
+  const timers = new SteppedTimers();
+  const inbox = new Inbox();
+  const snapshotRequests: number[] = [];
+  const takeSnapshot = ({ atLeastSeq }: { atLeastSeq: number }): Snapshot => {
+    snapshotRequests.push(atLeastSeq);
+    return { seq: log.endSeq, cols: 80, rows: 24, modes, data: `screen@${log.endSeq}`, title: 'sh' };
+  };
+  const closed: string[] = [];
+  const channel = new ViewerChannel({
+    channel: 5,
+    boot: BOOT,
+    log,
+    send: inbox.send,
+    takeSnapshot,
+    timers,
+    onClosed: (_reason, message) => closed.push(message),
+  });
+  return { log, timers, inbox, channel, snapshotRequests, closed };
+}
+
+describe('ViewerChannel: replay or snapshot on subscribe', () => {
+  test('replays only the bytes after the viewer seq when it owes 64 KiB or less', () => {
+    const { log, inbox, channel } = channelRig();
+    log.append(filler(1000, 0x41));
+    const seq = log.endSeq;
+    log.append(filler(64 * KiB - 10, 0x42));
+    channel.start({ boot: BOOT, seq });
+    assert.deepEqual(channel.startDecision, { mode: 'replay', fromSeq: seq });
+    assert.equal(inbox.of('snapshot').length, 0);
+    const data = inbox.of('data');
+    assert.equal(inbox.dataBytes(), 64 * KiB - 10);
+    assert.ok(data.every((f) => f.data.every((b) => b === 0x42)), 'only bytes after the seq');
+    assert.equal(data[0]!.seq - data[0]!.data.length, seq, 'the first frame starts at the viewer seq');
+    assert.equal(inbox.lastSeq(), log.endSeq);
+  });
+
+  test('a viewer owing more than 64 KiB gets one snapshot carrying the seq it was rendered at', async () => {
+    const { log, inbox, channel } = channelRig();
+    const seq = log.endSeq;
+    log.append(filler(64 * KiB + 1));
+    channel.start({ boot: BOOT, seq });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'owes-too-much' });
+    const snaps = inbox.of('snapshot');
+    assert.equal(snaps.length, 1);
+    assert.equal(snaps[0]!.seq, log.endSeq);
+    assert.equal(snaps[0]!.data, `screen@${log.endSeq}`);
+    assert.equal(snaps[0]!.boot, BOOT);
+    assert.equal(inbox.dataBytes(), 0);
+    assert.deepEqual(inbox.of('title').map((f) => f.title), ['sh'], 'the title follows the snapshot');
+  });
+
+  test('a seq from another boot gets a snapshot', async () => {
+    const { log, inbox, channel } = channelRig();
+    log.append(filler(10));
+    channel.start({ boot: 'boot-OLD', seq: log.startSeq });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'other-boot' });
+    assert.equal(inbox.of('snapshot').length, 1);
+    assert.equal(inbox.dataBytes(), 0);
+  });
+
+  test('a seq ahead of the server gets a snapshot', async () => {
+    const { log, inbox, channel } = channelRig();
+    log.append(filler(10));
+    channel.start({ boot: BOOT, seq: log.endSeq + 1 });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'ahead' });
+    assert.equal(inbox.of('snapshot')[0]!.seq, log.endSeq);
+  });
+
+  test('a seq trimmed away gets a snapshot', async () => {
+    const { log, inbox, channel } = channelRig({ capBytes: 100 });
+    const seq = log.endSeq;
+    log.append(filler(150));
+    channel.start({ boot: BOOT, seq });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'too-old' });
+    assert.equal(inbox.of('snapshot').length, 1);
+  });
+
+  test('a first subscribe without a resume point gets a snapshot, then live output from its seq', async () => {
+    const { log, inbox, channel } = channelRig();
+    log.append(filler(300));
+    channel.start();
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'no-resume' });
+    log.append(filler(5, 0x7a));
+    channel.outputAppended();
+    const data = inbox.of('data');
+    assert.equal(data.length, 1);
+    assert.equal(data[0]!.seq, inbox.of('snapshot')[0]!.seq + 5);
+  });
+
+  test('a resume owing nothing is confirmed with an empty DATA at the viewer seq', () => {
+    const { log, inbox, channel } = channelRig();
+    log.append(filler(100));
+    channel.start({ boot: BOOT, seq: log.endSeq });
+    assert.equal(inbox.frames.length, 1);
+    assert.deepEqual(inbox.frames[0], { type: 'data', channel: 5, seq: log.endSeq, data: new Uint8Array(0) });
+  });
+});
+
+describe('ViewerChannel: batching', () => {
+  test('chunks of 512 B or less go at once', () => {
+    const { log, inbox, channel } = channelRig();
+    channel.start({ boot: BOOT, seq: log.endSeq });
+    inbox.frames.length = 0;
+    log.append(filler(1));
+    channel.outputAppended();
+    log.append(filler(512));
+    channel.outputAppended();
+    assert.deepEqual(inbox.of('data').map((f) => f.data.length), [1, 512]);
+  });
+
+  test('a larger chunk waits a few ms and goes with what follows, in one frame', () => {
+    const { log, inbox, channel, timers } = channelRig();
+    channel.start({ boot: BOOT, seq: log.endSeq });
+    inbox.frames.length = 0;
+    log.append(filler(600));
+    channel.outputAppended();
+    log.append(filler(3)); // a small chunk joins the waiting batch
+    channel.outputAppended();
+    assert.equal(inbox.of('data').length, 0);
+    timers.advance(3);
+    assert.equal(inbox.of('data').length, 0, 'not before the coalescing delay');
+    timers.advance(1);
+    assert.deepEqual(inbox.of('data').map((f) => f.data.length), [603]);
+  });
+
+  test('a flood goes out in frames of at most 64 KiB, the whole frames at once', () => {
+    const { log, inbox, channel, timers } = channelRig();
+    channel.start({ boot: BOOT, seq: log.endSeq });
+    inbox.frames.length = 0;
+    log.append(filler(200 * KiB));
+    channel.outputAppended();
+    assert.deepEqual(inbox.of('data').map((f) => f.data.length), [64 * KiB, 64 * KiB, 64 * KiB]);
+    timers.advance(4);
+    assert.deepEqual(inbox.of('data').map((f) => f.data.length), [64 * KiB, 64 * KiB, 64 * KiB, 8 * KiB]);
+    assert.equal(inbox.lastSeq(), log.endSeq);
+  });
+
+  test('coalesced output arrives on the real clock too', async () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    const inbox = new Inbox();
+    const channel = new ViewerChannel({
+      channel: 1,
+      boot: BOOT,
+      log,
+      send: inbox.send,
+      takeSnapshot: () => ({ seq: log.endSeq, cols: 80, rows: 24, modes, data: '' }),
+    });
+    channel.start({ boot: BOOT, seq: 0 });
+    inbox.frames.length = 0;
+    log.append(filler(5000));
+    channel.outputAppended();
+    while (inbox.dataBytes() < 5000) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.deepEqual(inbox.of('data').map((f) => f.data.length), [5000]);
+    channel.dispose();
+  });
+
+  test('dispose cancels a waiting batch', () => {
+    const { log, inbox, channel, timers } = channelRig();
+    channel.start({ boot: BOOT, seq: log.endSeq });
+    log.append(filler(600));
+    channel.outputAppended();
+    assert.equal(timers.waiting, 1);
+    channel.dispose();
+    assert.equal(timers.waiting, 0);
+    timers.advance(10);
+    assert.equal(inbox.dataBytes(), 0);
+  });
+});
+
+describe('ViewerChannel: acks', () => {
+  function streaming() {
+    const rig = channelRig();
+    rig.channel.start({ boot: BOOT, seq: rig.log.endSeq });
+    rig.log.append(filler(100));
+    rig.channel.outputAppended();
+    return { ...rig, sent: rig.log.endSeq };
+  }
+
+  test('a valid ack is accepted, and repeating it is fine', () => {
+    const { channel, sent } = streaming();
+    assert.equal(channel.ack(sent - 50), true);
+    assert.equal(channel.ack(sent - 50), true);
+    assert.equal(channel.ack(sent), true);
+    assert.equal(channel.unackedBytes, 0);
+  });
+
+  for (const [name, bad] of [
+    ['an ack from the future', (sent: number) => sent + 1],
+    ['a negative ack', () => -1],
+    ['a non-integer ack', (sent: number) => sent - 0.5],
+    ['an unsafe ack', () => 2 ** 53],
+  ] as const) {
+    test(`${name} closes that viewer with an ERROR`, () => {
+      const { channel, sent, inbox, closed } = streaming();
+      assert.equal(channel.ack(bad(sent)), false);
+      assert.equal(channel.isClosed, true);
+      const err = inbox.of('error')[0]!;
+      assert.equal(err.code, ViewerErrorCode.BAD_ACK);
+      assert.equal(inbox.of('closed')[0]!.reason, CloseReason.PROTOCOL_VIOLATION);
+      assert.equal(closed.length, 1);
+    });
+  }
+
+  test('a decreasing ack closes that viewer', () => {
+    const { channel, sent, inbox } = streaming();
+    channel.ack(sent);
+    assert.equal(channel.ack(sent - 1), false);
+    assert.match(inbox.of('error')[0]!.message, /goes back/);
+  });
+
+  test('an ack before anything was sent closes that viewer', async () => {
+    const rig = channelRig();
+    const slow = new ViewerChannel({
+      channel: 2,
+      boot: BOOT,
+      log: rig.log,
+      send: rig.inbox.send,
+      takeSnapshot: () => new Promise<Snapshot>(() => {}), // never renders
+      timers: rig.timers,
+    });
+    slow.start();
+    assert.equal(slow.ack(rig.log.endSeq), false);
+    assert.match(rig.inbox.of('error')[0]!.message, /before anything was sent/);
+  });
+});
+
+/** A session with viewers that ack as soon as a frame arrives (or not at all). */
+function sessionRig(options: { logCapBytes?: number } = {}) {
+  const timers = new SteppedTimers();
+  let screenSeq = 0;
+  const inputs: Uint8Array[] = [];
+  const sizes: string[] = [];
+  const session = new SessionViewers({
+    boot: BOOT,
+    baseSeq: 5_000,
+    logCapBytes: options.logCapBytes,
+    timers,
+    takeSnapshot: () => ({ seq: screenSeq, cols: 80, rows: 24, modes, data: `screen@${screenSeq}` }),
+    writeInput: (data) => inputs.push(data),
+    resizePty: (s) => sizes.push(`${s.cols}x${s.rows}`),
+  });
+  screenSeq = session.log.endSeq;
+  const append = (bytes: Uint8Array) => {
+    screenSeq = session.append(bytes);
+  };
+  const viewer = (channel: number, opts: { acking: boolean; readOnly?: boolean; cols?: number }) => {
+    const inbox = new Inbox();
+    let acking = opts.acking;
+    let ch: ViewerChannel | undefined;
+    const pending: number[] = [];
+    const send = (frame: FrameFromServer) => {
+      inbox.send(frame);
+      const last = inbox.frames[inbox.frames.length - 1]!;
+      if (last.type === 'data' || last.type === 'snapshot') {
+        // Acks arrive later, as from a socket: never inside the send call.
+        pending.push(last.seq);
+        queueMicrotask(() => flush());
+      }
+    };
+    const flush = () => {
+      if (!acking || !ch || ch.isClosed) return;
+      const seq = pending[pending.length - 1];
+      pending.length = 0;
+      if (seq !== undefined) session.ack(ch, seq);
+    };
+    ch = session.attach({ channel, send, readOnly: opts.readOnly ?? false, cols: opts.cols ?? 80, rows: 24, resume: { boot: BOOT, seq: session.log.endSeq } });
+    return {
+      inbox,
+      channel: ch,
+      stall: () => (acking = false),
+      resume: () => {
+        acking = true;
+        flush();
+      },
+    };
+  };
+  return { session, timers, append, viewer, inputs, sizes };
+}
+
+describe('SessionViewers: one slow viewer degrades alone', () => {
+  test('a stalled viewer stops receiving at 256 KiB while another keeps up', async () => {
+    const { session, append, viewer, timers } = sessionRig({ logCapBytes: 4 * 1024 * KiB });
+    const quick = viewer(1, { acking: true });
+    const stalled = viewer(2, { acking: false });
+    for (let i = 0; i < 256; i++) {
+      append(filler(4 * KiB));
+      timers.advance(4);
+      await settle();
+    }
+    assert.equal(quick.inbox.dataBytes(), 1024 * KiB, 'the quick viewer has everything');
+    assert.equal(stalled.inbox.dataBytes(), 256 * KiB, 'the stalled one stopped at the high-water mark');
+    assert.equal(stalled.channel.paused, true);
+    assert.equal(quick.channel.paused, false);
+    assert.equal(session.log.startSeq, stalled.channel.ackedSeq, 'the log keeps what the stalled viewer lacks');
+  });
+
+  test('a paused viewer resumes below 16 KiB unacknowledged, not before', async () => {
+    const { append, viewer, timers } = sessionRig();
+    const v = viewer(1, { acking: false });
+    append(filler(300 * KiB));
+    timers.advance(4);
+    assert.equal(v.inbox.dataBytes(), 256 * KiB);
+    const first = v.channel.sentSeq!;
+    // Ack all but 16 KiB: still paused.
+    v.channel.ack(first - 16 * KiB);
+    assert.equal(v.channel.paused, true);
+    assert.equal(v.inbox.dataBytes(), 256 * KiB);
+    v.channel.ack(first - 16 * KiB + 1);
+    assert.equal(v.channel.paused, false);
+    assert.equal(v.inbox.dataBytes(), 300 * KiB, 'the rest is replayed from the log');
+    assert.equal(v.inbox.of('snapshot').length, 0);
+  });
+
+  test('a viewer that fell too far behind while paused gets a fresh snapshot, not an endless replay', async () => {
+    const { append, viewer, timers, session } = sessionRig();
+    const v = viewer(1, { acking: false });
+    for (let i = 0; i < 200; i++) append(filler(4 * KiB));
+    timers.advance(4);
+    assert.equal(v.inbox.dataBytes(), 256 * KiB);
+    v.resume();
+    await settle();
+    await settle();
+    assert.equal(v.channel.lastSnapshotReason, 'lagging');
+    const snap = v.inbox.of('snapshot');
+    assert.equal(snap.length, 1);
+    assert.equal(snap[0]!.seq, session.log.endSeq);
+    assert.equal(v.inbox.dataBytes(), 256 * KiB, 'nothing of the backlog was replayed');
+    // ...and it streams live again from the snapshot's seq.
+    append(filler(10));
+    await settle();
+    assert.equal(v.inbox.lastSeq(), session.log.endSeq);
+  });
+
+  test('the log is trimmed to the lowest ack across attached viewers', async () => {
+    const { session, append, viewer } = sessionRig();
+    const a = viewer(1, { acking: true });
+    const b = viewer(2, { acking: false });
+    const start = session.log.endSeq;
+    append(filler(100));
+    await settle();
+    assert.equal(session.log.startSeq, start, 'b has acked nothing');
+    session.ack(b.channel, start + 40);
+    assert.equal(session.log.startSeq, start + 40);
+    session.detach(b.channel);
+    assert.equal(session.log.startSeq, a.channel.ackedSeq, 'with b gone, a alone decides');
+  });
+
+  test('an ack from the future closes that viewer and trims nothing', async () => {
+    const { session, append, viewer } = sessionRig();
+    const good = viewer(1, { acking: false });
+    const bad = viewer(2, { acking: false });
+    const start = session.log.endSeq;
+    append(filler(100));
+    session.ack(bad.channel, start + 1_000_000);
+    assert.equal(bad.channel.isClosed, true);
+    assert.equal(session.viewerCount, 1);
+    assert.equal(session.log.startSeq, start, 'the log still holds what the good viewer lacks');
+    assert.equal(good.channel.isClosed, false);
+    append(filler(10));
+    assert.equal(good.inbox.dataBytes(), 110, 'the other viewer carries on');
+    assert.equal(bad.inbox.of('error')[0]!.code, ViewerErrorCode.BAD_ACK);
+  });
+
+  test('a read-only viewer cannot type and never sets the size', () => {
+    const { session, viewer, inputs, sizes } = sessionRig();
+    const w = viewer(1, { acking: true, cols: 80 });
+    const r = viewer(2, { acking: true, readOnly: true, cols: 132 });
+    session.input(r.channel, new Uint8Array([0x61]));
+    session.resize(r.channel, { cols: 50, rows: 10 });
+    session.input(w.channel, new Uint8Array([0x62]));
+    assert.deepEqual(inputs, [new Uint8Array([0x62])]);
+    assert.deepEqual(sizes, ['80x24']);
+    assert.equal(r.inbox.of('error')[0]!.code, ViewerErrorCode.READ_ONLY);
+  });
+
+  test('a size change reaches every viewer as RESIZE', () => {
+    const { session, viewer, sizes } = sessionRig();
+    const a = viewer(1, { acking: true, cols: 80 });
+    const b = viewer(2, { acking: true, cols: 100 });
+    session.resize(a.channel, { cols: 90, rows: 30 });
+    assert.deepEqual(sizes, ['80x24', '100x24', '90x30']);
+    assert.deepEqual(b.inbox.of('resize').at(-1), { type: 'resize', channel: 2, cols: 90, rows: 30 });
+    assert.deepEqual(a.inbox.of('resize').at(-1), { type: 'resize', channel: 1, cols: 90, rows: 30 });
+  });
+
+  test('closing the session sends CLOSED to every viewer and releases them', () => {
+    const { session, viewer } = sessionRig();
+    const a = viewer(1, { acking: true });
+    const b = viewer(2, { acking: true });
+    session.closeAll(CloseReason.SESSION_ENDED, 'exited');
+    assert.equal(session.viewerCount, 0);
+    for (const v of [a, b]) {
+      assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SESSION_ENDED);
+      assert.equal(v.channel.isClosed, true);
+    }
+  });
+});
