@@ -69,10 +69,10 @@ export class TmuxServer implements Disposable {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  static async start(env: NodeJS.ProcessEnv): Promise<TmuxServer> {
+  static async start(env: NodeJS.ProcessEnv, historyRows = TMUX_HISTORY_ROWS): Promise<TmuxServer> {
     const name = uniqueTmuxName();
     // `cat` with no input idles forever and keeps the server alive between runs
-    await tmuxCommand(name, ['set', '-g', 'history-limit', String(TMUX_HISTORY_ROWS), ';',
+    await tmuxCommand(name, ['set', '-g', 'history-limit', String(historyRows), ';',
       'new-session', '-d', '-s', 'keep', 'cat'], env);
     const pid = await tmuxServerPid(name, env);
     if (pid === undefined) throw new Error(`tmux server ${name} did not start`);

@@ -8,10 +8,12 @@ import { holderMemorySuite } from './holder-memory.js';
 import { holderThroughputSuite } from './holder-throughput.js';
 import { throughputSuite } from './throughput.js';
 import { tmuxMemorySuite } from './tmux-memory.js';
+import { tmuxReattachSuite } from './tmux-reattach.js';
 
 export const SUITES: readonly Suite[] = [
   throughputSuite,
   echoSuite,
+  tmuxReattachSuite,
   tmuxMemorySuite,
   holderMemorySuite,
   holderThroughputSuite,
