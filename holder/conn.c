@@ -1,0 +1,685 @@
+/*
+ * conn.c -- connections on the holder's socket: accept (at most CONN_MAX),
+ * HELLO, the controller lease, the frames a controller sends, the small
+ * control-frame buffer, and the output stream, which is only a cursor into
+ * the ring: OUTPUT and REPLAY frames are written straight from the ring with
+ * writev, so nothing is copied and nothing queues.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "holder.h"
+
+/* One read from a socket.  Small, so input flow control stays exact. */
+#define CONN_READ_BYTES (16 * 1024)
+/* A closing connection gets this long to read its ERROR. */
+#define CONN_LINGER_MS 2000
+/* Read at most this many chunks per connection per turn, to be fair. */
+#define CONN_READS_PER_TURN 4
+
+/* Scratch for socket reads: every chunk is parsed before the next read. */
+static uint8_t conn_chunk[CONN_READ_BYTES];
+
+struct frame_rule {
+	uint8_t type;
+	int32_t length;		/* exact payload length, or -1 for any */
+	bool controller_only;
+	void (*handle)(struct holder *, struct conn *, const struct frame *);
+};
+
+static void conn_fail(struct holder *, struct conn *, uint16_t, const char *);
+
+void
+conn_init_all(struct holder *h)
+{
+	for (size_t i = 0; i < CONN_MAX; i++)
+		h->conns[i].fd = -1;
+	h->controller = NULL;
+}
+
+static void
+conn_setup(struct holder *h, struct conn *c, int fd)
+{
+	c->fd = fd;
+	c->greeted = c->closing = c->shut = false;
+	c->out_length = c->out_sent = 0;
+	c->streaming = c->replaying = c->dump_pending = false;
+	c->exit_sent = c->frame_active = false;
+	c->cursor = h->ring.offset;
+	frame_reader_reset(&c->reader);
+}
+
+/* Discard what the peer sent, so closing does not reset its connection. */
+static void
+conn_discard_input(int fd)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, conn_chunk, sizeof conn_chunk);
+	while (n > 0 || (n < 0 && errno == EINTR));
+}
+
+/* Beyond CONN_MAX: say BUSY on the fresh socket (its buffer is empty). */
+static void
+conn_refuse(int fd)
+{
+	uint8_t frame[128];
+	size_t n = frame_encode_error(frame, sizeof frame, ERROR_BUSY,
+	    "too many connections to this holder");
+
+	if (send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		holder_log("refuse: %s", strerror(errno));
+	shutdown(fd, SHUT_WR);
+	conn_discard_input(fd);
+	close(fd);
+}
+
+static struct conn *
+conn_free_slot(struct holder *h)
+{
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		if (h->conns[i].fd < 0)
+			return &h->conns[i];
+	}
+	return NULL;
+}
+
+void
+conn_accept(struct holder *h)
+{
+	for (;;) {
+		int fd = accept4(h->listener.fd, NULL, NULL,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+			continue;
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				holder_log("accept: %s", strerror(errno));
+			return;
+		}
+		c = conn_free_slot(h);
+		if (c == NULL)
+			conn_refuse(fd);
+		else
+			conn_setup(h, c, fd);
+	}
+}
+
+void
+conn_close(struct holder *h, struct conn *c)
+{
+	if (c->fd < 0)
+		return;
+	if (h->controller == c)
+		h->controller = NULL;
+	if (close(c->fd) != 0)
+		holder_log("close connection: %s", strerror(errno));
+	c->fd = -1;
+	c->frame_active = c->streaming = false;
+}
+
+/* Room for a control frame, keeping back the ERROR reserve. */
+static size_t
+conn_out_room(struct conn *c, size_t reserve)
+{
+	if (c->out_sent > 0) {
+		memmove(c->out, c->out + c->out_sent,
+		    c->out_length - c->out_sent);
+		c->out_length -= c->out_sent;
+		c->out_sent = 0;
+	}
+	return CONN_OUT_BYTES - reserve - c->out_length;
+}
+
+static void
+conn_queue(struct holder *h, struct conn *c, const uint8_t *frame, size_t n)
+{
+	if (c->closing)
+		return;
+	if (conn_out_room(c, CONN_ERROR_RESERVE_BYTES) < n) {
+		conn_fail(h, c, ERROR_BUSY, "the client reads too slowly");
+		return;
+	}
+	memcpy(c->out + c->out_length, frame, n);
+	c->out_length += n;
+}
+
+/*
+ * ERROR, then close once it is out.  A stream frame cut in half cannot be
+ * followed by anything readable, so then the connection just closes.
+ */
+static void
+conn_fail(struct holder *h, struct conn *c, uint16_t code, const char *text)
+{
+	if (c->closing)
+		return;
+	holder_log("closing a connection: error %u: %s", code, text);
+	if (h->controller == c)
+		h->controller = NULL;
+	c->streaming = false;
+	if (c->frame_active) {
+		conn_close(h, c);
+		return;
+	}
+	c->out_length += frame_encode_error(c->out + c->out_length,
+	    conn_out_room(c, 0), code, text);
+	c->closing = true;
+	c->close_deadline_ms = holder_now_ms() + CONN_LINGER_MS;
+}
+
+static void
+conn_send_state(struct holder *h, struct conn *c)
+{
+	uint8_t frame[FRAME_HEADER_BYTES + STATE_PAYLOAD_BYTES];
+	struct state_fields s;
+
+	holder_fill_state(h, c, &s);
+	conn_queue(h, c, frame, frame_encode_state(frame, &s));
+}
+
+void
+conn_send_exit(struct holder *h, struct conn *c)
+{
+	uint8_t frame[FRAME_HEADER_BYTES + 8];
+
+	conn_queue(h, c, frame, frame_encode_exit(frame, h->pty.exit_code,
+	    h->pty.exit_signal));
+	c->exit_sent = true;
+}
+
+static void
+conn_on_hello(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint32_t version = frame_get_u32(f->payload);
+	char text[160];
+
+	if (version != PROTOCOL_VERSION) {
+		snprintf(text, sizeof text, "this holder speaks protocol "
+		    "version %d, not %u; use a tend that speaks version %d",
+		    PROTOCOL_VERSION, version, PROTOCOL_VERSION);
+		conn_fail(h, c, ERROR_VERSION, text);
+		return;
+	}
+	c->greeted = true;
+	conn_send_state(h, c);
+}
+
+static void
+conn_on_state_req(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)f;
+	conn_send_state(h, c);
+}
+
+static void
+conn_on_acquire(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint8_t frame[128];
+
+	(void)f;
+	if (h->controller != NULL && h->controller != c) {
+		conn_queue(h, c, frame, frame_encode_text(frame, sizeof frame,
+		    FRAME_DENIED, "another controller holds the lease"));
+		return;
+	}
+	if (h->controller == NULL) {
+		h->controller = c;
+		c->streaming = c->replaying = c->dump_pending = false;
+		c->cursor = h->ring.offset;
+	}
+	conn_queue(h, c, frame, frame_encode_empty(frame, FRAME_ACQUIRED));
+}
+
+static void
+conn_on_release(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)f;
+	h->controller = NULL;
+	/* A frame already half written is finished; no new ones start. */
+	c->streaming = c->replaying = c->dump_pending = false;
+}
+
+/*
+ * Start the replay DUMP_SINCE asked for.  An offset still in the ring is
+ * taken as is (the controller's checkpoint says where its screen is); one
+ * that has left the ring restarts at ring_start, flagged GAP.
+ */
+static void
+conn_start_replay(struct holder *h, struct conn *c)
+{
+	c->dump_pending = false;
+	c->gap = c->dump_from < ring_oldest(&h->ring);
+	c->cursor = c->gap ? ring_start(&h->ring) : c->dump_from;
+	c->replay_end = h->ring.offset;
+	c->replaying = true;
+	c->exit_sent = false;
+}
+
+static void
+conn_on_dump_since(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint64_t from = frame_get_u64(f->payload);
+	char text[160];
+
+	if (from > h->ring.offset) {
+		snprintf(text, sizeof text, "offset %llu is past this "
+		    "holder's offset %llu", (unsigned long long)from,
+		    (unsigned long long)h->ring.offset);
+		conn_fail(h, c, ERROR_BAD_OFFSET, text);
+		return;
+	}
+	c->dump_from = from;
+	c->dump_pending = true;
+	c->streaming = true;
+	if (!c->frame_active)
+		conn_start_replay(h, c);
+}
+
+static void
+conn_on_input(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)c;
+	pty_write_input(&h->pty, f->payload, f->length);
+}
+
+static void
+conn_on_resize(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint16_t cols = frame_get_u16(f->payload);
+	uint16_t rows = frame_get_u16(f->payload + 2);
+	char text[128];
+
+	if (cols < MIN_COLS || cols > MAX_COLS || rows < MIN_ROWS ||
+	    rows > MAX_ROWS) {
+		snprintf(text, sizeof text, "size %ux%u is outside %dx%d to "
+		    "%dx%d", cols, rows, MIN_COLS, MIN_ROWS, MAX_COLS, MAX_ROWS);
+		conn_fail(h, c, ERROR_BAD_SIZE, text);
+		return;
+	}
+	pty_resize(&h->pty, cols, rows);
+}
+
+static void
+conn_on_signal(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint32_t signo = frame_get_u32(f->payload);
+	char text[128];
+
+	if (signo < 1 || signo >= NSIG) {
+		snprintf(text, sizeof text, "%u is not a signal number (1 to "
+		    "%d)", signo, NSIG - 1);
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, text);
+		return;
+	}
+	pty_signal_foreground(&h->pty, (int)signo);
+}
+
+static void
+conn_on_redraw(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)c;
+	(void)f;
+	/* What tmux does on attach: the program repaints its screen. */
+	pty_signal_foreground(&h->pty, SIGWINCH);
+}
+
+static void
+conn_on_kill(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)c;
+	(void)f;
+	holder_kill(h);
+}
+
+static void
+conn_on_ping(struct holder *h, struct conn *c, const struct frame *f)
+{
+	uint8_t frame[FRAME_HEADER_BYTES + 8];
+
+	conn_queue(h, c, frame, frame_encode_u64(frame, FRAME_PONG,
+	    frame_get_u64(f->payload)));
+}
+
+static const struct frame_rule frame_rules[] = {
+	{ FRAME_HELLO, 4, false, conn_on_hello },
+	{ FRAME_STATE_REQ, 0, false, conn_on_state_req },
+	{ FRAME_ACQUIRE, 0, false, conn_on_acquire },
+	{ FRAME_RELEASE, 0, true, conn_on_release },
+	{ FRAME_DUMP_SINCE, 8, true, conn_on_dump_since },
+	{ FRAME_INPUT, -1, true, conn_on_input },
+	{ FRAME_RESIZE, 4, true, conn_on_resize },
+	{ FRAME_SIGNAL, 4, true, conn_on_signal },
+	{ FRAME_REDRAW, 0, true, conn_on_redraw },
+	{ FRAME_KILL, 0, true, conn_on_kill },
+	{ FRAME_PING, 8, false, conn_on_ping },
+};
+
+static const struct frame_rule *
+conn_find_rule(uint8_t type)
+{
+	for (size_t i = 0; i < sizeof frame_rules / sizeof frame_rules[0]; i++) {
+		if (frame_rules[i].type == type)
+			return &frame_rules[i];
+	}
+	return NULL;
+}
+
+static void
+conn_dispatch(struct holder *h, struct conn *c, const struct frame *f)
+{
+	const struct frame_rule *rule = conn_find_rule(f->type);
+	char text[128];
+
+	if (!c->greeted && f->type != FRAME_HELLO) {
+		conn_fail(h, c, ERROR_NO_HELLO, "the first frame must be HELLO");
+		return;
+	}
+	if (rule == NULL) {
+		snprintf(text, sizeof text, "frame type 0x%02x is not one a "
+		    "controller sends", f->type);
+		conn_fail(h, c, ERROR_UNKNOWN_FRAME, text);
+		return;
+	}
+	if (rule->controller_only && h->controller != c) {
+		conn_fail(h, c, ERROR_NOT_CONTROLLER,
+		    "this frame needs the lease (ACQUIRE first)");
+		return;
+	}
+	if (rule->length >= 0 && f->length != (uint32_t)rule->length) {
+		snprintf(text, sizeof text, "frame type 0x%02x needs a %d-byte "
+		    "payload, not %u", f->type, rule->length, f->length);
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, text);
+		return;
+	}
+	rule->handle(h, c, f);
+}
+
+static void
+conn_parse(struct holder *h, struct conn *c, const uint8_t *data, size_t n)
+{
+	size_t at = 0;
+	char text[128];
+
+	while (at < n && c->fd >= 0 && !c->closing) {
+		struct frame f;
+		size_t used;
+		enum frame_read_result r = frame_reader_feed(&c->reader,
+		    data + at, n - at, &used, &f);
+
+		at += used;
+		if (r == FRAME_TOO_LARGE) {
+			snprintf(text, sizeof text, "a frame of %u bytes is over "
+			    "the %d-byte limit", c->reader.length,
+			    MAX_INBOUND_PAYLOAD_BYTES);
+			conn_fail(h, c, ERROR_TOO_LARGE, text);
+		} else if (r == FRAME_READY)
+			conn_dispatch(h, c, &f);
+	}
+}
+
+/* The controller waits while its input could not fit the PTY buffer. */
+static bool
+conn_may_read(const struct holder *h, const struct conn *c)
+{
+	if (c != h->controller || c->closing)
+		return true;
+	return pty_input_room(&h->pty) >=
+	    MAX_INBOUND_PAYLOAD_BYTES + CONN_READ_BYTES;
+}
+
+static void
+conn_read_closing(struct holder *h, struct conn *c)
+{
+	ssize_t n;
+
+	do
+		n = read(c->fd, conn_chunk, sizeof conn_chunk);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		conn_close(h, c);
+}
+
+void
+conn_read(struct holder *h, struct conn *c)
+{
+	for (int turn = 0; turn < CONN_READS_PER_TURN; turn++) {
+		ssize_t n;
+
+		if (c->fd < 0 || !conn_may_read(h, c))
+			return;
+		if (c->closing) {
+			conn_read_closing(h, c);
+			return;
+		}
+		n = read(c->fd, conn_chunk, sizeof conn_chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n == 0 && frame_reader_mid_frame(&c->reader))
+			conn_fail(h, c, ERROR_TRUNCATED,
+			    "the connection closed inside a frame");
+		else if (n <= 0)
+			conn_close(h, c);
+		else
+			conn_parse(h, c, conn_chunk, (size_t)n);
+	}
+}
+
+static bool
+conn_stream_pending(const struct holder *h, const struct conn *c)
+{
+	if (c != h->controller || !c->streaming)
+		return false;
+	return c->dump_pending || c->replaying ||
+	    c->cursor < h->ring.offset || (h->output_done && !c->exit_sent);
+}
+
+/* Lay out the next OUTPUT/REPLAY frame (or queue EXIT); false if none. */
+static bool
+conn_next_frame(struct holder *h, struct conn *c)
+{
+	size_t room, bytes;
+	uint8_t flags = 0;
+
+	if (!conn_stream_pending(h, c))
+		return false;
+	if (c->dump_pending)
+		conn_start_replay(h, c);
+	if (!c->replaying && c->cursor == h->ring.offset) {
+		conn_send_exit(h, c);	/* output_done: EXIT after the last byte */
+		return true;
+	}
+	room = MAX_PAYLOAD_BYTES - (c->replaying ? 9 : 8);
+	bytes = (size_t)((c->replaying ? c->replay_end : h->ring.offset) -
+	    c->cursor);
+	if (bytes > room)
+		bytes = room;
+	c->frame_ends_replay = c->replaying &&
+	    c->cursor + bytes == c->replay_end;
+	if (c->gap)
+		flags |= REPLAY_F_GAP;
+	if (c->frame_ends_replay)
+		flags |= REPLAY_F_END;
+	c->frame_header_length = frame_encode_stream_header(c->frame_header,
+	    c->replaying ? FRAME_REPLAY : FRAME_OUTPUT, c->cursor, flags, bytes);
+	c->frame_bytes = bytes;
+	c->frame_sent = 0;
+	c->frame_active = true;
+	return true;
+}
+
+/* The unsent part of the frame: header, then at most two ring slices. */
+static int
+conn_frame_iov(const struct holder *h, const struct conn *c,
+    struct iovec iov[3])
+{
+	size_t body_sent = 0, want;
+	struct ring_span spans[2];
+	int n = 0;
+
+	if (c->frame_sent < c->frame_header_length) {
+		iov[n].iov_base = (void *)(c->frame_header + c->frame_sent);
+		iov[n++].iov_len = c->frame_header_length - c->frame_sent;
+	} else
+		body_sent = c->frame_sent - c->frame_header_length;
+	want = c->frame_bytes - body_sent;
+	if (ring_peek(&h->ring, c->cursor + body_sent, want, spans) != want)
+		return -1;	/* would be a holder bug: flow control failed */
+	for (int i = 0; i < 2; i++) {
+		if (spans[i].length == 0)
+			continue;
+		iov[n].iov_base = (void *)spans[i].bytes;
+		iov[n++].iov_len = spans[i].length;
+	}
+	return n;
+}
+
+static void
+conn_frame_done(struct conn *c)
+{
+	c->cursor += c->frame_bytes;
+	c->frame_active = false;
+	if (c->frame_ends_replay)
+		c->replaying = false;
+	if (c->dump_pending && c->streaming)
+		c->replaying = false;	/* restart from the new offset next */
+}
+
+/* 1: progress, 0: the socket is full, -1: the connection was closed. */
+static int
+conn_write_frame(struct holder *h, struct conn *c)
+{
+	struct iovec iov[3];
+	int count = conn_frame_iov(h, c, iov);
+	ssize_t n;
+
+	if (count < 0) {
+		holder_log("stream bytes left the ring; closing the controller");
+		conn_close(h, c);
+		return -1;
+	}
+	n = count == 0 ? 0 : writev(c->fd, iov, count);
+	if (n < 0 && errno == EINTR)
+		return 1;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n < 0) {
+		conn_close(h, c);
+		return -1;
+	}
+	c->frame_sent += (size_t)n;
+	if (c->frame_sent == c->frame_header_length + c->frame_bytes)
+		conn_frame_done(c);
+	return 1;
+}
+
+static int
+conn_write_control(struct holder *h, struct conn *c)
+{
+	ssize_t n = send(c->fd, c->out + c->out_sent,
+	    c->out_length - c->out_sent, MSG_NOSIGNAL);
+
+	if (n < 0 && errno == EINTR)
+		return 1;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n < 0) {
+		conn_close(h, c);
+		return -1;
+	}
+	c->out_sent += (size_t)n;
+	return 1;
+}
+
+/* Write until the socket is full: a frame in flight, control, stream. */
+void
+conn_flush(struct holder *h, struct conn *c)
+{
+	int r = 1;
+
+	while (r > 0 && c->fd >= 0) {
+		if (c->frame_active)
+			r = conn_write_frame(h, c);
+		else if (c->out_sent < c->out_length)
+			r = conn_write_control(h, c);
+		else if (c->closing) {
+			if (!c->shut && shutdown(c->fd, SHUT_WR) != 0)
+				conn_close(h, c);
+			c->shut = true;
+			return;
+		} else if (!conn_next_frame(h, c))
+			return;
+	}
+}
+
+short
+conn_poll_events(const struct holder *h, const struct conn *c)
+{
+	short events = 0;
+
+	if (c->fd < 0)
+		return 0;
+	if (conn_may_read(h, c))
+		events |= POLLIN;
+	if (c->frame_active || c->out_sent < c->out_length ||
+	    conn_stream_pending(h, c))
+		events |= POLLOUT;
+	return events;
+}
+
+void
+conn_expire(struct holder *h, int64_t now_ms)
+{
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd >= 0 && c->closing && now_ms >= c->close_deadline_ms)
+			conn_close(h, c);
+	}
+}
+
+/*
+ * Ring bytes some connection still has to send: the PTY must not be read
+ * past them, or the ring would overwrite what is owed.
+ */
+uint64_t
+conn_unsent(const struct holder *h)
+{
+	uint64_t most = 0;
+
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		const struct conn *c = &h->conns[i];
+		bool owes = c->frame_active ||
+		    (c == h->controller && c->streaming);
+
+		if (c->fd >= 0 && owes && h->ring.offset - c->cursor > most)
+			most = h->ring.offset - c->cursor;
+	}
+	return most;
+}
+
+/* True once nothing is waiting to be written to any connection. */
+bool
+conn_flushed(const struct holder *h)
+{
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		const struct conn *c = &h->conns[i];
+
+		if (c->fd < 0 || c->closing)
+			continue;
+		if (c->frame_active || c->out_sent < c->out_length ||
+		    conn_stream_pending(h, c))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,248 @@
+/*
+ * holder.h -- the structures of tend-holder and the functions each file
+ * offers, one banner per file.  The wire format itself is in protocol.h.
+ */
+#ifndef TEND_HOLDER_H
+#define TEND_HOLDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol.h"
+
+/* Room for one error message a person can act on. */
+#define CAUSE_BYTES 512
+
+/* ring.c */
+
+/*
+ * The ring remembers, per block of this many offsets, the first offset in
+ * the block where a replay may safely begin.  Smaller blocks make ring_start
+ * tighter and the mark table bigger (2 bytes per block).
+ */
+#define RING_MARK_BLOCK_BYTES 1024
+#define RING_MARK_NONE 0xffff
+
+struct ring_span {
+	const uint8_t *bytes;
+	size_t length;
+};
+
+struct ring {
+	uint8_t *bytes;
+	size_t capacity;
+	uint16_t *marks;	/* one per block, RING_MARK_NONE if none yet */
+	size_t mark_count;
+	uint64_t offset;	/* every byte ever written */
+	uint8_t scan;		/* enum scan_state of the byte scanner */
+	uint8_t utf8_left;	/* continuation bytes still expected */
+};
+
+size_t	 ring_mark_count(size_t capacity);
+void	 ring_init(struct ring *, uint8_t *bytes, size_t capacity,
+	     uint16_t *marks);
+uint64_t ring_oldest(const struct ring *);
+uint64_t ring_start(const struct ring *);
+size_t	 ring_space(const struct ring *, uint8_t **at);
+void	 ring_commit(struct ring *, size_t length);
+void	 ring_append(struct ring *, const uint8_t *data, size_t length);
+size_t	 ring_peek(const struct ring *, uint64_t from, size_t length,
+	     struct ring_span spans[2]);
+
+/* frame.c */
+
+/* The longest header a holder writes before ring bytes: REPLAY's. */
+#define STREAM_HEADER_BYTES (FRAME_HEADER_BYTES + 8 + 1)
+
+enum frame_read_result {
+	FRAME_NEED_MORE,	/* every byte was used; feed more */
+	FRAME_READY,		/* *out holds one frame */
+	FRAME_TOO_LARGE,	/* a length over MAX_INBOUND_PAYLOAD_BYTES */
+};
+
+struct frame {
+	uint8_t type;
+	uint32_t length;
+	const uint8_t *payload;	/* valid until the next feed */
+};
+
+struct frame_reader {
+	uint8_t header[FRAME_HEADER_BYTES];
+	size_t header_have;
+	uint32_t length;
+	size_t payload_have;
+	uint8_t payload[MAX_INBOUND_PAYLOAD_BYTES];
+};
+
+struct state_fields {
+	uint8_t generation[GENERATION_BYTES];
+	uint64_t ring_start;
+	uint64_t offset;
+	uint32_t child_pid;
+	uint32_t fg_pgid;
+	uint16_t cols;
+	uint16_t rows;
+	uint8_t flags;
+	int32_t exit_code;
+	int32_t exit_signal;
+	uint64_t started_at_ms;
+	uint32_t ring_capacity;
+};
+
+void	 frame_reader_reset(struct frame_reader *);
+bool	 frame_reader_mid_frame(const struct frame_reader *);
+enum frame_read_result frame_reader_feed(struct frame_reader *,
+	     const uint8_t *data, size_t length, size_t *used,
+	     struct frame *out);
+uint16_t frame_get_u16(const uint8_t *);
+uint32_t frame_get_u32(const uint8_t *);
+uint64_t frame_get_u64(const uint8_t *);
+size_t	 frame_put_header(uint8_t *out, uint8_t type, uint32_t length);
+size_t	 frame_encode_empty(uint8_t *out, uint8_t type);
+size_t	 frame_encode_u32(uint8_t *out, uint8_t type, uint32_t value);
+size_t	 frame_encode_u64(uint8_t *out, uint8_t type, uint64_t value);
+size_t	 frame_encode_resize(uint8_t *out, uint16_t cols, uint16_t rows);
+size_t	 frame_encode_text(uint8_t *out, size_t room, uint8_t type,
+	     const char *text);
+size_t	 frame_encode_error(uint8_t *out, size_t room, uint16_t code,
+	     const char *text);
+size_t	 frame_encode_exit(uint8_t *out, int32_t code, int32_t signo);
+size_t	 frame_encode_state(uint8_t *out, const struct state_fields *);
+size_t	 frame_encode_stream_header(uint8_t *out, uint8_t type,
+	     uint64_t offset, uint8_t flags, size_t bytes);
+
+/* pty.c */
+
+/*
+ * INPUT bytes the PTY could not take yet.  The controller socket is read
+ * only while a whole maximal frame plus one read chunk still fits, so input
+ * is never dropped nor reordered.
+ */
+#define PTY_INPUT_BYTES (2 * MAX_INBOUND_PAYLOAD_BYTES)
+
+struct pty {
+	int master;		/* -1 once closed */
+	pid_t child;
+	uint16_t cols;
+	uint16_t rows;
+	bool reaped;		/* waitpid() returned the child */
+	bool hung_up;		/* EIO or EOF: nobody holds the slave */
+	int32_t exit_code;
+	int32_t exit_signal;
+	size_t input_length;
+	uint8_t input[PTY_INPUT_BYTES];
+};
+
+struct spawn_request {
+	uint16_t cols;
+	uint16_t rows;
+	const char *cwd;
+	char **argv;
+};
+
+int	 pty_spawn(struct pty *, const struct spawn_request *, char *cause);
+ssize_t	 pty_read_into(struct pty *, struct ring *, size_t budget);
+void	 pty_write_input(struct pty *, const uint8_t *data, size_t length);
+void	 pty_flush_input(struct pty *);
+size_t	 pty_input_room(const struct pty *);
+int	 pty_resize(struct pty *, uint16_t cols, uint16_t rows);
+pid_t	 pty_foreground(const struct pty *);
+void	 pty_signal_foreground(const struct pty *, int signo);
+void	 pty_signal_group(const struct pty *, int signo);
+bool	 pty_reap(struct pty *);
+void	 pty_close(struct pty *);
+
+/* listen.c */
+
+struct listener {
+	int fd;
+	const char *path;
+	dev_t device;		/* identity of the socket file we bound */
+	ino_t inode;
+};
+
+int	 listen_check_path(const char *path, char *cause);
+int	 listen_open(struct listener *, const char *path, char *cause);
+void	 listen_check_file(struct listener *);
+void	 listen_remove(struct listener *);
+
+/* conn.c */
+
+#define CONN_MAX 8
+/* Control frames waiting for a slow reader; when full, the reader is BUSY. */
+#define CONN_OUT_BYTES 4096
+/* Room kept back in the control buffer for the ERROR that closes it. */
+#define CONN_ERROR_RESERVE_BYTES 160
+
+struct conn {
+	int fd;			/* -1: free slot */
+	bool greeted;
+	bool closing;		/* ERROR sent: flush, then close */
+	bool shut;		/* our write side is shut down */
+	int64_t close_deadline_ms;
+	struct frame_reader reader;
+	size_t out_length;
+	size_t out_sent;
+	uint8_t out[CONN_OUT_BYTES];
+
+	/* The stream, for the connection holding the lease. */
+	bool streaming;
+	bool replaying;
+	bool gap;
+	bool dump_pending;
+	bool exit_sent;
+	uint64_t dump_from;
+	uint64_t cursor;	/* next ring byte not yet fully sent */
+	uint64_t replay_end;
+	bool frame_active;	/* a stream frame is partly written */
+	bool frame_ends_replay;
+	size_t frame_header_length;
+	size_t frame_bytes;	/* ring bytes in the frame */
+	size_t frame_sent;	/* header + ring bytes written so far */
+	uint8_t frame_header[STREAM_HEADER_BYTES];
+};
+
+struct holder;
+
+void	 conn_init_all(struct holder *);
+void	 conn_accept(struct holder *);
+void	 conn_read(struct holder *, struct conn *);
+void	 conn_flush(struct holder *, struct conn *);
+short	 conn_poll_events(const struct holder *, const struct conn *);
+void	 conn_close(struct holder *, struct conn *);
+void	 conn_expire(struct holder *, int64_t now_ms);
+uint64_t conn_unsent(const struct holder *);
+bool	 conn_flushed(const struct holder *);
+void	 conn_send_exit(struct holder *, struct conn *);
+
+/* main.c */
+
+struct holder {
+	struct ring ring;
+	struct pty pty;
+	struct listener listener;
+	struct conn conns[CONN_MAX];
+	struct conn *controller;	/* holds the lease, or NULL */
+	uint8_t generation[GENERATION_BYTES];
+	uint64_t started_at_ms;
+	uint32_t exit_grace_s;
+	bool output_done;	/* child reaped and its output drained */
+	bool quitting;		/* KILL or SIGTERM: leave once EXIT is out */
+	bool paused;		/* PTY reads stopped for flow control */
+	int64_t drain_deadline_ms;
+	int64_t kill_deadline_ms;
+	int64_t grace_deadline_ms;
+	int64_t quit_deadline_ms;
+	int64_t socket_check_ms;
+};
+
+void	 holder_log(const char *fmt, ...)
+	     __attribute__((format(printf, 1, 2)));
+int64_t	 holder_now_ms(void);
+void	 holder_fill_state(const struct holder *, const struct conn *,
+	     struct state_fields *);
+void	 holder_kill(struct holder *);
+
+#endif
