@@ -54,6 +54,13 @@ export class SessionViewers extends DisposableBase {
     return this.channels.size;
   }
 
+  /** How many viewers are waiting for their acks above the high-water mark. */
+  get pausedViewerCount(): number {
+    let n = 0;
+    for (const ch of this.channels) if (ch.paused) n++;
+    return n;
+  }
+
   /** The size the PTY was last told to take by the policy. */
   get size(): TerminalSize | null {
     return this.sizes.current;

@@ -39,7 +39,10 @@ export class TerminalViewerPeer {
   private acking = true;
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
 
+  private sendToServer: (bytes: Uint8Array) => void;
+
   constructor(private readonly options: TerminalViewerPeerOptions) {
+    this.sendToServer = options.sendToServer;
     this.terminal = new Terminal({
       cols: options.cols,
       rows: options.rows,
@@ -58,7 +61,7 @@ export class TerminalViewerPeer {
   }
 
   send(frame: FrameFromViewer): void {
-    this.options.sendToServer(encodeFrameToServer(frame));
+    this.sendToServer(encodeFrameToServer(frame));
   }
 
   /** Stop acking (a stalled viewer); parsing goes on. */
@@ -109,8 +112,12 @@ export class TerminalViewerPeer {
     }
   }
 
-  /** Resumes into an existing screen: the next DATA continues from the parsed seq. */
-  prepareResume(): ResumePoint | undefined {
+  /**
+   * A new socket for the same terminal: frames now go to sendToServer, and the
+   * next DATA must continue from the parsed seq. Returns the point to resume from.
+   */
+  reconnect(sendToServer: (bytes: Uint8Array) => void): ResumePoint | undefined {
+    this.sendToServer = sendToServer;
     const point = this.resumePoint;
     this.expectedSeq = point ? point.seq : null;
     this.lastAcked = point ? point.seq : null;
