@@ -6,7 +6,7 @@
 //   await writer.write(cp)     -> 'written' | 'superseded' | 'skipped' | 'failed'   (never rejects)
 //   await writer.load(id)      -> { ok: true, checkpoint } | { ok: false, reason: 'missing' | 'corrupt' | 'unsupported' | 'unreadable', detail }
 //   await writer.remove(id)    // after a queued/in-flight write of it settles
-//   await writer.flush()       // every requested write settled (clean shutdown)
+//   await writer.drain()       // every requested write settled (clean shutdown)
 //   writer.status / writer.enabled
 //   writer.on('checkpoint-written', ({ sessionId, bytes, ms, offset }) => …)
 //   writer.on('checkpoints-resumed', ({ skippedSessionIds }) => checkpoint those now)

@@ -134,7 +134,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
       } else {
         current.queued = { cp, waiters: [waiter] };
       }
-      if (!current.idle) current.idle = this.drain(cp.sessionId, current);
+      if (!current.idle) current.idle = this.runLane(cp.sessionId, current);
     });
   }
 
@@ -161,7 +161,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
   }
 
   /** Settles when every write asked for so far has settled (for a clean shutdown). */
-  async flush(): Promise<void> {
+  async drain(): Promise<void> {
     while (this.lanes.size > 0) {
       await Promise.all([...this.lanes.values()].map((l) => l.idle));
     }
@@ -181,7 +181,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
 
   // ---- internals ---------------------------------------------------------------
 
-  private async drain(sessionId: string, lane: Lane): Promise<void> {
+  private async runLane(sessionId: string, lane: Lane): Promise<void> {
     while (lane.queued) {
       const job = lane.queued;
       lane.queued = null;
