@@ -1,0 +1,365 @@
+// The server's model of one terminal: a headless xterm fed every PTY byte,
+// with the state a viewer or a checkpoint needs, and snapshots that restore
+// exactly.
+//
+// API (used by the session core):
+//
+//   const screen = new Screen({ cols: 80, rows: 24, scrollbackRows: 10_000 });
+//   screen.write(bytes, { live: true });        // PTY output as it arrives
+//   screen.write(bytes, { live: false });       // replayed bytes (recovery, ring replay)
+//   await screen.flush();                       // everything written so far is parsed
+//   screen.onReply((bytes) => holder.input(bytes)); // answers to queries in *live* output, once
+//   screen.onTitle / onCwd / onBell             // OSC 0/2, OSC 7 and OSC 633;P;Cwd=, BEL
+//   screen.title, screen.cwd, screen.modes, screen.cursor
+//   screen.resize(cols, rows)
+//   screen.snapshot({ scrollbackRows: 0 })      // a viewer's resume: { cols, rows, data, ... }
+//   await screen.snapshotAsync()                // the whole buffer, in ≤ sliceMs slices (checkpoints)
+//   Screen.fromSnapshot(snapshot, options)      // recovery from a checkpoint
+//   screen.text({ scrollbackRows, ansi, joinWrapped }) // for `tend screen`
+//   screen.dispose()
+//
+// `snapshot.data` is ANSI text meant for ONE write into a fresh terminal of
+// snapshot.cols x snapshot.rows right after a reset (RIS). It rebuilds cells,
+// colours (16/256/RGB kept apart), every SGR flag, underline styles and
+// colour, OSC 8 links, styled blanks, wide characters, wrap flags, the
+// alternate screen with the normal screen (and its scrollback) behind it, the
+// cursor (also the pending-wrap position), its visibility and style, modes,
+// mouse encoding, title, scroll regions, tab stops and saved cursors of both
+// buffers, charsets G0–G3 and the shift, and the current pen and link.
+//
+// Known limits (each is xterm.js or terminal physics, and tested as such
+// where testable):
+// * DECSCNM (reverse video, CSI ? 5 h) is not modelled by xterm.js at all, so
+//   it is neither kept nor restored.
+// * DECSCA protection (CSI 1 " q) of cells and of the pen is not restored.
+// * The first row of a snapshot that starts in the middle of a soft-wrapped
+//   line (scrollback cut by a scrollbackRows limit, or trimmed by xterm's own
+//   limit) comes back unwrapped: there is no row above it to wrap from. The
+//   alternate screen's top row is restored wrapped.
+// * A blank cell with attributes other than a background at the very last
+//   column, when the terminal cannot make it the way xterm did (it did not
+//   come from a wide character crossing the margin), comes back as a space
+//   with those attributes: same look, `getChars()` is ' ' instead of ''. The
+//   same holds for the cursor standing past a blank last column.
+// * The icon name (OSC 1) and the title stack (CSI 22/23 t) are not kept.
+// * A viewer must use the same Unicode width tables as the server (xterm's
+//   default, Unicode 6) or wide characters land elsewhere.
+import xtermHeadless from '@xterm/headless';
+import type { IDisposable, Terminal } from '@xterm/headless';
+import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
+import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
+import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
+import { screenText, type TextOptions } from './screen-text.js';
+import { assertInternals, readInternals } from './xterm-private.js';
+
+export const DEFAULT_SCROLLBACK_ROWS = 10_000;
+/** Longest a snapshotAsync slice may hold the event loop. */
+export const DEFAULT_SNAPSHOT_SLICE_MS = 8;
+
+export interface ScreenOptions {
+  cols: number;
+  rows: number;
+  /** Rows kept above the screen in the normal buffer (default 10 000). */
+  scrollbackRows?: number;
+}
+
+export interface TerminalModes {
+  alternateScreen: boolean;
+  bracketedPaste: boolean;
+  mouseTracking: 'none' | 'x10' | 'vt200' | 'drag' | 'any';
+  mouseEncoding: 'default' | 'sgr' | 'sgr-pixels';
+  applicationCursorKeys: boolean;
+  applicationKeypad: boolean;
+  cursorVisible: boolean;
+  /** undefined: never set by the program (the viewer's own default applies). */
+  cursorStyle: 'block' | 'underline' | 'bar' | undefined;
+  cursorBlink: boolean | undefined;
+  focusReporting: boolean;
+  originMode: boolean;
+  autowrap: boolean;
+  insertMode: boolean;
+  reverseWraparound: boolean;
+  synchronizedOutput: boolean;
+}
+
+export interface ScreenSnapshot {
+  cols: number;
+  rows: number;
+  /** ANSI text: one write into a fresh cols x rows terminal after a reset. */
+  data: string;
+  /** Rows of scrollback included in data. */
+  scrollbackRows: number;
+  title: string;
+  cwd: string | null;
+  cursor: { x: number; y: number; visible: boolean };
+}
+
+export interface SnapshotOptions {
+  /** Scrollback rows to include (default: all there are). */
+  scrollbackRows?: number;
+}
+
+type Listener<T> = (value: T) => void;
+
+/** A minimal event: listeners in a set, each subscription a Disposable. */
+class Signal<T> {
+  private readonly listeners = new Set<Listener<T>>();
+  on(listener: Listener<T>): Disposable {
+    this.listeners.add(listener);
+    return toDisposable(() => this.listeners.delete(listener));
+  }
+  fire(value: T): void {
+    for (const listener of [...this.listeners]) listener(value);
+  }
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+const encoder = new TextEncoder();
+
+export class Screen extends DisposableBase {
+  /**
+   * The headless terminal, for the session core's markers (command index) and
+   * parser hooks of its own. Feed it only through write(): replies and
+   * snapshot consistency depend on that.
+   */
+  readonly terminal: Terminal;
+  private readonly replies = new Signal<Uint8Array>();
+  private readonly titles = new Signal<string>();
+  private readonly cwds = new Signal<string>();
+  private readonly bells = new Signal<void>();
+  /** One flag per chunk handed to xterm and not yet parsed: is it live output? */
+  private readonly liveFlags: boolean[] = [];
+  /** While a sliced snapshot runs, later writes and resizes wait here, in order. */
+  private held: (() => void)[] | undefined;
+  private snapshotChain: Promise<unknown> = Promise.resolve();
+  private currentTitle = '';
+  private currentCwd: string | null = null;
+
+  constructor(options: ScreenOptions) {
+    super();
+    const terminal = new xtermHeadless.Terminal({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
+      allowProposedApi: true,
+    });
+    this.terminal = terminal;
+    this.register(toDisposable(() => terminal.dispose()));
+    assertInternals(terminal);
+    this.register(terminal.onData((data) => {
+      // Parsing is synchronous within a chunk, so the head flag is the chunk that asked.
+      if (this.liveFlags[0] === true) this.replies.fire(encoder.encode(data));
+    }));
+    this.register(terminal.onBinary((data) => {
+      if (this.liveFlags[0] === true) this.replies.fire(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
+    }));
+    this.register(terminal.onTitleChange((title) => {
+      this.currentTitle = title;
+      this.titles.fire(title);
+    }));
+    this.register(terminal.onBell(() => this.bells.fire()));
+    this.registerHook(terminal.parser.registerOscHandler(7, (data) => {
+      this.setCwd(parseOsc7Cwd(data));
+      return false;
+    }));
+    this.registerHook(terminal.parser.registerOscHandler(633, (data) => {
+      this.setCwd(parseOsc633Cwd(data));
+      return false;
+    }));
+    this.register(toDisposable(() => {
+      this.replies.clear();
+      this.titles.clear();
+      this.cwds.clear();
+      this.bells.clear();
+      this.held = undefined;
+    }));
+  }
+
+  private registerHook(hook: IDisposable): void {
+    this.register(hook);
+  }
+
+  private setCwd(cwd: string | undefined): void {
+    if (cwd === undefined || cwd === this.currentCwd) return;
+    this.currentCwd = cwd;
+    this.cwds.fire(cwd);
+  }
+
+  get cols(): number {
+    return this.terminal.cols;
+  }
+
+  get rows(): number {
+    return this.terminal.rows;
+  }
+
+  get title(): string {
+    return this.currentTitle;
+  }
+
+  get cwd(): string | null {
+    return this.currentCwd;
+  }
+
+  /**
+   * Feeds PTY bytes. `live: false` for replayed bytes: the terminal's answers
+   * to queries in them (DA, DSR/CPR, OSC colour queries, DECRQM…) are
+   * swallowed, never forwarded. `done` runs once these bytes are parsed.
+   */
+  write(bytes: Uint8Array | string, options: { live: boolean }, done?: () => void): void {
+    if (this.isDisposed) return;
+    if (this.held !== undefined) {
+      this.held.push(() => this.pass(bytes, options.live, done));
+      return;
+    }
+    this.pass(bytes, options.live, done);
+  }
+
+  private pass(bytes: Uint8Array | string, live: boolean, done: (() => void) | undefined): void {
+    if (this.isDisposed) return;
+    this.liveFlags.push(live);
+    this.terminal.write(bytes, () => {
+      this.liveFlags.shift();
+      done?.();
+    });
+  }
+
+  /** Resolves once everything written so far is parsed (at once if disposed). */
+  flush(): Promise<void> {
+    if (this.isDisposed) return Promise.resolve();
+    return new Promise((resolve) => this.write(EMPTY, { live: false }, resolve));
+  }
+
+  onReply(listener: (bytes: Uint8Array) => void): Disposable {
+    return this.replies.on(listener);
+  }
+
+  onTitle(listener: (title: string) => void): Disposable {
+    return this.titles.on(listener);
+  }
+
+  onCwd(listener: (cwd: string) => void): Disposable {
+    return this.cwds.on(listener);
+  }
+
+  onBell(listener: () => void): Disposable {
+    return this.bells.on(() => listener());
+  }
+
+  get modes(): TerminalModes {
+    const m = this.terminal.modes;
+    const internals = readInternals(this.terminal);
+    return {
+      alternateScreen: this.terminal.buffer.active.type === 'alternate',
+      bracketedPaste: m.bracketedPasteMode,
+      mouseTracking: m.mouseTrackingMode,
+      mouseEncoding: internals.mouseEncoding === 'SGR' ? 'sgr' : internals.mouseEncoding === 'SGR_PIXELS' ? 'sgr-pixels' : 'default',
+      applicationCursorKeys: m.applicationCursorKeysMode,
+      applicationKeypad: m.applicationKeypadMode,
+      cursorVisible: !internals.cursorHidden,
+      cursorStyle: internals.cursorStyle,
+      cursorBlink: internals.cursorBlink,
+      focusReporting: m.sendFocusMode,
+      originMode: m.originMode,
+      autowrap: m.wraparoundMode,
+      insertMode: m.insertMode,
+      reverseWraparound: m.reverseWraparoundMode,
+      synchronizedOutput: m.synchronizedOutputMode,
+    };
+  }
+
+  get cursor(): { x: number; y: number; visible: boolean } {
+    const buffer = this.terminal.buffer.active;
+    return { x: buffer.cursorX, y: buffer.cursorY, visible: !readInternals(this.terminal).cursorHidden };
+  }
+
+  /** Resizes at once, or after a running snapshotAsync (so its picture stays consistent). */
+  resize(cols: number, rows: number): void {
+    if (this.isDisposed) return;
+    if (this.held !== undefined) {
+      this.held.push(() => this.terminal.resize(cols, rows));
+      return;
+    }
+    this.terminal.resize(cols, rows);
+  }
+
+  /**
+   * The screen as parsed so far (bytes still queued in the terminal are not
+   * in it; await flush() first for "everything written"). Blocks for the
+   * whole serialization: keep scrollbackRows small here, use snapshotAsync
+   * for whole buffers.
+   */
+  snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
+    const result = snapshotNow(this.terminal, readInternals(this.terminal), {
+      scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
+      title: this.currentTitle,
+    });
+    return this.toSnapshot(result);
+  }
+
+  /**
+   * Everything written so far, serialized in slices of at most about
+   * `sliceMs` each; writes and resizes that arrive meanwhile are held and
+   * applied after, in order, so the picture is consistent.
+   */
+  snapshotAsync(options: SnapshotOptions & { sliceMs?: number } = {}): Promise<ScreenSnapshot> {
+    const run = this.snapshotChain.then(() => this.runSlicedSnapshot(options));
+    this.snapshotChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runSlicedSnapshot(options: SnapshotOptions & { sliceMs?: number }): Promise<ScreenSnapshot> {
+    if (this.isDisposed) throw new Error('tend: screen disposed before its snapshot');
+    const sliceMs = options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS;
+    this.held = [];
+    try {
+      await new Promise<void>((resolve) => this.pass(EMPTY, false, resolve));
+      const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
+        scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
+        title: this.currentTitle,
+      });
+      let sliceStart = performance.now();
+      for (;;) {
+        const step = slices.next();
+        if (step.done) return this.toSnapshot(step.value);
+        if (performance.now() - sliceStart >= sliceMs) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
+          sliceStart = performance.now();
+        }
+      }
+    } finally {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const apply of held) apply();
+    }
+  }
+
+  private toSnapshot(result: SnapshotResult): ScreenSnapshot {
+    return {
+      cols: this.cols,
+      rows: this.rows,
+      data: result.data,
+      scrollbackRows: result.scrollbackRows,
+      title: this.currentTitle,
+      cwd: this.currentCwd,
+      cursor: this.cursor,
+    };
+  }
+
+  /** A fresh screen of the snapshot's size with the snapshot written as not-live (await flush() before reading it). */
+  static fromSnapshot(snapshot: ScreenSnapshot, options: ScreenOptions): Screen {
+    const screen = new Screen({ ...options, cols: snapshot.cols, rows: snapshot.rows });
+    screen.currentCwd = snapshot.cwd;
+    screen.write(snapshot.data, { live: false });
+    return screen;
+  }
+
+  /** Plain (or ANSI) text of the screen, with `scrollbackRows` rows above it, trailing blanks trimmed. */
+  text(options: TextOptions = {}): string {
+    return screenText(this.terminal, options);
+  }
+}

@@ -1,0 +1,463 @@
+// Turns a headless terminal into ANSI text that, written as one write into a
+// fresh terminal of the same size, rebuilds it exactly: every cell (chars,
+// width, colours in their original mode, every SGR flag, underline style and
+// colour, OSC 8 links, blanks that carry attributes), every line's wrap flag,
+// both buffers, and the state outside the cells.
+//
+// How rows are painted: strictly top to bottom, left to right, with CR LF
+// between hard lines and a real print across the right margin for soft-wrapped
+// ones (the only way a terminal sets a line's wrap flag). Cells that already
+// look right in the target (blanks equal to the row's fill) are skipped with
+// CUF; blanks with only a background are made with ECH; blanks with any other
+// attribute ("styled blanks", e.g. the cell left when half of a wide character
+// is overwritten while inverse is on) are made the way xterm itself makes them:
+// print a wide character there and then print over its right half.
+//
+// State after the cells, in an order that never moves the final cursor:
+// per buffer (saved cursor, tab stops, scroll region — each while that buffer
+// is active), then DECOM, the cursor (re-entering the pending-wrap position
+// when the cursor stood past the last column), the pen and link, charsets,
+// DECAWM/IRM (they change how printing works, so after all printing), the
+// other modes, mouse encoding, cursor style and visibility, title.
+import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
+import { DEFAULT_ATTRS, eraseAttrsFor, isEraseBlank, oscLinkOf, sameAttrs, sgrOf } from './cell-style.js';
+import {
+  BG_HAS_EXTENDED, BG_PROTECTED, charsetDesignator, linkOf, rawAttrsOf, rawBg, rawExtended, rawFg,
+  type BufferInternals, type RawAttrs, type TerminalInternals,
+} from './xterm-private.js';
+
+const ESC = '\x1b';
+const CSI = '\x1b[';
+/** Printed and then half overwritten to leave a styled blank: any width-2 character will do. */
+const WIDE_PROBE = '\u4e00';
+/** How many rows a sliced paint does between clock checks. */
+const ROWS_PER_CLOCK_CHECK = 32;
+const TAB_WIDTH_COLUMNS = 8;
+
+export interface SnapshotRequest {
+  /** Rows of normal-buffer scrollback to include (all if larger than what is there). */
+  scrollbackRows: number;
+  title: string;
+}
+
+export interface SnapshotResult {
+  data: string;
+  /** Scrollback rows actually included. */
+  scrollbackRows: number;
+}
+
+/** The row painter for one buffer; it tracks the target terminal's cursor and pen as it writes. */
+class Painter {
+  readonly out: string[] = [];
+  private pen: RawAttrs = DEFAULT_ATTRS;
+  private penLink = 0;
+  /** Target cursor: column (may equal cols: the pending-wrap position) and screen row. */
+  private cx = 0;
+  private y = 0;
+  /** Attributes of the cells of the current target row that nothing has written yet. */
+  private fill: RawAttrs = DEFAULT_ATTRS;
+  private readonly cell: IBufferCell;
+  private readonly probeCell: IBufferCell;
+  private readonly cols: number;
+  private readonly rows: number;
+
+  constructor(private readonly terminal: Terminal) {
+    this.cols = terminal.cols;
+    this.rows = terminal.rows;
+    this.cell = terminal.buffer.normal.getNullCell();
+    this.probeCell = terminal.buffer.normal.getNullCell();
+  }
+
+  setPen(attrs: RawAttrs): void {
+    if (!(attrs.fg === this.pen.fg && attrs.bg === this.pen.bg && attrs.underlineStyle === this.pen.underlineStyle &&
+      attrs.underlineColor === this.pen.underlineColor)) {
+      this.out.push(sgrOf(attrs));
+    }
+    if (attrs.urlId !== this.penLink) {
+      this.out.push(oscLinkOf(linkOf(this.terminal, attrs.urlId)));
+      this.penLink = attrs.urlId;
+    }
+    this.pen = attrs;
+  }
+
+  /** Starts a buffer at the target's top-left, all cells default (fresh terminal, or a just-entered alternate screen). */
+  beginBuffer(): void {
+    this.cx = 0;
+    this.y = 0;
+    this.fill = DEFAULT_ATTRS;
+  }
+
+  /**
+   * Paints lines [from, to) of `buffer` as yielding slices (one yield per
+   * ROWS_PER_CLOCK_CHECK rows; the caller decides whether to pause).
+   */
+  *paint(buffer: IBuffer, from: number, to: number, isAlternate: boolean): Generator<void, void, void> {
+    let last = to - 1;
+    const count = to - from;
+    const first = buffer.getLine(from);
+    const dummyTop = isAlternate && first !== undefined && first.isWrapped && count === this.rows;
+    if (count <= this.rows && !dummyTop) {
+      // Nothing scrolls, so trailing blank lines need no LF at all.
+      while (last >= from && this.isBlankLine(buffer.getLine(last)!)) last--;
+    }
+    if (dummyTop) {
+      // The top line continues one that scrolled away: paint a throwaway line above it,
+      // wrap into it, and let the last line scroll the throwaway off (no scrollback here).
+      this.setPen(DEFAULT_ATTRS);
+      this.out.push(' '.repeat(this.cols));
+      this.cx = this.cols;
+    }
+    let lastCellFix: RawAttrs | undefined;
+    let wideAcrossMargin = false;
+    for (let i = from; i <= last; i++) {
+      const line = buffer.getLine(i)!;
+      const next = i < last ? buffer.getLine(i + 1) : undefined;
+      const nextWrapped = next !== undefined && next.isWrapped;
+      const dirty: number[] = [];
+      let startX = 0;
+      if (i > from || dummyTop) {
+        if (line.isWrapped) {
+          startX = this.wrapInto(line, wideAcrossMargin, dirty);
+          if (lastCellFix !== undefined) this.fixLastCellAbove(lastCellFix);
+        } else {
+          this.out.push('\r\n');
+          this.advanceRow();
+        }
+      }
+      const painted = this.paintRow(line, startX, nextWrapped ? next : undefined, dirty);
+      lastCellFix = painted.lastCellFix;
+      wideAcrossMargin = painted.wideAcrossMargin;
+      if ((i - from) % ROWS_PER_CLOCK_CHECK === ROWS_PER_CLOCK_CHECK - 1) yield;
+    }
+  }
+
+  private isBlankLine(line: IBufferLine): boolean {
+    if (line.isWrapped) return false;
+    for (let x = 0; x < this.cols; x++) {
+      const cell = line.getCell(x, this.cell)!;
+      if (cell.getChars() !== '' || rawFg(cell) !== 0 || !sameAttrs(rawAttrsOf(cell), DEFAULT_ATTRS)) return false;
+    }
+    return true;
+  }
+
+  /** After a line feed or a wrap: the target row below, or a fresh one if the screen scrolled. */
+  private advanceRow(): void {
+    if (this.y === this.rows - 1) {
+      // Scrolling fills the new line with the pen's background (BCE).
+      this.fill = eraseAttrsFor(this.pen.bg);
+    } else {
+      this.y++;
+      this.fill = DEFAULT_ATTRS;
+    }
+    this.cx = 0;
+  }
+
+  /** Crosses the right margin by printing the continuation's first cell; returns the first column still to paint. */
+  private wrapInto(line: IBufferLine, wideAcrossMargin: boolean, dirty: number[]): number {
+    const cell = line.getCell(0, this.cell)!;
+    const chars = cell.getChars();
+    if (wideAcrossMargin) this.moveTo(this.cols - 1);
+    if (chars !== '' || wideAcrossMargin) {
+      // wideAcrossMargin: the cursor stands at the last column, and this wide character does not
+      // fit there, so the terminal blanks that column with the pen and wraps — as the original did.
+      this.setPen(rawAttrsOf(cell));
+      this.out.push(chars);
+      this.advanceRow();
+      this.cx = cell.getWidth();
+      return this.cx;
+    }
+    // A continuation that begins with a blank: wrap with a placeholder, come back, and paint column 0 properly.
+    const attrs = rawAttrsOf(cell);
+    this.setPen(isEraseBlank(attrs) ? attrs : DEFAULT_ATTRS);
+    this.out.push(' ');
+    this.advanceRow();
+    this.out.push('\r');
+    this.cx = 0;
+    dirty.push(0);
+    return 0;
+  }
+
+  /** The line above ended in a blank at the last column, which had to be printed to wrap: erase it now. */
+  private fixLastCellAbove(attrs: RawAttrs): void {
+    const back = this.cx;
+    this.out.push(`${CSI}A${CSI}${this.cols}G`);
+    this.setPen(attrs);
+    this.out.push(`${CSI}X${CSI}B${CSI}${back + 1}G`);
+    this.cx = back;
+  }
+
+  private moveTo(x: number): void {
+    if (x === this.cx) return;
+    if (x > this.cx && this.cx < this.cols) this.out.push(x - this.cx === 1 ? `${CSI}C` : `${CSI}${x - this.cx}C`);
+    else this.out.push(`${CSI}${x + 1}G`);
+    this.cx = x;
+  }
+
+  private paintRow(
+    line: IBufferLine, startX: number, wrappedNext: IBufferLine | undefined, dirty: number[],
+  ): { lastCellFix: RawAttrs | undefined; wideAcrossMargin: boolean } {
+    const cols = this.cols;
+    const cell = this.cell;
+    const mustFill = wrappedNext !== undefined;
+    let endX = cols;
+    if (!mustFill) {
+      while (endX > startX && this.isFillCell(line.getCell(endX - 1, cell)!, endX - 1, dirty)) endX--;
+    }
+    // Styled blanks first: making one disturbs the cell to its right, which the main pass then paints.
+    let fixed: number[] | undefined;
+    let wideAcrossMargin = false;
+    for (let x = startX; x < endX; x++) {
+      line.getCell(x, cell);
+      if (cell.getChars() !== '' || cell.getWidth() !== 1) continue;
+      const attrs = rawAttrsOf(cell);
+      if (isEraseBlank(attrs)) continue;
+      if (x < cols - 1) {
+        this.moveTo(x);
+        this.setPen(attrs);
+        this.out.push(WIDE_PROBE);
+        this.out.push(`${CSI}${x + 2}G `);
+        this.cx = x + 2;
+        (fixed ??= []).push(x);
+        dirty.push(x + 1);
+      } else if (mustFill && this.startsWithWideLike(wrappedNext, attrs)) {
+        (fixed ??= []).push(x);
+        wideAcrossMargin = true;
+      }
+      // Otherwise a styled blank at the last column: printed as a styled space below (see screen.ts, known limits).
+    }
+    if (fixed !== undefined) this.moveTo(startX);
+    for (const d of dirty) if (d + 1 > endX) endX = d + 1;
+
+    let lastCellFix: RawAttrs | undefined;
+    let x = startX;
+    while (x < endX) {
+      line.getCell(x, cell);
+      const width = cell.getWidth();
+      if (width === 0 || (fixed !== undefined && fixed.includes(x))) {
+        x++;
+        continue;
+      }
+      const chars = cell.getChars();
+      if (chars === '') {
+        const attrs = rawAttrsOf(cell);
+        if (!isEraseBlank(attrs)) {
+          this.moveTo(x);
+          this.setPen(attrs);
+          this.out.push(' ');
+          this.cx = x + 1;
+          x++;
+          continue;
+        }
+        if (mustFill && x === cols - 1) {
+          // Must be printed to reach the margin; erased once the wrap has happened.
+          lastCellFix = attrs;
+          break;
+        }
+        if (!dirty.includes(x) && sameAttrs(attrs, this.fill)) {
+          x++;
+          continue;
+        }
+        // A run of blanks with this background, erased in one go (ECH does not move the cursor).
+        let end = x + 1;
+        const limit = mustFill ? cols - 1 : endX;
+        while (end < limit) {
+          line.getCell(end, this.probeCell);
+          if (this.probeCell.getChars() !== '' || this.probeCell.getWidth() !== 1 || !sameAttrs(rawAttrsOf(this.probeCell), attrs)) break;
+          end++;
+        }
+        this.moveTo(x);
+        this.setPen(attrs);
+        this.out.push(end - x === 1 ? `${CSI}X` : `${CSI}${end - x}X`);
+        x = end;
+        continue;
+      }
+      this.moveTo(x);
+      // Consecutive characters with the same look: compare the raw words before building attributes.
+      this.setPen(rawAttrsOf(cell));
+      let text = chars;
+      let nextX = x + width;
+      const fg = rawFg(cell);
+      const bg = rawBg(cell);
+      const ext = rawExtended(cell);
+      while (nextX < endX) {
+        line.getCell(nextX, this.probeCell);
+        const w = this.probeCell.getWidth();
+        const c = this.probeCell.getChars();
+        if (c === '' || w === 0 || rawFg(this.probeCell) !== fg || rawBg(this.probeCell) !== bg ||
+          rawExtended(this.probeCell) !== ext) break;
+        text += c;
+        nextX += w;
+      }
+      this.out.push(text);
+      this.cx = nextX;
+      x = nextX;
+    }
+    if (mustFill && !wideAcrossMargin && this.cx !== cols) {
+      // The last cell was a blank left unpainted: print a placeholder to stand at the margin.
+      const lastAttrs = lastCellFix ?? rawAttrsOf(line.getCell(cols - 1, cell)!);
+      this.moveTo(cols - 1);
+      this.out.push(' ');
+      this.cx = cols;
+      lastCellFix = lastAttrs;
+    }
+    return { lastCellFix, wideAcrossMargin };
+  }
+
+  private isFillCell(cell: IBufferCell, x: number, dirty: number[]): boolean {
+    return cell.getChars() === '' && cell.getWidth() === 1 && !dirty.includes(x) && sameAttrs(rawAttrsOf(cell), this.fill);
+  }
+
+  private startsWithWideLike(line: IBufferLine, attrs: RawAttrs): boolean {
+    const first = line.getCell(0, this.probeCell)!;
+    return first.getWidth() === 2 && sameAttrs(rawAttrsOf(first), attrs);
+  }
+
+  // ---- state outside the cells ----
+
+  /** DECSC in the target with the original's saved position, attributes and charset. */
+  savedCursor(state: BufferInternals): void {
+    const saved = state.saved;
+    const relY = Math.max(0, Math.min(this.rows - 1, saved.absY - state.ybase));
+    const x = Math.min(saved.x, this.cols - 1);
+    if (x === 0 && relY === 0 && saved.fg === 0 && saved.bg === 0 && saved.charset === undefined) return;
+    this.out.push(`${CSI}${relY + 1};${x + 1}H`);
+    // DECSC keeps only the fg/bg words (not underline style, colour or link), so only those matter here.
+    this.setPen({ fg: saved.fg, bg: saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED), underlineStyle: 0, underlineColor: 0, urlId: this.penLink });
+    const designator = saved.charset === undefined ? undefined : charsetDesignator(saved.charset);
+    if (designator !== undefined) this.out.push(`${ESC}(${designator}${ESC}7${ESC}(B`);
+    else this.out.push(`${ESC}7`);
+  }
+
+  tabStops(state: BufferInternals): void {
+    const stops = state.tabStops;
+    let isDefault = true;
+    for (let x = 0, i = 0; x < this.cols; x++) {
+      const expected = x % TAB_WIDTH_COLUMNS === 0;
+      const has = stops[i] === x;
+      if (has) i++;
+      if (has !== expected) {
+        isDefault = false;
+        break;
+      }
+    }
+    if (isDefault) return;
+    this.out.push(`${CSI}3g`);
+    for (const x of stops) this.out.push(`${CSI}${x + 1}G${ESC}H`);
+  }
+
+  scrollRegion(state: BufferInternals): void {
+    if (state.scrollTop !== 0 || state.scrollBottom !== this.rows - 1) {
+      this.out.push(`${CSI}${state.scrollTop + 1};${state.scrollBottom + 1}r`);
+    }
+  }
+
+  /** Places the final cursor; `x === cols` is the pending-wrap position, re-entered by reprinting the last cell. */
+  cursor(buffer: IBuffer, originTop: number | undefined): void {
+    const y = buffer.cursorY;
+    const x = buffer.cursorX;
+    const row = originTop === undefined ? y + 1 : y - originTop + 1;
+    if (x < this.cols) {
+      this.out.push(`${CSI}${row};${x + 1}H`);
+      return;
+    }
+    const line = buffer.getLine(buffer.baseY + y)!;
+    let cellX = this.cols - 1;
+    let cell = line.getCell(cellX, this.cell)!;
+    if (cell.getWidth() === 0 && cellX > 0) cell = line.getCell(--cellX, this.cell)!;
+    this.out.push(`${CSI}${row};${cellX + 1}H`);
+    const attrs = rawAttrsOf(cell);
+    this.setPen(attrs);
+    // A blank last cell cannot be reprinted as a blank; a space with its attributes is the nearest (see known limits).
+    this.out.push(cell.getChars() === '' ? ' ' : cell.getChars());
+  }
+
+  push(text: string): void {
+    this.out.push(text);
+  }
+}
+
+function modeText(terminal: Terminal, internals: TerminalInternals): string {
+  const m = terminal.modes;
+  let s = '';
+  if (m.applicationCursorKeysMode) s += `${CSI}?1h`;
+  if (m.applicationKeypadMode) s += `${CSI}?66h`;
+  if (m.bracketedPasteMode) s += `${CSI}?2004h`;
+  if (m.sendFocusMode) s += `${CSI}?1004h`;
+  if (m.reverseWraparoundMode) s += `${CSI}?45h`;
+  const tracking = { none: '', x10: '9', vt200: '1000', drag: '1002', any: '1003' }[m.mouseTrackingMode];
+  if (tracking !== '') s += `${CSI}?${tracking}h`;
+  if (internals.mouseEncoding === 'SGR') s += `${CSI}?1006h`;
+  else if (internals.mouseEncoding === 'SGR_PIXELS') s += `${CSI}?1016h`;
+  if (internals.cursorStyle !== undefined) {
+    const steady = { block: 2, underline: 4, bar: 6 }[internals.cursorStyle];
+    s += `${CSI}${steady - (internals.cursorBlink ? 1 : 0)} q`;
+  }
+  if (internals.cursorHidden) s += `${CSI}?25l`;
+  if (m.synchronizedOutputMode) s += `${CSI}?2026h`;
+  return s;
+}
+
+function charsetText(internals: TerminalInternals): string {
+  const intermediates = ['(', ')', '*', '+'];
+  let s = '';
+  for (let g = 0; g < 4; g++) {
+    const table = internals.charsets[g];
+    if (table === undefined) continue;
+    const designator = charsetDesignator(table);
+    if (designator !== undefined) s += `${ESC}${intermediates[g]}${designator}`;
+  }
+  // SI is level 0 already; SO for G1, LS2/LS3 (ESC n / ESC o) for G2/G3.
+  if (internals.glevel === 1) s += '\x0e';
+  else if (internals.glevel === 2) s += `${ESC}n`;
+  else if (internals.glevel === 3) s += `${ESC}o`;
+  return s;
+}
+
+/**
+ * The snapshot as a generator: each `yield` is a point where a sliced caller
+ * may hand the event loop back. The terminal must not change until it is done.
+ */
+export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals, request: SnapshotRequest): Generator<void, SnapshotResult, void> {
+  const painter = new Painter(terminal);
+  const normal = terminal.buffer.normal;
+  const isAlternate = terminal.buffer.active.type === 'alternate';
+  const included = Math.max(0, Math.min(request.scrollbackRows, normal.baseY));
+  const from = normal.baseY - included;
+
+  painter.beginBuffer();
+  yield* painter.paint(normal, from, normal.length, false);
+  // Saved cursor, tab stops and region belong to each buffer: set each while its buffer is active.
+  painter.savedCursor({ ...internals.normal, ybase: internals.normal.ybase - from });
+  painter.tabStops(internals.normal);
+  painter.scrollRegion(internals.normal);
+  if (isAlternate) {
+    const alternate = terminal.buffer.alternate;
+    // Entering fills the alternate screen with the pen's background: enter with the default pen.
+    painter.setPen(DEFAULT_ATTRS);
+    painter.push(`${CSI}?1047h${CSI}H`);
+    painter.beginBuffer();
+    yield* painter.paint(alternate, 0, alternate.length, true);
+    painter.savedCursor(internals.alternate);
+    painter.tabStops(internals.alternate);
+    painter.scrollRegion(internals.alternate);
+  }
+  const active = isAlternate ? internals.alternate : internals.normal;
+  const m = terminal.modes;
+  if (m.originMode) painter.push(`${CSI}?6h`);
+  painter.cursor(terminal.buffer.active, m.originMode ? active.scrollTop : undefined);
+  painter.setPen(internals.pen);
+  painter.push(charsetText(internals));
+  if (!m.wraparoundMode) painter.push(`${CSI}?7l`);
+  if (m.insertMode) painter.push(`${CSI}4h`);
+  painter.push(modeText(terminal, internals));
+  if (request.title !== '') painter.push(`${ESC}]2;${request.title}\x07`);
+  return { data: painter.out.join(''), scrollbackRows: included };
+}
+
+export function snapshotNow(terminal: Terminal, internals: TerminalInternals, request: SnapshotRequest): SnapshotResult {
+  const slices = snapshotSlices(terminal, internals, request);
+  for (;;) {
+    const step = slices.next();
+    if (step.done) return step.value;
+  }
+}

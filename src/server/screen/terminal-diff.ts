@@ -1,0 +1,105 @@
+// Compares two headless terminals on everything a restore can get wrong, and
+// says where they differ in words a person can act on. Used by the round-trip
+// tests here and by the server's recovery tests (reference vs restored).
+import type { IBuffer, IBufferCell, Terminal } from '@xterm/headless';
+import { linkOf, rawAttrsOf, readInternals, type BufferInternals } from './xterm-private.js';
+
+export interface DiffOptions {
+  /** Compare the normal buffer's scrollback too (default true), rows aligned at the bottom. */
+  scrollback?: boolean;
+  /** Titles, when the caller tracks them (xterm only reports them as events). */
+  titles?: [string, string];
+  /** Stop after this many differences (default 20). */
+  limit?: number;
+}
+
+class Differences {
+  readonly list: string[] = [];
+  constructor(private readonly limit: number) {}
+  get full(): boolean {
+    return this.list.length >= this.limit;
+  }
+  check(what: string, a: unknown, b: unknown): void {
+    if (this.full) return;
+    const sa = JSON.stringify(a);
+    const sb = JSON.stringify(b);
+    if (sa !== sb) this.list.push(`${what}: ${sa} != ${sb}`);
+  }
+}
+
+function cellLook(term: Terminal, cell: IBufferCell): Record<string, unknown> {
+  const raw = rawAttrsOf(cell);
+  const link = linkOf(term, raw.urlId);
+  return {
+    chars: cell.getChars(),
+    width: cell.getWidth(),
+    fg: [cell.getFgColorMode(), cell.getFgColor()],
+    bg: [cell.getBgColorMode(), cell.getBgColor()],
+    flags: [cell.isBold(), cell.isDim(), cell.isItalic(), cell.isUnderline(), cell.isBlink(), cell.isInverse(),
+      cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map((f) => (f ? 1 : 0)).join(''),
+    underline: [raw.underlineStyle, raw.underlineColor],
+    link: link === undefined ? null : [link.id ?? null, link.uri],
+  };
+}
+
+function compareBuffers(d: Differences, name: string, ta: Terminal, a: IBuffer, tb: Terminal, b: IBuffer, withScrollback: boolean): void {
+  const rows = ta.rows;
+  const countA = withScrollback ? a.length : Math.min(a.length, rows);
+  const countB = withScrollback ? b.length : Math.min(b.length, rows);
+  d.check(`${name} buffer length`, countA, countB);
+  const count = Math.min(countA, countB);
+  const cellA = a.getNullCell();
+  const cellB = b.getNullCell();
+  for (let k = 0; k < count && !d.full; k++) {
+    const ia = a.length - count + k;
+    const ib = b.length - count + k;
+    const la = a.getLine(ia)!;
+    const lb = b.getLine(ib)!;
+    const where = `${name} line ${ia - a.baseY} (${ia - a.baseY < 0 ? 'scrollback' : 'screen'})`;
+    d.check(`${where} isWrapped`, la.isWrapped, lb.isWrapped);
+    for (let x = 0; x < ta.cols && !d.full; x++) {
+      la.getCell(x, cellA);
+      lb.getCell(x, cellB);
+      const lookA = cellLook(ta, cellA);
+      const lookB = cellLook(tb, cellB);
+      for (const key of Object.keys(lookA)) d.check(`${where} col ${x} ${key}`, lookA[key], lookB[key]);
+    }
+  }
+}
+
+function savedCursorOf(state: BufferInternals): unknown {
+  const s = state.saved;
+  return { x: s.x, y: Math.max(0, s.absY - state.ybase), fg: s.fg, bg: s.bg & ~0x30000000, charset: s.charset === undefined ? null : 'set' };
+}
+
+/** Human-readable differences between `a` and `b`; empty when they are the same terminal state. */
+export function diffTerminals(a: Terminal, b: Terminal, options: DiffOptions = {}): string[] {
+  const d = new Differences(options.limit ?? 20);
+  d.check('size', [a.cols, a.rows], [b.cols, b.rows]);
+  if (d.full || a.cols !== b.cols || a.rows !== b.rows) return d.list;
+  d.check('active buffer', a.buffer.active.type, b.buffer.active.type);
+  compareBuffers(d, 'normal', a, a.buffer.normal, b, b.buffer.normal, options.scrollback ?? true);
+  if (a.buffer.active.type === 'alternate' || b.buffer.active.type === 'alternate') {
+    compareBuffers(d, 'alternate', a, a.buffer.alternate, b, b.buffer.alternate, false);
+  }
+  d.check('cursor', [a.buffer.active.cursorX, a.buffer.active.cursorY], [b.buffer.active.cursorX, b.buffer.active.cursorY]);
+  d.check('modes', a.modes, b.modes);
+  const ia = readInternals(a);
+  const ib = readInternals(b);
+  d.check('cursor hidden', ia.cursorHidden, ib.cursorHidden);
+  d.check('cursor style', [ia.cursorStyle ?? null, ia.cursorBlink ?? null], [ib.cursorStyle ?? null, ib.cursorBlink ?? null]);
+  d.check('mouse encoding', ia.mouseEncoding, ib.mouseEncoding);
+  d.check('pen', { ...ia.pen, urlId: linkOf(a, ia.pen.urlId) ?? null }, { ...ib.pen, urlId: linkOf(b, ib.pen.urlId) ?? null });
+  d.check('charsets', [ia.charsets.map((c, g) => c === ib.charsets[g]), ia.glevel], [ia.charsets.map(() => true), ib.glevel]);
+  for (const kind of ['normal', 'alternate'] as const) {
+    if (kind === 'alternate' && a.buffer.active.type !== 'alternate') continue;
+    const sa = ia[kind];
+    const sb = ib[kind];
+    d.check(`${kind} scroll region`, [sa.scrollTop, sa.scrollBottom], [sb.scrollTop, sb.scrollBottom]);
+    d.check(`${kind} tab stops`, sa.tabStops, sb.tabStops);
+    d.check(`${kind} saved cursor`, savedCursorOf(sa), savedCursorOf(sb));
+    d.check(`${kind} saved charset`, true, sa.saved.charset === sb.saved.charset);
+  }
+  if (options.titles !== undefined) d.check('title', options.titles[0], options.titles[1]);
+  return d.list;
+}

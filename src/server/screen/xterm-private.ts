@@ -1,0 +1,224 @@
+// The one place that reads @xterm/headless internals.
+//
+// Why: a snapshot must carry state the public API does not expose at all —
+// the scroll region, tab stops, the saved cursor (per buffer), the G0–G3
+// charsets and the shift state, the current SGR pen, the mouse encoding,
+// cursor visibility and style, and per cell the underline style, underline
+// colour and OSC 8 hyperlink. Shadowing all of that through parser hooks
+// would mean re-implementing xterm's semantics for DECSTR, RIS, resize,
+// alternate-screen switches and saved-cursor clamping, and any slip would
+// silently corrupt restores; reading the emulator's own state is exact.
+// Everything here is checked once per terminal (assertInternals), so an
+// upgrade of @xterm/headless that renames a field fails loudly at
+// construction and in the tests, never as a wrong screen.
+import xtermHeadless from '@xterm/headless';
+import type { IBufferCell, Terminal } from '@xterm/headless';
+
+/** Attribute bits of xterm's cell model (src/common/buffer/Constants.ts). */
+export const FG_INVERSE = 0x4000000;
+export const FG_BOLD = 0x8000000;
+export const FG_UNDERLINE = 0x10000000;
+export const FG_BLINK = 0x20000000;
+export const FG_INVISIBLE = 0x40000000;
+export const FG_STRIKETHROUGH = 0x80000000;
+export const BG_ITALIC = 0x4000000;
+export const BG_DIM = 0x8000000;
+export const BG_HAS_EXTENDED = 0x10000000;
+export const BG_PROTECTED = 0x20000000;
+export const BG_OVERLINE = 0x40000000;
+export const COLOR_MODE_MASK = 0x3000000;
+export const COLOR_MODE_P16 = 0x1000000;
+export const COLOR_MODE_P256 = 0x2000000;
+export const COLOR_MODE_RGB = 0x3000000;
+export const COLOR_VALUE_MASK = 0xffffff;
+const EXT_UNDERLINE_STYLE_MASK = 0x1c000000;
+const EXT_UNDERLINE_STYLE_SHIFT = 26;
+
+/** What a cell or the pen looks like, in xterm's own packed form. */
+export interface RawAttrs {
+  fg: number;
+  bg: number;
+  /** 0 none, 1 single, 2 double, 3 curly, 4 dotted, 5 dashed (the raw style, not the link's). */
+  underlineStyle: number;
+  /** Colour mode | value, as fg/bg; 0 = default (the text colour). */
+  underlineColor: number;
+  /** xterm's link id, 0 = none; resolve with linkOf(). */
+  urlId: number;
+}
+
+export interface LinkData {
+  id: string | undefined;
+  uri: string;
+}
+
+export interface SavedCursor {
+  x: number;
+  /** Absolute line (ybase + y at the time of saving), as xterm keeps it. */
+  absY: number;
+  fg: number;
+  bg: number;
+  charset: object | undefined;
+}
+
+export interface BufferInternals {
+  scrollTop: number;
+  scrollBottom: number;
+  tabStops: number[];
+  saved: SavedCursor;
+  ybase: number;
+}
+
+export interface TerminalInternals {
+  cursorHidden: boolean;
+  cursorStyle: 'block' | 'underline' | 'bar' | undefined;
+  cursorBlink: boolean | undefined;
+  /** 'DEFAULT' (X10), 'SGR' (1006), 'SGR_PIXELS' (1016). */
+  mouseEncoding: string;
+  pen: RawAttrs;
+  charsets: (object | undefined)[];
+  glevel: number;
+  normal: BufferInternals;
+  alternate: BufferInternals;
+}
+
+interface ExtendedShape { _ext: number; _urlId: number }
+interface AttrShape { fg: number; bg: number; extended: ExtendedShape }
+interface BufferShape {
+  scrollTop: number; scrollBottom: number; ybase: number;
+  tabs: Record<number, boolean | undefined>;
+  savedX: number; savedY: number; savedCurAttrData: AttrShape; savedCharset: object | undefined;
+}
+interface CoreShape {
+  coreService: { isCursorHidden: boolean; decPrivateModes: { cursorStyle?: 'block' | 'underline' | 'bar'; cursorBlink?: boolean } };
+  coreMouseService: { activeEncoding: string };
+  _charsetService: { _charsets: (object | undefined)[]; glevel: number; charset: object | undefined };
+  _oscLinkService: { getLinkData(id: number): { id?: string; uri: string } | undefined };
+  _inputHandler: { _curAttrData: AttrShape; selectCharset(collectAndFlag: string): boolean };
+  buffers: { normal: BufferShape; alt: BufferShape };
+}
+
+function coreOf(terminal: Terminal): CoreShape {
+  return (terminal as unknown as { _core: CoreShape })._core;
+}
+
+/** Throws if this build of @xterm/headless does not have the fields read here. */
+export function assertInternals(terminal: Terminal): void {
+  const core = coreOf(terminal);
+  const ok =
+    core !== undefined &&
+    typeof core.coreService?.isCursorHidden === 'boolean' &&
+    typeof core.coreService.decPrivateModes === 'object' &&
+    typeof core.coreMouseService?.activeEncoding === 'string' &&
+    Array.isArray(core._charsetService?._charsets) &&
+    typeof core._charsetService.glevel === 'number' &&
+    typeof core._oscLinkService?.getLinkData === 'function' &&
+    typeof core._inputHandler?._curAttrData?.fg === 'number' &&
+    typeof core._inputHandler._curAttrData.extended?._ext === 'number' &&
+    typeof core.buffers?.normal?.scrollTop === 'number' &&
+    typeof core.buffers.normal.tabs === 'object' &&
+    typeof core.buffers.normal.savedCurAttrData?.fg === 'number';
+  if (!ok) {
+    throw new Error('tend: this @xterm/headless build lacks the internal state the screen snapshot reads; pin @xterm/headless 6.0');
+  }
+}
+
+function rawOfAttr(attr: AttrShape): RawAttrs {
+  const ext = attr.extended;
+  const hasExt = (attr.bg & BG_HAS_EXTENDED) !== 0;
+  return {
+    fg: attr.fg,
+    // HAS_EXTENDED is bookkeeping, and DECSCA protection is not restored (documented in screen.ts).
+    bg: attr.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED),
+    underlineStyle: hasExt ? (ext._ext & EXT_UNDERLINE_STYLE_MASK) >>> EXT_UNDERLINE_STYLE_SHIFT : 0,
+    underlineColor: hasExt ? ext._ext & (COLOR_MODE_MASK | COLOR_VALUE_MASK) : 0,
+    // Without HAS_EXTENDED a reused cell object still holds a stale extended record: ignore it.
+    urlId: hasExt ? ext._urlId : 0,
+  };
+}
+
+/** The attributes of a cell from buffer.getLine(y).getCell(x): the public IBufferCell is xterm's CellData. */
+export function rawAttrsOf(cell: IBufferCell): RawAttrs {
+  return rawOfAttr(cell as unknown as AttrShape);
+}
+
+/** The raw fg/bg words of a cell, for cheap "same look as the previous cell" checks. */
+export function rawFg(cell: IBufferCell): number {
+  return (cell as unknown as AttrShape).fg;
+}
+export function rawBg(cell: IBufferCell): number {
+  return (cell as unknown as AttrShape).bg;
+}
+/** The cell's extended record (underline style/colour, link), or null when it has none. */
+export function rawExtended(cell: IBufferCell): object | null {
+  const attr = cell as unknown as AttrShape;
+  return (attr.bg & BG_HAS_EXTENDED) !== 0 ? attr.extended : null;
+}
+
+export function linkOf(terminal: Terminal, urlId: number): LinkData | undefined {
+  if (urlId === 0) return undefined;
+  const data = coreOf(terminal)._oscLinkService.getLinkData(urlId);
+  return data === undefined ? undefined : { id: data.id, uri: data.uri };
+}
+
+function bufferInternals(buffer: BufferShape, cols: number): BufferInternals {
+  const tabStops: number[] = [];
+  for (let x = 0; x < cols; x++) if (buffer.tabs[x]) tabStops.push(x);
+  return {
+    scrollTop: buffer.scrollTop,
+    scrollBottom: buffer.scrollBottom,
+    tabStops,
+    ybase: buffer.ybase,
+    saved: {
+      x: buffer.savedX,
+      absY: buffer.savedY,
+      fg: buffer.savedCurAttrData.fg,
+      bg: buffer.savedCurAttrData.bg,
+      charset: buffer.savedCharset,
+    },
+  };
+}
+
+export function readInternals(terminal: Terminal): TerminalInternals {
+  const core = coreOf(terminal);
+  const modes = core.coreService.decPrivateModes;
+  return {
+    cursorHidden: core.coreService.isCursorHidden,
+    cursorStyle: modes.cursorStyle,
+    cursorBlink: modes.cursorBlink,
+    mouseEncoding: core.coreMouseService.activeEncoding,
+    pen: rawOfAttr(core._inputHandler._curAttrData),
+    charsets: core._charsetService._charsets.slice(0, 4),
+    glevel: core._charsetService.glevel,
+    normal: bufferInternals(core.buffers.normal, terminal.cols),
+    alternate: bufferInternals(core.buffers.alt, terminal.cols),
+  };
+}
+
+/** Every final byte xterm accepts in `ESC ( F` (src/common/data/Charsets.ts). */
+const CHARSET_FINALS = ['0', 'A', 'B', '4', 'C', '5', 'R', 'f', 'Q', '9', 'K', 'Y', 'E', '6', 'Z', 'H', '7', '='];
+let designators: Map<object, string> | undefined;
+
+/**
+ * Which `ESC ( F` final selects a given charset table. xterm keeps the
+ * designated tables as shared objects and does not export them, so they are
+ * learnt once from a scratch terminal by asking its input handler to
+ * designate each one (synchronously, without writing bytes).
+ */
+export function charsetDesignator(charset: object): string | undefined {
+  if (designators === undefined) {
+    const probe = new xtermHeadless.Terminal({ cols: 2, rows: 1, allowProposedApi: true });
+    try {
+      const core = coreOf(probe);
+      const found = new Map<object, string>();
+      for (const final of CHARSET_FINALS) {
+        core._inputHandler.selectCharset('(' + final);
+        const table = core._charsetService._charsets[0];
+        if (table !== undefined && !found.has(table)) found.set(table, final);
+      }
+      designators = found;
+    } finally {
+      probe.dispose();
+    }
+  }
+  return designators.get(charset);
+}
