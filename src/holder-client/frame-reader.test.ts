@@ -1,7 +1,20 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FrameReader, ReaderState, type RawFrame } from './frame-reader.js';
-import { FrameType, HolderProtocolError, MAX_PAYLOAD_BYTES, encodeFrame } from '../protocol/holder-frames.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FrameType, HolderProtocolError, MAX_PAYLOAD_BYTES, decodeHolderFrame, encodeFrame } from '../protocol/holder-frames.js';
+
+function fixture(name: string): Uint8Array {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'test', 'fixtures', 'holder-frames'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('test/fixtures/holder-frames not found');
+    dir = up;
+  }
+  return new Uint8Array(readFileSync(join(dir, 'test', 'fixtures', 'holder-frames', name)));
+}
 
 function outputFrame(offset: number, text: string): Uint8Array {
   const bytes = new TextEncoder().encode(text);
@@ -165,5 +178,20 @@ describe('FrameReader', () => {
     r.push(frame.subarray(60));
     const f = r.next();
     assert.deepEqual([...f!.payload], [...frame.subarray(5)]);
+  });
+
+  test("parses the holder's golden stream.bin (five frames back to back) the same at every chunking", () => {
+    const bytes = fixture('stream.bin');
+    const expectedTypes = ['state', 'acquired', 'replay', 'output', 'exit'];
+    for (const chunk of [1, 2, 3, 5, 7, 64, bytes.byteLength]) {
+      const r = new FrameReader();
+      const got: string[] = [];
+      for (let at = 0; at < bytes.byteLength; at += chunk) {
+        r.push(bytes.subarray(at, at + chunk));
+        for (let f = r.next(); f; f = r.next()) got.push(decodeHolderFrame(f.type, f.payload).type);
+      }
+      assert.deepEqual(got, expectedTypes, `chunks of ${chunk}`);
+      assert.ok(r.atFrameBoundary);
+    }
   });
 });
