@@ -103,3 +103,40 @@ describe('OutputLog', () => {
     for (const baseSeq of [-1, 0.5, 2 ** 48, Number.NaN]) assert.throws(() => new OutputLog({ baseSeq }), RangeError);
   });
 });
+
+describe('OutputLog with many small appends', () => {
+  test('a million one-byte appends are held in few chunks and read back exactly', () => {
+    const log = new OutputLog({ baseSeq: 3 });
+    const want = new Uint8Array(1_000_000);
+    for (let i = 0; i < want.length; i++) {
+      want[i] = (i * 31) & 0xff;
+      log.append(want.subarray(i, i + 1));
+    }
+    assert.equal(log.byteLength, 1_000_000);
+    assert.deepEqual(log.since(3), want);
+    assert.deepEqual(log.read(3 + 500_000, 10), want.subarray(500_000, 500_010));
+  });
+
+  test('small appends after a trim into the tail chunk stay exact', () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    log.append(bytes('abc'));
+    log.trimTo(2);
+    log.append(bytes('de'));
+    assert.equal(text(log.since(2)), 'cde');
+    log.trimTo(5);
+    log.append(bytes('f'));
+    assert.equal(text(log.since(5)), 'f');
+    log.append(new Uint8Array(2000).fill(0x67));
+    log.append(bytes('h'));
+    assert.equal(text(log.read(5, 2)), 'fg');
+    assert.equal(text(log.since(log.endSeq - 2)), 'gh');
+  });
+
+  test('a read made before more small appends keeps its bytes', () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    log.append(bytes('xy'));
+    const early = log.since(0) as Uint8Array;
+    log.append(bytes('zz'));
+    assert.equal(text(early), 'xy');
+  });
+});

@@ -21,6 +21,14 @@ export function randomBaseSeq(): number {
   return (words[0]! % 2 ** 16) * 2 ** 32 + words[1]!;
 }
 
+/**
+ * Appends this small are copied into a shared tail buffer instead of kept as
+ * chunks of their own: a shell echoing one byte per keystroke would otherwise
+ * fill a 1 MiB log with a million arrays.
+ */
+const SMALL_APPEND_BYTES = 1024;
+const TAIL_BUFFER_BYTES = 16 * 1024;
+
 export interface OutputLogOptions {
   /** The seq of the first byte this log will hold (see randomBaseSeq). */
   baseSeq: number;
@@ -36,6 +44,11 @@ export class OutputLog {
   private chunks: Uint8Array[] = [];
   private starts: number[] = [];
   private head = 0;
+  // Small appends are copied into tail[0..tailUsed); while tailIsLast, the
+  // last chunk is a view of it that ends at tailUsed.
+  private tail: Uint8Array | null = null;
+  private tailUsed = 0;
+  private tailIsLast = false;
   private start: number;
   private end: number;
 
@@ -64,16 +77,38 @@ export class OutputLog {
   }
 
   /**
-   * Adds output and returns the seq after it. The log keeps the array it is
-   * given (no copy): the caller hands it over and must not change it.
+   * Adds output and returns the seq after it. The log keeps an array over
+   * 1 KiB as given (no copy): the caller hands it over and must not change it.
    */
   append(bytes: Uint8Array): number {
     if (bytes.length === 0) return this.end;
-    this.chunks.push(bytes);
-    this.starts.push(this.end);
+    if (bytes.length <= SMALL_APPEND_BYTES) this.appendSmall(bytes);
+    else {
+      this.chunks.push(bytes);
+      this.starts.push(this.end);
+      this.tailIsLast = false;
+    }
     this.end += bytes.length;
     if (this.end - this.start > this.capBytes) this.dropBefore(this.end - this.capBytes);
     return this.end;
+  }
+
+  private appendSmall(bytes: Uint8Array): void {
+    const last = this.chunks.length - 1;
+    // The tail can grow only while its view is still the last, live chunk.
+    if (this.tail && this.tailIsLast && last >= this.head && this.tailUsed + bytes.length <= this.tail.length) {
+      const viewStart = this.tailUsed - this.chunks[last]!.length;
+      this.tail.set(bytes, this.tailUsed);
+      this.tailUsed += bytes.length;
+      this.chunks[last] = this.tail.subarray(viewStart, this.tailUsed);
+      return;
+    }
+    this.tail = new Uint8Array(TAIL_BUFFER_BYTES);
+    this.tail.set(bytes);
+    this.tailUsed = bytes.length;
+    this.tailIsLast = true;
+    this.chunks.push(this.tail.subarray(0, bytes.length));
+    this.starts.push(this.end);
   }
 
   /** Every byte after seq. */
