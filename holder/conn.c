@@ -300,8 +300,9 @@ conn_on_resize(struct holder *h, struct conn *c, const struct frame *f)
 
 	if (cols < MIN_COLS || cols > MAX_COLS || rows < MIN_ROWS ||
 	    rows > MAX_ROWS) {
-		snprintf(text, sizeof text, "size %ux%u is outside %dx%d to "
-		    "%dx%d", cols, rows, MIN_COLS, MIN_ROWS, MAX_COLS, MAX_ROWS);
+		snprintf(text, sizeof text, "%u columns by %u rows is outside "
+		    "%d to %d columns and %d to %d rows", cols, rows, MIN_COLS,
+		    MAX_COLS, MIN_ROWS, MAX_ROWS);
 		conn_fail(h, c, ERROR_BAD_SIZE, text);
 		return;
 	}
@@ -457,7 +458,9 @@ conn_read(struct holder *h, struct conn *c)
 		if (c->fd < 0 || !conn_may_read(h, c))
 			return;
 		if (c->closing) {
-			conn_read_closing(h, c);
+			/* Only once the ERROR had its chance to go out. */
+			if (turn == 0)
+				conn_read_closing(h, c);
 			return;
 		}
 		n = read(c->fd, conn_chunk, sizeof conn_chunk);

@@ -165,22 +165,47 @@ scan_byte(struct ring *r, uint8_t c)
 	}
 }
 
+/*
+ * Scan `n` bytes that all lie in one block.  Plain ASCII in ground state
+ * (most output) is skipped in a tight loop: it cannot change the state,
+ * and the block's first safe offset is already known.
+ */
+static void
+ring_scan_block(struct ring *r, const uint8_t *p, size_t n, uint16_t *mark,
+    size_t within)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r->scan == SCAN_GROUND) {
+			if (*mark == RING_MARK_NONE)
+				*mark = (uint16_t)(within + i);
+			while (i < n && p[i] < 0x80 && p[i] != BYTE_ESC)
+				i++;
+			if (i == n)
+				break;
+		}
+		r->scan = scan_byte(r, p[i]);
+	}
+}
+
 /* Account for `length` bytes just written at the head (by ring_space). */
 void
 ring_commit(struct ring *r, size_t length)
 {
 	const uint8_t *p = r->bytes + (size_t)(r->offset % r->capacity);
 
-	for (size_t i = 0; i < length; i++, r->offset++) {
-		uint64_t block = r->offset / RING_MARK_BLOCK_BYTES;
-		uint16_t *mark = ring_mark_of(r, block);
+	while (length > 0) {
 		size_t within = (size_t)(r->offset % RING_MARK_BLOCK_BYTES);
+		size_t n = RING_MARK_BLOCK_BYTES - within;
+		uint16_t *mark = ring_mark_of(r, r->offset / RING_MARK_BLOCK_BYTES);
 
+		if (n > length)
+			n = length;
 		if (within == 0)
 			*mark = RING_MARK_NONE;	/* the slot's old block is gone */
-		if (r->scan == SCAN_GROUND && *mark == RING_MARK_NONE)
-			*mark = (uint16_t)within;
-		r->scan = scan_byte(r, p[i]);
+		ring_scan_block(r, p, n, mark, within);
+		p += n;
+		length -= n;
+		r->offset += n;
 	}
 }
 
