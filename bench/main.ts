@@ -108,6 +108,7 @@ async function main(): Promise<number> {
       }
       console.error(`  (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
+    report.loadAverageAtEnd1m = Math.round(os.loadavg()[0]! * 100) / 100;
     console.log(`\ntend bench (${report.mode}, ${opts.rounds} rounds): median [min–max] over rounds\n`);
     for (const s of report.suites) {
       if (s.skipped) console.log(`${s.title}: ${s.skipped}\n`);

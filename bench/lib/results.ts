@@ -11,6 +11,8 @@ export interface RunReport {
   rounds: number;
   command: string;
   machine: Machine;
+  /** the 1-minute load average when the last suite ended: how busy the machine was */
+  loadAverageAtEnd1m?: number;
   suites: Array<{ name: string; title: string } & SuiteReport>;
 }
 
@@ -43,7 +45,7 @@ export function formatMarkdown(r: RunReport): string {
     `Run ${m.date} with \`${r.command}\` (${r.mode}, ${r.rounds} rounds, sides alternating A B A B in each round).`,
     'Every figure is median [min–max] over the rounds; a ratio is taken per round, then summarised the same way.',
     '',
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.kernel}, load ${m.loadAverage1m} at start.`,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.kernel}, load ${m.loadAverage1m} at start${r.loadAverageAtEnd1m === undefined ? '' : `, ${r.loadAverageAtEnd1m} at end`}.`,
     `Versions: Node ${m.node}, ${m.tmux}, ${m.cc}.`,
   ];
   for (const s of r.suites) {
