@@ -5,7 +5,7 @@
 import * as realFs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { CheckpointFormatError, decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './format.js';
+import { CheckpointFormatError, decodeCheckpoint, encodeCheckpoint, type Checkpoint, type CheckpointInput } from './format.js';
 
 /**
  * The file operations checkpoints use: node:fs/promises by default. Tests
@@ -74,7 +74,7 @@ export interface WriteResult {
 }
 
 /** Writes `cp` atomically to `<dir>/<id>.ckpt`. Throws the file system's error (with its .code) on failure. */
-export async function writeCheckpoint(dir: string, cp: Checkpoint, options: { fs?: CheckpointFs } = {}): Promise<WriteResult> {
+export async function writeCheckpoint(dir: string, cp: CheckpointInput, options: { fs?: CheckpointFs } = {}): Promise<WriteResult> {
   const fs = options.fs ?? nodeFs;
   const path = checkpointPath(dir, cp.sessionId);
   const parts = await encodeCheckpoint(cp);

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { decodeCheckpoint, encodeCheckpoint, FORMAT_VERSION, CheckpointFormatError, type Checkpoint } from './format.js';
+import { decodeCheckpoint, encodeCheckpoint, FORMAT_VERSION, CheckpointFormatError, type Checkpoint, type CheckpointInput } from './format.js';
 import { SLICE_CHARS } from './format.js';
 
 const TEST_TIMEOUT_MS = 20_000;
@@ -20,7 +20,7 @@ function checkpoint(screen: string, extra: Partial<Checkpoint> = {}): Checkpoint
   };
 }
 
-async function encoded(cp: Checkpoint): Promise<Buffer> {
+async function encoded(cp: CheckpointInput): Promise<Buffer> {
   return Buffer.concat(await encodeCheckpoint(cp));
 }
 
@@ -41,6 +41,16 @@ describe('checkpoint format', { timeout: TEST_TIMEOUT_MS }, () => {
     const cp = checkpoint(screen);
     const back = await decodeCheckpoint(await encoded(cp), cp.sessionId);
     assert.deepEqual(back, cp);
+  });
+
+  test('encodes a screen given as parts like the joined string, even with an emoji split between parts', async () => {
+    const joined = `row one \x1b[32m✔\x1b[0m 😀 tail ${'w'.repeat(SLICE_CHARS + 10)} 中文\r\n`;
+    const cut = joined.indexOf('😀') + 1; // between the emoji's two UTF-16 halves
+    const parts = [joined.slice(0, cut), joined.slice(cut, cut + 5), ...joined.slice(cut + 5).match(/[\s\S]{1,1000}/g)!];
+    const asParts = await encoded({ ...checkpoint(''), screen: parts });
+    const asString = await encoded(checkpoint(joined));
+    assert.ok(asParts.equals(asString), 'the same bytes either way');
+    assert.equal((await decodeCheckpoint(asParts, 'a1b2c3')).screen, joined);
   });
 
   test('round-trips an empty screen', async () => {

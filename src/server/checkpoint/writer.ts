@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Disposable } from '../../common/lifecycle.js';
-import type { Checkpoint } from './format.js';
+import type { CheckpointInput } from './format.js';
 import { loadCheckpoint, nodeFs, removeCheckpoint, writeCheckpoint, type CheckpointFs, type LoadResult } from './files.js';
 
 export const RETRY_INTERVAL_MS = 60_000;
@@ -70,7 +70,7 @@ interface Waiter {
 }
 
 interface Lane {
-  queued: { cp: Checkpoint; waiters: Waiter[] } | null;
+  queued: { cp: CheckpointInput; waiters: Waiter[] } | null;
   /** Settles when the lane has nothing running or queued. */
   idle: Promise<void> | null;
 }
@@ -114,7 +114,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
    * replaced by a newer one that has since settled ('superseded'), was not
    * attempted ('skipped'), or failed ('failed'). Never rejects.
    */
-  write(cp: Checkpoint): Promise<CheckpointWriteOutcome> {
+  write(cp: CheckpointInput): Promise<CheckpointWriteOutcome> {
     if (this.disposed) return Promise.resolve('skipped');
     if (!this.enabled) {
       this.skipped.add(cp.sessionId);
@@ -192,7 +192,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     this.lanes.delete(sessionId);
   }
 
-  private async attempt(cp: Checkpoint): Promise<CheckpointWriteOutcome> {
+  private async attempt(cp: CheckpointInput): Promise<CheckpointWriteOutcome> {
     if (this.disposed) return 'skipped';
     if (!this.enabled) {
       this.skipped.add(cp.sessionId);
@@ -230,8 +230,8 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     this._status = { state: 'disabled', code, reason, since: Date.now() };
     this.log.warn(`checkpoints stopped: ${reason} (${code}) at ${this.dir}; sessions keep running, recovery will replay from holders`);
     this.emit('checkpoints-disabled', { code, reason });
+    // Not unref'd: dispose() clears it, and a waiting 'checkpoints-resumed' must keep the process alive.
     this.retryTimer = setInterval(() => void this.probe(), this.retryIntervalMs);
-    this.retryTimer.unref();
   }
 
   private stopRetrying(): void {
