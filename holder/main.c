@@ -659,8 +659,9 @@ holder_fill_poll(const struct holder *h, int sig, struct pollfd *fds)
 	for (size_t i = 0; i < CONN_MAX; i++) {
 		short events = conn_poll_events(h, &h->conns[i]);
 
-		fds[SLOT_CONNS + i] = (struct pollfd){ .fd = events ?
-		    h->conns[i].fd : -1, .events = events };
+		/* Polled even with no events: a hang-up must still be seen. */
+		fds[SLOT_CONNS + i] = (struct pollfd){ .fd = h->conns[i].fd,
+		    .events = events };
 	}
 }
 
@@ -686,9 +687,13 @@ holder_handle_events(struct holder *h, const struct pollfd *fds)
 			conn_read(h, c);
 		if (got && c->fd >= 0)
 			conn_flush(h, c);
+		/*
+		 * Gone while its input waits for the PTY: what it still had
+		 * queued is dropped, so the lease is not held by a dead peer.
+		 */
 		if (got & broken && c->fd >= 0 &&
 		    !(fds[SLOT_CONNS + i].events & POLLIN))
-			conn_close(h, c);	/* gone, and nothing to read */
+			conn_close(h, c);
 	}
 }
 
