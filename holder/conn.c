@@ -232,9 +232,10 @@ conn_on_acquire(struct holder *h, struct conn *c, const struct frame *f)
 		return;
 	}
 	if (h->controller == NULL) {
+		/* The stream starts at DUMP_SINCE; a frame still in flight
+		 * from before a RELEASE finishes from its own cursor. */
 		h->controller = c;
 		c->streaming = c->replaying = c->dump_pending = false;
-		c->cursor = h->ring.offset;
 	}
 	conn_queue(h, c, frame, frame_encode_empty(frame, FRAME_ACQUIRED));
 }

@@ -161,6 +161,7 @@ struct listener {
 	const char *path;
 	dev_t device;		/* identity of the socket file we bound */
 	ino_t inode;
+	bool rebind_failing;	/* said once, not every few seconds */
 };
 
 int	 listen_check_path(const char *path, char *cause);

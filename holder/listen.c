@@ -147,6 +147,7 @@ listen_open(struct listener *l, const char *path, char *cause)
 	l->path = path;
 	l->device = st.st_dev;
 	l->inode = st.st_ino;
+	l->rebind_failing = false;
 	return 0;
 fail:
 	if (cause[0] == '\0')
@@ -169,7 +170,10 @@ listen_check_file(struct listener *l)
 	if (stat(l->path, &st) == 0 || errno != ENOENT)
 		return;
 	if (listen_open(&fresh, l->path, cause) != 0) {
-		holder_log("socket vanished, cannot bind again: %s", cause);
+		if (!l->rebind_failing)
+			holder_log("socket vanished, cannot bind again: %s",
+			    cause);
+		l->rebind_failing = true;
 		return;
 	}
 	holder_log("socket %s vanished; bound it again", l->path);

@@ -417,10 +417,13 @@ stdio_setup(const char *log_path, char *cause)
 	return 0;
 }
 
+/*
+ * `h` is static, so already zero: clearing it again would dirty every page
+ * of the connection and input buffers, which stay untouched until used.
+ */
 static void
 holder_init(struct holder *h, const struct options *o)
 {
-	memset(h, 0, sizeof *h);
 	h->listener.fd = -1;
 	h->pty.master = -1;
 	h->exit_grace_s = (uint32_t)o->exit_grace_s;
