@@ -158,6 +158,31 @@ describe('Store.open where this user may not write', { timeout: TEST_TIMEOUT_MS 
     assert.ok(readFileSync(file).equals(before), 'the store is unchanged');
   });
 
+  test('opens a store whose file alone is read-only in place, reading what the last run wrote', async () => {
+    const parent = tempDir();
+    const home = join(parent, 'home');
+    mkdirSync(home);
+    const file = populatedStore(home, 2);
+    chmodSync(file, 0o444);
+    chmodSync(home, 0o777); // SQLite may create its -shm beside the file
+    chmodSync(parent, 0o755);
+    const child = await runAsAnotherUser(
+      `import { Store } from ${JSON.stringify(storeModule)};
+       const store = Store.open({ dir: ${JSON.stringify(home)} });
+       let write;
+       try { store.setMeta('k', 'v'); write = 'ok'; } catch (e) { write = e.code; }
+       console.log(JSON.stringify({ reason: store.readOnlyReason, ids: store.listSessions().map((s) => s.id), write }));
+       store.dispose();`,
+      { timeoutMs: CHILD_TIMEOUT_MS },
+    );
+    assert.equal(child.code, 0, child.stderr);
+    const r = child.result as { reason: string; ids: string[]; write: string };
+    assert.match(r.reason, /tend\.db is not writable \(EACCES\)/);
+    assert.doesNotMatch(r.reason, /copy in memory/, 'read in place, not from a copy');
+    assert.deepEqual(r.ids, ['s0', 's1']);
+    assert.equal(r.write, 'READ_ONLY');
+  });
+
   test('refuses with READ_ONLY when the directory is not writable and holds no store', async () => {
     const parent = tempDir();
     const home = join(parent, 'home');

@@ -63,6 +63,13 @@ describe('Store', { timeout: TEST_TIMEOUT_MS }, () => {
     }
   });
 
+  test('creates its directory when TEND_HOME does not exist yet', () => {
+    const dir = join(tempDir(), 'not', 'yet');
+    const store = open(dir);
+    store.createSession(spec('a1'));
+    assert.equal(store.listSessions().length, 1);
+  });
+
   test('returns a created session field for field, with argv and env intact', () => {
     const store = open(tempDir());
     const made = store.createSession(spec('a1', { name: 'build', argv: ['sh', '-c', 'echo "héllo 世界" && exit 3'] }));
