@@ -156,7 +156,7 @@ export class RecordingController {
     return waitFor(() => (this.received >= count ? this.bytes() : null), {
       timeoutMs,
       what: `${count} bytes`,
-      describe: () => `received ${this.received}`,
+      describe: () => `received ${this.received}${this.closed ? `; the connection closed: ${this.closeError?.message ?? 'by the holder'}` : ''}`,
     });
   }
 
