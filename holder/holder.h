@@ -242,8 +242,13 @@ struct holder {
 void	 holder_log(const char *fmt, ...)
 	     __attribute__((format(printf, 1, 2)));
 int64_t	 holder_now_ms(void);
+
+/* loop.c */
+
 void	 holder_fill_state(const struct holder *, const struct conn *,
 	     struct state_fields *);
 void	 holder_kill(struct holder *);
+void	 holder_run(struct holder *, int signal_fd)
+	     __attribute__((noreturn));
 
 #endif
