@@ -1,0 +1,423 @@
+// The commands a session's shell ran, read from the marks its shell
+// integration writes (see src/shell-integration/): what was run, where, when,
+// with what exit status, and where its output sits in the terminal buffer.
+//
+// The index listens to the terminal's parser, so a mark is seen at the exact
+// point of the byte stream it was written at, and every place is an xterm
+// marker that moves with its line. The marks come from whatever runs in the
+// terminal, so none is trusted: a mark out of place is ignored (D without C,
+// B/C/E while a command runs, marks on the alternate screen), lengths are
+// bounded, and a place whose row has left the buffer reads as null — never
+// as the rows that came after it.
+//
+// The state machine, per prompt:
+//   A   prompt starts   — while a command runs, A also ends it (its D was
+//                          lost: the shell died or a nested shell took over),
+//                          with exit code null
+//   B   input starts
+//   E   the command line (OSC 633;E)
+//   C   output starts   — the command is recorded and onCommandStarted fires
+//   D   command ends    — exit code, end place, onCommandFinished fires
+import type { Terminal } from '@xterm/headless';
+import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
+import { ListenerSet } from '../../holder-client/listener-set.js';
+import {
+  normalCursor,
+  positionAtCursor,
+  positionAtRow,
+  readBufferText,
+  resolvePosition,
+  resolveRowOffset,
+  type BufferCell,
+  type BufferPosition,
+} from './buffer-position.js';
+import {
+  COMMAND_INDEX_JSON_VERSION,
+  parseCommandIndexJson,
+  type CommandIndexJson,
+  type SavedPlace,
+} from './command-index-json.js';
+import { MAX_COMMAND_LINE_CHARS, parseCwdUrl, parseFinalTermMark, parseVsCodeMark, type ShellMark } from './shell-marks.js';
+
+/** The index forgets the oldest commands beyond this many (their numbers are not reused). */
+export const MAX_COMMANDS_KEPT = 10_000;
+
+const OSC_CWD = 7;
+const OSC_FINAL_TERM = 133;
+const OSC_VS_CODE = 633;
+
+export interface IndexedCommand {
+  /** 1-based, in the order the commands started, per session. */
+  readonly number: number;
+  /** From OSC 633;E when the shell sent it, else read off the screen between B and C ('' if neither). */
+  readonly commandLine: string;
+  /** The cwd last reported before the command started, or null if none was. */
+  readonly cwd: string | null;
+  /** Milliseconds since the epoch, at C and at D. */
+  readonly startedAt: number;
+  readonly endedAt: number | null;
+  /** null while running, or when the shell reported none (or an absurd one). */
+  readonly exitCode: number | null;
+  readonly promptStart: BufferPosition | null;
+  readonly outputStart: BufferPosition | null;
+  readonly outputEnd: BufferPosition | null;
+}
+
+export interface CommandOutput {
+  text: string;
+  /** False while the command is still running (the text then runs up to the cursor). */
+  complete: boolean;
+}
+
+/** The index's mutable view of a command; handed out as IndexedCommand. */
+interface CommandEntry {
+  number: number;
+  commandLine: string;
+  cwd: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+  promptStart: BufferPosition | null;
+  outputStart: BufferPosition | null;
+  outputEnd: BufferPosition | null;
+}
+
+/** What is known of the prompt being edited, before its C. */
+interface PendingPrompt {
+  promptStart: BufferPosition | null;
+  inputStart: BufferPosition | null;
+  commandLine: string | null;
+}
+
+interface UnplacedPlaces {
+  commands: Map<number, { promptStart: SavedPlace | null; outputStart: SavedPlace | null; outputEnd: SavedPlace | null }>;
+  pending: { promptStart: SavedPlace | null; inputStart: SavedPlace | null };
+}
+
+export interface RestoreOptions extends CommandIndexOptions {
+  /** How many of the oldest buffer rows the restored screen left out (0 when it holds the whole scrollback). */
+  rowsDropped?: number;
+}
+
+export interface CommandIndexOptions {
+  /** The clock for startedAt/endedAt; Date.now unless a test needs another. */
+  now?: () => number;
+}
+
+export class CommandIndex extends DisposableBase {
+  private readonly onStarted = new ListenerSet<IndexedCommand>();
+  private readonly onFinished = new ListenerSet<IndexedCommand>();
+  private readonly now: () => number;
+  private commands: CommandEntry[] = [];
+  private running: CommandEntry | null = null;
+  private pending: PendingPrompt = emptyPrompt();
+  private cwd: string | null = null;
+  private lastNumber = 0;
+  // Saved places not yet turned into markers: a restore while the alternate
+  // screen is active waits for the normal buffer (markers cannot be made
+  // there before). Rows are already shifted for the rows the checkpoint dropped.
+  private unplaced: UnplacedPlaces | null = null;
+  private unplacedWait: Disposable | null = null;
+
+  constructor(
+    readonly terminal: Terminal,
+    options: CommandIndexOptions = {},
+  ) {
+    super();
+    this.now = options.now ?? Date.now;
+    // Each handler observes and reports "not handled" only for payloads it
+    // could not read, so another handler registered for the same OSC (or
+    // xterm's own) still gets those. OSC 7 is passed on always: the cwd is
+    // of interest to more than this index.
+    const parser = terminal.parser;
+    this.register(parser.registerOscHandler(OSC_FINAL_TERM, (data) => this.onMark(parseFinalTermMark(data))));
+    this.register(parser.registerOscHandler(OSC_VS_CODE, (data) => this.onMark(parseVsCodeMark(data))));
+    this.register(
+      parser.registerOscHandler(OSC_CWD, (data) => {
+        this.onMark(parseCwdUrl(data));
+        return false;
+      }),
+    );
+    // RIS (ESC c) replaces the buffer without disposing its markers: every
+    // place would then point into rows that belong to what comes next.
+    this.register(
+      parser.registerEscHandler({ final: 'c' }, () => {
+        this.forgetPlaces();
+        return false;
+      }),
+    );
+    this.register(toDisposable(() => this.forgetPlaces()));
+    this.register(toDisposable(() => this.onStarted.clear()));
+    this.register(toDisposable(() => this.onFinished.clear()));
+  }
+
+  /** Fires at C, when a command starts. */
+  onCommandStarted(listener: (command: IndexedCommand) => void): Disposable {
+    return this.onStarted.add(listener);
+  }
+
+  /** Fires at D (or at an A that ends a command whose D was lost). */
+  onCommandFinished(listener: (command: IndexedCommand) => void): Disposable {
+    return this.onFinished.add(listener);
+  }
+
+  /** Oldest first. */
+  list(): readonly IndexedCommand[] {
+    return [...this.commands];
+  }
+
+  get(number: number): IndexedCommand | undefined {
+    // Numbers are consecutive, so the entry's index follows from the first one's number.
+    const first = this.commands[0];
+    if (first === undefined || !Number.isInteger(number)) return undefined;
+    const entry = this.commands[number - first.number];
+    return entry?.number === number ? entry : undefined;
+  }
+
+  last(): IndexedCommand | undefined {
+    return this.commands[this.commands.length - 1];
+  }
+
+  /** The command running now (after its C, before its D), if any. */
+  current(): IndexedCommand | undefined {
+    return this.running ?? undefined;
+  }
+
+  /** The latest cwd the shell reported. */
+  get currentCwd(): string | null {
+    return this.cwd;
+  }
+
+  /**
+   * The command's output exactly as it stands in the buffer between its C and
+   * D marks (up to the cursor while it runs); null if the command is unknown
+   * or any of its output has left the buffer.
+   */
+  output(number: number): CommandOutput | null {
+    const command = this.get(number);
+    if (command === undefined) return null;
+    // Before a deferred restore has made its markers, the saved rows are
+    // still exact: the normal buffer does not change under the alternate screen.
+    const saved = this.unplaced?.commands.get(number);
+    const resolve = (place: BufferPosition | null, savedPlace: SavedPlace | null | undefined): BufferCell | null => {
+      if (saved !== undefined) return savedPlace ? resolveRowOffset(this.terminal, savedPlace.row, savedPlace.offset) : null;
+      return place === null ? null : resolvePosition(this.terminal, place);
+    };
+    const from = resolve(command.outputStart, saved?.outputStart);
+    if (from === null) return null;
+    const isRunning = command === this.running;
+    const hasEnd = saved !== undefined ? saved.outputEnd !== null : command.outputEnd !== null;
+    let to: BufferCell | null;
+    if (hasEnd) to = resolve(command.outputEnd, saved?.outputEnd);
+    else if (isRunning) to = normalCursor(this.terminal);
+    else to = null; // finished where no place could be taken (the alternate screen)
+    if (to === null) return null;
+    return { text: readBufferText(this.terminal, from, to), complete: !isRunning };
+  }
+
+  /** The index as plain data for a checkpoint; see command-index-json.ts for what a row means. */
+  toJSON(): CommandIndexJson {
+    const buffer = this.terminal.buffer.normal;
+    const unplaced = this.unplaced;
+    const save = (place: BufferPosition | null): SavedPlace | null =>
+      place === null || place.marker.isDisposed || place.marker.line < 0 ? null : { row: place.marker.line, offset: place.offset };
+    return {
+      version: COMMAND_INDEX_JSON_VERSION,
+      bufferLength: buffer.length,
+      baseY: buffer.baseY,
+      cwd: this.cwd,
+      lastNumber: this.lastNumber,
+      commands: this.commands.map((c) => {
+        const waiting = unplaced?.commands.get(c.number);
+        return {
+          number: c.number,
+          commandLine: c.commandLine,
+          cwd: c.cwd,
+          startedAt: c.startedAt,
+          endedAt: c.endedAt,
+          exitCode: c.exitCode,
+          running: c === this.running,
+          promptStart: waiting?.promptStart ?? save(c.promptStart),
+          outputStart: waiting?.outputStart ?? save(c.outputStart),
+          outputEnd: waiting?.outputEnd ?? save(c.outputEnd),
+        };
+      }),
+      pending: {
+        promptStart: unplaced?.pending.promptStart ?? save(this.pending.promptStart),
+        inputStart: unplaced?.pending.inputStart ?? save(this.pending.inputStart),
+        commandLine: this.pending.commandLine,
+      },
+    };
+  }
+
+  /**
+   * An index for a terminal restored from the same checkpoint as `json`. Call
+   * it right after the saved screen is written into the terminal and before
+   * any later bytes are, so saved rows still mean the same rows. Data that is
+   * not a saved index gives an empty index (numbering from 1).
+   */
+  static restore(terminal: Terminal, json: unknown, options: RestoreOptions = {}): CommandIndex {
+    const index = new CommandIndex(terminal, options);
+    const saved = parseCommandIndexJson(json);
+    if (saved !== null) index.load(saved, options.rowsDropped ?? 0);
+    return index;
+  }
+
+  private load(saved: CommandIndexJson, rowsDropped: number): void {
+    const shift = (place: SavedPlace | null): SavedPlace | null =>
+      place === null || place.row < rowsDropped ? null : { row: place.row - rowsDropped, offset: place.offset };
+    const kept = saved.commands.slice(-MAX_COMMANDS_KEPT);
+    this.lastNumber = saved.lastNumber;
+    this.cwd = saved.cwd;
+    this.unplaced = {
+      commands: new Map(
+        kept.map((c) => [c.number, { promptStart: shift(c.promptStart), outputStart: shift(c.outputStart), outputEnd: shift(c.outputEnd) }]),
+      ),
+      pending: { promptStart: shift(saved.pending.promptStart), inputStart: shift(saved.pending.inputStart) },
+    };
+    this.commands = kept.map((c) => ({
+      number: c.number,
+      commandLine: c.commandLine,
+      cwd: c.cwd,
+      startedAt: c.startedAt,
+      endedAt: c.endedAt,
+      exitCode: c.exitCode,
+      promptStart: null,
+      outputStart: null,
+      outputEnd: null,
+    }));
+    const last = kept[kept.length - 1];
+    this.running = last?.running === true ? this.commands[this.commands.length - 1]! : null;
+    this.pending = { promptStart: null, inputStart: null, commandLine: saved.pending.commandLine };
+    if (this.terminal.buffer.active.type === 'normal') {
+      this.placeSaved();
+      return;
+    }
+    const wait = this.terminal.buffer.onBufferChange((buffer) => {
+      if (buffer.type === 'normal') this.placeSaved();
+    });
+    this.unplacedWait = this.register(toDisposable(() => wait.dispose()));
+  }
+
+  private placeSaved(): void {
+    const unplaced = this.unplaced;
+    this.unplaced = null;
+    this.unplacedWait?.dispose();
+    this.unplacedWait = null;
+    if (unplaced === null) return;
+    const place = (saved: SavedPlace | null): BufferPosition | null =>
+      saved === null ? null : positionAtRow(this.terminal, saved.row, saved.offset);
+    for (const entry of this.commands) {
+      const saved = unplaced.commands.get(entry.number);
+      if (saved === undefined) continue;
+      entry.promptStart = place(saved.promptStart);
+      entry.outputStart = place(saved.outputStart);
+      entry.outputEnd = place(saved.outputEnd);
+    }
+    this.pending.promptStart = place(unplaced.pending.promptStart);
+    this.pending.inputStart = place(unplaced.pending.inputStart);
+  }
+
+  /** Returns true when the mark was read (so the OSC counts as handled). */
+  private onMark(mark: ShellMark | null): boolean {
+    if (mark === null || this.isDisposed) return false;
+    // Places can only be taken in the normal buffer, and a prompt drawn on
+    // the alternate screen is not the session's shell prompt. A D is still
+    // honoured, so a command that ends there is not left running.
+    const onAlternate = this.terminal.buffer.active.type === 'alternate';
+    if (onAlternate && (mark.kind === 'prompt-start' || mark.kind === 'input-start' || mark.kind === 'output-start')) return true;
+    switch (mark.kind) {
+      case 'prompt-start':
+        if (this.running !== null) this.finish(null);
+        this.replacePending({ promptStart: positionAtCursor(this.terminal), inputStart: null, commandLine: null });
+        break;
+      case 'input-start':
+        if (this.running !== null) break;
+        this.pending.inputStart?.marker.dispose();
+        this.pending.inputStart = positionAtCursor(this.terminal);
+        break;
+      case 'command-line':
+        if (this.running === null) this.pending.commandLine = mark.commandLine;
+        break;
+      case 'output-start':
+        if (this.running === null) this.start();
+        break;
+      case 'command-finished':
+        if (this.running !== null) this.finish(mark.exitCode);
+        break;
+      case 'cwd':
+        this.cwd = mark.cwd;
+        break;
+    }
+    return true;
+  }
+
+  private start(): void {
+    const outputStart = positionAtCursor(this.terminal);
+    const { promptStart, inputStart, commandLine } = this.pending;
+    let line = commandLine;
+    if (line === null && inputStart !== null && outputStart !== null) line = this.readCommandLine(inputStart, outputStart);
+    inputStart?.marker.dispose();
+    this.pending = emptyPrompt();
+    const entry: CommandEntry = {
+      number: ++this.lastNumber,
+      commandLine: line ?? '',
+      cwd: this.cwd,
+      startedAt: this.now(),
+      endedAt: null,
+      exitCode: null,
+      promptStart,
+      outputStart,
+      outputEnd: null,
+    };
+    this.commands.push(entry);
+    this.running = entry;
+    while (this.commands.length > MAX_COMMANDS_KEPT) disposeEntry(this.commands.shift()!);
+    this.onStarted.fire(entry);
+  }
+
+  private finish(exitCode: number | null): void {
+    const entry = this.running!;
+    this.running = null;
+    entry.outputEnd = positionAtCursor(this.terminal);
+    entry.endedAt = this.now();
+    entry.exitCode = exitCode;
+    this.onFinished.fire(entry);
+  }
+
+  // The fallback when the shell sent no 633;E: what was typed between the end
+  // of the prompt and Enter. Continuation prompts of a multi-line command are
+  // part of it, which the 633;E line avoids.
+  private readCommandLine(inputStart: BufferPosition, outputStart: BufferPosition): string | null {
+    const from = resolvePosition(this.terminal, inputStart);
+    const to = resolvePosition(this.terminal, outputStart);
+    if (from === null || to === null) return null;
+    return readBufferText(this.terminal, from, to).trim().slice(0, MAX_COMMAND_LINE_CHARS);
+  }
+
+  private replacePending(next: PendingPrompt): void {
+    this.pending.promptStart?.marker.dispose();
+    this.pending.inputStart?.marker.dispose();
+    this.pending = next;
+  }
+
+  // Drops every place (the records stay): after a reset or at dispose.
+  private forgetPlaces(): void {
+    this.unplaced = null;
+    this.unplacedWait?.dispose();
+    this.unplacedWait = null;
+    for (const entry of this.commands) disposeEntry(entry);
+    this.replacePending(emptyPrompt());
+  }
+}
+
+function emptyPrompt(): PendingPrompt {
+  return { promptStart: null, inputStart: null, commandLine: null };
+}
+
+function disposeEntry(entry: CommandEntry): void {
+  for (const place of [entry.promptStart, entry.outputStart, entry.outputEnd]) place?.marker.dispose();
+  entry.promptStart = null;
+  entry.outputStart = null;
+  entry.outputEnd = null;
+}

@@ -1,0 +1,12 @@
+// The per-session command index: what the shell ran, read from its marks.
+export {
+  CommandIndex,
+  MAX_COMMANDS_KEPT,
+  type CommandOutput,
+  type CommandIndexOptions,
+  type IndexedCommand,
+  type RestoreOptions,
+} from './command-index.js';
+export { parseCommandIndexJson, COMMAND_INDEX_JSON_VERSION, type CommandIndexJson } from './command-index-json.js';
+export type { BufferPosition } from './buffer-position.js';
+export { MAX_COMMAND_LINE_CHARS, MAX_CWD_CHARS } from './shell-marks.js';
