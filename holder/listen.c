@@ -96,10 +96,13 @@ listen_clear_stale(const struct sockaddr_un *sa, char *cause)
 		    sa->sun_path);
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
+	/* EAGAIN: a full backlog, so somebody is listening there. */
 	r = connect(fd, (const struct sockaddr *)sa, sizeof *sa);
+	if (r != 0 && errno == EAGAIN)
+		r = 0;
 	close(fd);
 	if (r == 0) {
 		snprintf(cause, CAUSE_BYTES,
