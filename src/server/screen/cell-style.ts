@@ -15,7 +15,7 @@ const BG_COLOR_BITS = COLOR_MODE_MASK | COLOR_VALUE_MASK;
 
 function colorParams(word: number, base: 30 | 40 | 58): string {
   const mode = word & COLOR_MODE_MASK;
-  const value = word & COLOR_VALUE_MASK;
+  const value = mode === COLOR_MODE_RGB ? word & COLOR_VALUE_MASK : word & 0xff;
   if (mode === COLOR_MODE_P16 && base !== 58) {
     // 16-colour SGR (30–37, 90–97) kept as such: 38;5;1 and 31 differ to terminals that brighten bold.
     return value < 8 ? `;${base + value}` : `;${base + 60 + value - 8}`;

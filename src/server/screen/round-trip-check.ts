@@ -4,7 +4,7 @@
 // the state outside the cells (saved cursor, region, tabs, charsets, pen…)
 // came back too.
 import { Screen, type ScreenSnapshot } from './screen.js';
-import { diffTerminals } from './terminal-diff.js';
+import { diffTerminals, unrestorableState } from './terminal-diff.js';
 
 export interface RoundTripOptions {
   cols?: number;
@@ -24,6 +24,8 @@ export interface RoundTripResult {
   restored: string[];
   /** Differences after both screens took the continuation. */
   continued: string[];
+  /** Set when the original held state no restore can rebuild (see unrestorableState); the diffs are then moot. */
+  unrestorable: string | undefined;
 }
 
 export async function roundTrip(input: string | Uint8Array, options: RoundTripOptions = {}): Promise<RoundTripResult> {
@@ -34,6 +36,7 @@ export async function roundTrip(input: string | Uint8Array, options: RoundTripOp
     original.write(input, { live: false });
     await original.flush();
     const snapshotOptions = options.snapshotScrollbackRows === undefined ? {} : { scrollbackRows: options.snapshotScrollbackRows };
+    const unrestorable = unrestorableState(original.terminal);
     const snapshot = options.sliced === true ? await original.snapshotAsync(snapshotOptions) : original.snapshot(snapshotOptions);
     restoredScreen = Screen.fromSnapshot(snapshot, size);
     await restoredScreen.flush();
@@ -46,7 +49,7 @@ export async function roundTrip(input: string | Uint8Array, options: RoundTripOp
       await Promise.all([original.flush(), restoredScreen.flush()]);
       continued = diffTerminals(original.terminal, restoredScreen.terminal, { ...diffOptions, titles: [original.title, restoredScreen.title] });
     }
-    return { snapshot, restored, continued };
+    return { snapshot, restored, continued, unrestorable };
   } finally {
     original.dispose();
     restoredScreen?.dispose();

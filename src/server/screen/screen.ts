@@ -50,7 +50,7 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
 import { screenText, type TextOptions } from './screen-text.js';
-import { assertInternals, readInternals } from './xterm-private.js';
+import { assertInternals, eraseAboveGuard, readInternals } from './xterm-private.js';
 
 export const DEFAULT_SCROLLBACK_ROWS = 10_000;
 /** Longest a snapshotAsync slice may hold the event loop. */
@@ -161,6 +161,8 @@ export class Screen extends DisposableBase {
       this.titles.fire(title);
     }));
     this.register(terminal.onBell(() => this.bells.fire()));
+    this.registerHook(terminal.parser.registerCsiHandler({ final: 'J' }, (params) => eraseAboveGuard(terminal, params, false)));
+    this.registerHook(terminal.parser.registerCsiHandler({ prefix: '?', final: 'J' }, (params) => eraseAboveGuard(terminal, params, true)));
     this.registerHook(terminal.parser.registerOscHandler(7, (data) => {
       this.setCwd(parseOsc7Cwd(data));
       return false;

@@ -56,6 +56,8 @@ class Painter {
   private y = 0;
   /** Attributes of the cells of the current target row that nothing has written yet. */
   private fill: RawAttrs = DEFAULT_ATTRS;
+  /** Whether the target has scrolled a line off since beginBuffer(). */
+  private scrolled = false;
   private readonly cell: IBufferCell;
   private readonly probeCell: IBufferCell;
   private readonly cols: number;
@@ -85,6 +87,7 @@ class Painter {
     this.cx = 0;
     this.y = 0;
     this.fill = DEFAULT_ATTRS;
+    this.scrolled = false;
   }
 
   /**
@@ -95,14 +98,17 @@ class Painter {
     let last = to - 1;
     const count = to - from;
     const first = buffer.getLine(from);
-    const dummyTop = isAlternate && first !== undefined && first.isWrapped && count === this.rows;
+    // The alternate screen has no scrollback, so a throwaway line scrolls away for good; in the normal
+    // buffer it is erased with ED 3 the moment it has scrolled off (it is then the only scrollback line).
+    const dummyTop = first !== undefined && first.isWrapped && (isAlternate ? count === this.rows : from === 0);
+    let dummyPending = dummyTop && !isAlternate;
     if (count <= this.rows && !dummyTop) {
       // Nothing scrolls, so trailing blank lines need no LF at all.
       while (last >= from && this.isBlankLine(buffer.getLine(last)!)) last--;
     }
     if (dummyTop) {
-      // The top line continues one that scrolled away: paint a throwaway line above it,
-      // wrap into it, and let the last line scroll the throwaway off (no scrollback here).
+      // The top line continues one that scrolled away: paint a throwaway line above it and wrap
+      // into it; the throwaway scrolls off as the screen fills.
       this.setPen(DEFAULT_ATTRS);
       this.out.push(' '.repeat(this.cols));
       this.cx = this.cols;
@@ -124,6 +130,10 @@ class Painter {
           this.advanceRow();
         }
       }
+      if (dummyPending && this.scrolled) {
+        this.out.push(`${CSI}3J`);
+        dummyPending = false;
+      }
       const painted = this.paintRow(line, startX, nextWrapped ? next : undefined, dirty);
       lastCellFix = painted.lastCellFix;
       wideAcrossMargin = painted.wideAcrossMargin;
@@ -143,6 +153,7 @@ class Painter {
   /** After a line feed or a wrap: the target row below, or a fresh one if the screen scrolled. */
   private advanceRow(): void {
     if (this.y === this.rows - 1) {
+      this.scrolled = true;
       // Scrolling fills the new line with the pen's background (BCE).
       this.fill = eraseAttrsFor(this.pen.bg);
     } else {
@@ -222,8 +233,18 @@ class Painter {
       } else if (mustFill && this.startsWithWideLike(wrappedNext, attrs)) {
         (fixed ??= []).push(x);
         wideAcrossMargin = true;
+      } else if (!mustFill) {
+        // The last column: put a wide character over the last two columns, then insert (IRM) one
+        // cell before it; xterm blanks the half that lands on the last column with the pen.
+        this.moveTo(cols - 2);
+        this.out.push(`${WIDE_PROBE}${CSI}${cols - 1}G${CSI}4h`);
+        this.setPen(attrs);
+        this.out.push(` ${CSI}4l`);
+        this.cx = cols - 1;
+        (fixed ??= []).push(x);
+        dirty.push(cols - 2);
       }
-      // Otherwise a styled blank at the last column: printed as a styled space below (see screen.ts, known limits).
+      // Otherwise (a soft-wrapped row) a styled space stands in for it (see screen.ts, known limits).
     }
     if (fixed !== undefined) this.moveTo(startX);
     for (const d of dirty) if (d + 1 > endX) endX = d + 1;
@@ -371,6 +392,11 @@ class Painter {
     this.out.push(cell.getChars() === '' ? ' ' : cell.getChars());
   }
 
+  /** After DECRC the target's pen is whatever was saved: write the next one in full. */
+  forgetPen(): void {
+    this.pen = { fg: -1, bg: -1, underlineStyle: -1, underlineColor: -1, urlId: this.penLink };
+  }
+
   push(text: string): void {
     this.out.push(text);
   }
@@ -397,6 +423,16 @@ function modeText(terminal: Terminal, internals: TerminalInternals): string {
   return s;
 }
 
+/**
+ * After DECRC the active table can differ from the designated one (DECRC
+ * restores the table DECSC saved). A restore gets there the same way: DECRC
+ * with the saved cursor already in place. Only when the active table is not
+ * the saved one either does this give up (the designated one stays active).
+ */
+function needsRestoredCharset(internals: TerminalInternals, active: BufferInternals): boolean {
+  return internals.activeCharset !== internals.charsets[internals.glevel] && internals.activeCharset === active.saved.charset;
+}
+
 function charsetText(internals: TerminalInternals): string {
   const intermediates = ['(', ')', '*', '+'];
   let s = '';
@@ -411,6 +447,11 @@ function charsetText(internals: TerminalInternals): string {
   else if (internals.glevel === 2) s += `${ESC}n`;
   else if (internals.glevel === 3) s += `${ESC}o`;
   return s;
+}
+
+function isDefaultSaved(state: BufferInternals): boolean {
+  const s = state.saved;
+  return s.x === 0 && s.absY - state.ybase <= 0 && s.fg === 0 && s.bg === 0 && s.charset === undefined;
 }
 
 /**
@@ -430,6 +471,14 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
   painter.savedCursor({ ...internals.normal, ybase: internals.normal.ybase - from });
   painter.tabStops(internals.normal);
   painter.scrollRegion(internals.normal);
+  if (!isAlternate && !isDefaultSaved(internals.alternate)) {
+    // The alternate buffer keeps its saved cursor between visits: set it on a short visit.
+    painter.setPen(DEFAULT_ATTRS);
+    painter.push(`${CSI}?1047h`);
+    painter.savedCursor(internals.alternate);
+    painter.setPen(DEFAULT_ATTRS);
+    painter.push(`${CSI}?1047l`);
+  }
   if (isAlternate) {
     const alternate = terminal.buffer.alternate;
     // Entering fills the alternate screen with the pen's background: enter with the default pen.
@@ -443,10 +492,15 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
   }
   const active = isAlternate ? internals.alternate : internals.normal;
   const m = terminal.modes;
+  // Charsets go after the cursor's pending-wrap reprint (which prints plain text) unless a DECRC
+  // is needed for them, which moves the cursor and so must come first.
+  const restoreCharset = needsRestoredCharset(internals, active);
+  if (restoreCharset) painter.push(`${charsetText(internals)}${ESC}8`);
   if (m.originMode) painter.push(`${CSI}?6h`);
   painter.cursor(terminal.buffer.active, m.originMode ? active.scrollTop : undefined);
+  painter.forgetPen();
   painter.setPen(internals.pen);
-  painter.push(charsetText(internals));
+  if (!restoreCharset) painter.push(charsetText(internals));
   if (!m.wraparoundMode) painter.push(`${CSI}?7l`);
   if (m.insertMode) painter.push(`${CSI}4h`);
   painter.push(modeText(terminal, internals));

@@ -2,7 +2,9 @@
 // says where they differ in words a person can act on. Used by the round-trip
 // tests here and by the server's recovery tests (reference vs restored).
 import type { IBuffer, IBufferCell, Terminal } from '@xterm/headless';
-import { linkOf, rawAttrsOf, readInternals, type BufferInternals } from './xterm-private.js';
+import {
+  BG_HAS_EXTENDED, BG_PROTECTED, FG_UNDERLINE, linkOf, rawAttrsOf, readInternals, type BufferInternals, type RawAttrs,
+} from './xterm-private.js';
 
 export interface DiffOptions {
   /** Compare the normal buffer's scrollback too (default true), rows aligned at the bottom. */
@@ -37,7 +39,8 @@ function cellLook(term: Terminal, cell: IBufferCell): Record<string, unknown> {
     bg: [cell.getBgColorMode(), cell.getBgColor()],
     flags: [cell.isBold(), cell.isDim(), cell.isItalic(), cell.isUnderline(), cell.isBlink(), cell.isInverse(),
       cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map((f) => (f ? 1 : 0)).join(''),
-    underline: [raw.underlineStyle, raw.underlineColor],
+    // The style as drawn: an underline flag without a style record draws single (see penLook).
+    underline: [cell.isUnderline() ? raw.underlineStyle || 1 : 0, raw.underlineColor],
     link: link === undefined ? null : [link.id ?? null, link.uri],
   };
 }
@@ -67,9 +70,18 @@ function compareBuffers(d: Differences, name: string, ta: Terminal, a: IBuffer, 
   }
 }
 
-function savedCursorOf(state: BufferInternals): unknown {
+// xterm can hold a pen whose underline comes from its extended record alone (a DECRC of
+// fg/bg saved before the underline began): it looks and reports as underlined, like one with the
+// underline flag, which is what a restore writes. Compare the look, not that bit.
+function penLook(term: Terminal, pen: RawAttrs): unknown {
+  const underlined = (pen.fg & FG_UNDERLINE) !== 0 || pen.underlineStyle !== 0;
+  return { ...pen, fg: pen.fg & ~FG_UNDERLINE, underlineStyle: underlined ? pen.underlineStyle || 1 : 0, urlId: linkOf(term, pen.urlId) ?? null };
+}
+
+function savedCursorOf(state: BufferInternals, cols: number): unknown {
   const s = state.saved;
-  return { x: s.x, y: Math.max(0, s.absY - state.ybase), fg: s.fg, bg: s.bg & ~0x30000000, charset: s.charset === undefined ? null : 'set' };
+  // DECRC clamps a column saved at the pending-wrap position to the last column.
+  return { x: Math.min(s.x, cols - 1), y: Math.max(0, s.absY - state.ybase), fg: s.fg & ~FG_UNDERLINE, bg: s.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED) };
 }
 
 /** Human-readable differences between `a` and `b`; empty when they are the same terminal state. */
@@ -89,17 +101,40 @@ export function diffTerminals(a: Terminal, b: Terminal, options: DiffOptions = {
   d.check('cursor hidden', ia.cursorHidden, ib.cursorHidden);
   d.check('cursor style', [ia.cursorStyle ?? null, ia.cursorBlink ?? null], [ib.cursorStyle ?? null, ib.cursorBlink ?? null]);
   d.check('mouse encoding', ia.mouseEncoding, ib.mouseEncoding);
-  d.check('pen', { ...ia.pen, urlId: linkOf(a, ia.pen.urlId) ?? null }, { ...ib.pen, urlId: linkOf(b, ib.pen.urlId) ?? null });
+  d.check('pen', penLook(a, ia.pen), penLook(b, ib.pen));
   d.check('charsets', [ia.charsets.map((c, g) => c === ib.charsets[g]), ia.glevel], [ia.charsets.map(() => true), ib.glevel]);
+  d.check('active charset', true, ia.activeCharset === ib.activeCharset);
   for (const kind of ['normal', 'alternate'] as const) {
     if (kind === 'alternate' && a.buffer.active.type !== 'alternate') continue;
     const sa = ia[kind];
     const sb = ib[kind];
     d.check(`${kind} scroll region`, [sa.scrollTop, sa.scrollBottom], [sb.scrollTop, sb.scrollBottom]);
     d.check(`${kind} tab stops`, sa.tabStops, sb.tabStops);
-    d.check(`${kind} saved cursor`, savedCursorOf(sa), savedCursorOf(sb));
+    d.check(`${kind} saved cursor`, savedCursorOf(sa, a.cols), savedCursorOf(sb, b.cols));
     d.check(`${kind} saved charset`, true, sa.saved.charset === sb.saved.charset);
   }
   if (options.titles !== undefined) d.check('title', options.titles[0], options.titles[1]);
   return d.list;
+}
+
+/**
+ * Why `term` holds state that no byte stream can rebuild in a fresh terminal
+ * (so a round trip cannot be exact), or undefined. Both are xterm internals
+ * leaking: a pen whose extended record hides behind a cleared flag (after a
+ * DECRC), and cells that point at a link xterm has already forgotten (the
+ * link's first line was trimmed; the cell still reports as underlined).
+ */
+export function unrestorableState(term: Terminal): string | undefined {
+  if (readInternals(term).penHiddenExtended) return 'pen with hidden extended attributes';
+  for (const buffer of [term.buffer.normal, term.buffer.alternate]) {
+    const cell = buffer.getNullCell();
+    for (let y = 0; y < buffer.length; y++) {
+      const line = buffer.getLine(y)!;
+      for (let x = 0; x < term.cols; x++) {
+        const urlId = rawAttrsOf(line.getCell(x, cell)!).urlId;
+        if (urlId !== 0 && linkOf(term, urlId) === undefined) return 'cell pointing at a forgotten link';
+      }
+    }
+  }
+  return undefined;
 }

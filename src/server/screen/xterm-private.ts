@@ -77,6 +77,15 @@ export interface TerminalInternals {
   pen: RawAttrs;
   charsets: (object | undefined)[];
   glevel: number;
+  /** The table printing uses now; differs from charsets[glevel] after a DECRC. */
+  activeCharset: object | undefined;
+  /**
+   * The pen carries underline style/colour or a link in its extended record
+   * while its bg word lacks the flag that makes them count (reachable only by
+   * DECRC after setting them): invisible now, but an SGR 58/59 or OSC 8 later
+   * makes them show. Not reproducible by any sequence a restore could write.
+   */
+  penHiddenExtended: boolean;
   normal: BufferInternals;
   alternate: BufferInternals;
 }
@@ -122,15 +131,27 @@ export function assertInternals(terminal: Terminal): void {
   }
 }
 
+/**
+ * xterm switches a colour to a palette entry without clearing the old RGB
+ * bits above the index (31 after 38;2;r;g;b keeps g and r); only the low byte
+ * means anything then. Normalised so equal looks compare equal.
+ */
+function normalColor(word: number): number {
+  const mode = word & COLOR_MODE_MASK;
+  if (mode === COLOR_MODE_RGB) return word;
+  if (mode === 0) return word & ~COLOR_VALUE_MASK;
+  return (word & ~COLOR_VALUE_MASK) | (word & 0xff);
+}
+
 function rawOfAttr(attr: AttrShape): RawAttrs {
   const ext = attr.extended;
   const hasExt = (attr.bg & BG_HAS_EXTENDED) !== 0;
   return {
-    fg: attr.fg,
+    fg: normalColor(attr.fg),
     // HAS_EXTENDED is bookkeeping, and DECSCA protection is not restored (documented in screen.ts).
-    bg: attr.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED),
+    bg: normalColor(attr.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED)),
     underlineStyle: hasExt ? (ext._ext & EXT_UNDERLINE_STYLE_MASK) >>> EXT_UNDERLINE_STYLE_SHIFT : 0,
-    underlineColor: hasExt ? ext._ext & (COLOR_MODE_MASK | COLOR_VALUE_MASK) : 0,
+    underlineColor: hasExt ? normalColor(ext._ext & (COLOR_MODE_MASK | COLOR_VALUE_MASK)) : 0,
     // Without HAS_EXTENDED a reused cell object still holds a stale extended record: ignore it.
     urlId: hasExt ? ext._urlId : 0,
   };
@@ -171,8 +192,8 @@ function bufferInternals(buffer: BufferShape, cols: number): BufferInternals {
     saved: {
       x: buffer.savedX,
       absY: buffer.savedY,
-      fg: buffer.savedCurAttrData.fg,
-      bg: buffer.savedCurAttrData.bg,
+      fg: normalColor(buffer.savedCurAttrData.fg),
+      bg: normalColor(buffer.savedCurAttrData.bg),
       charset: buffer.savedCharset,
     },
   };
@@ -189,6 +210,11 @@ export function readInternals(terminal: Terminal): TerminalInternals {
     pen: rawOfAttr(core._inputHandler._curAttrData),
     charsets: core._charsetService._charsets.slice(0, 4),
     glevel: core._charsetService.glevel,
+    activeCharset: core._charsetService.charset,
+    penHiddenExtended: (() => {
+      const pen = core._inputHandler._curAttrData;
+      return (pen.bg & BG_HAS_EXTENDED) === 0 && (pen.extended._ext !== 0 || pen.extended._urlId !== 0);
+    })(),
     normal: bufferInternals(core.buffers.normal, terminal.cols),
     alternate: bufferInternals(core.buffers.alt, terminal.cols),
   };
@@ -221,4 +247,22 @@ export function charsetDesignator(charset: object): string | undefined {
     }
   }
   return designators.get(charset);
+}
+
+/**
+ * xterm 6.0 bug: ED 1 (`CSI 1 J`, also DECSED `CSI ? 1 J`) with the cursor at
+ * the last column clears the wrap flag of the line *below* by screen row
+ * instead of buffer line, and throws when that index is past the buffer end
+ * (bottom row, no scrollback) — from inside its write loop, which would take
+ * the whole server down. In exactly that case ED 1 means "erase every row"
+ * (the cursor's row is the last one), so it is done as ED 2, which erases
+ * the same cells and does not move the cursor. Returns true when it took over.
+ */
+export function eraseAboveGuard(terminal: Terminal, params: (number | number[])[], selective: boolean): boolean {
+  if (params[0] !== 1) return false;
+  const buffer = terminal.buffer.active;
+  if (buffer.cursorX + 1 < terminal.cols || buffer.cursorY + 1 < buffer.length) return false;
+  const handler = (coreOf(terminal)._inputHandler as unknown as { eraseInDisplay(p: { params: number[] }, respectProtect: boolean): boolean });
+  handler.eraseInDisplay({ params: [2] }, selective);
+  return true;
 }
