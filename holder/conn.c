@@ -137,6 +137,8 @@ conn_out_room(struct conn *c, size_t reserve)
 		c->out_length -= c->out_sent;
 		c->out_sent = 0;
 	}
+	if (c->out_length + reserve >= CONN_OUT_BYTES)
+		return 0;
 	return CONN_OUT_BYTES - reserve - c->out_length;
 }
 
