@@ -170,6 +170,8 @@ holder_tick(struct holder *h)
 	if (h->pty.reaped && !h->output_done)
 		holder_try_finish_output(h, now);
 	if (h->quitting && !h->pty.reaped && now >= h->kill_deadline_ms) {
+		/* A job in its own group (vim run from the shell) too. */
+		pty_signal_foreground(&h->pty, SIGKILL);
 		pty_signal_group(&h->pty, SIGKILL);
 		h->kill_deadline_ms = NEVER_MS;
 	}
