@@ -159,6 +159,7 @@ export class HolderConnection implements Disposable {
   private readonly exitListeners = new ListenerSet<ExitEvent>();
   private readonly holderErrorListeners = new ListenerSet<HolderErrorEvent>();
   private readonly closeListeners = new ListenerSet<CloseEvent>();
+  private readonly drainListeners = new ListenerSet<void>();
 
   private constructor(
     private readonly socket: Socket,
@@ -166,6 +167,7 @@ export class HolderConnection implements Disposable {
   ) {
     this.writer = new FrameWriter({ write: (bytes) => this.socket.write(bytes) });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.drainListeners.fire());
     socket.on('end', () => {
       this.peerEnded = true;
       this.drain();
@@ -209,6 +211,11 @@ export class HolderConnection implements Disposable {
   /** The connection closed for any reason but dispose(). */
   onClose(listener: (e: CloseEvent) => void): Disposable {
     return this.closeListeners.add(listener);
+  }
+
+  /** The socket's send buffer has emptied after input() returned false. */
+  onDrain(listener: () => void): Disposable {
+    return this.drainListeners.add(listener);
   }
 
   // ---- requests ----
@@ -478,5 +485,6 @@ export class HolderConnection implements Disposable {
     this.exitListeners.clear();
     this.holderErrorListeners.clear();
     this.closeListeners.clear();
+    this.drainListeners.clear();
   }
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { useTestScope } from '../helpers/test-scope.js';
 import { HOLDER_TEST_TIMEOUT_MS, INTERACTIVE_BASH, RecordingController, startHolder } from './holder-fixture.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { createHash } from 'node:crypto';
 
 describe('input in, output out through a real shell', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {
   test('a command typed into bash comes back as OUTPUT frames carrying its result', async (t) => {
@@ -45,6 +46,20 @@ describe('input in, output out through a real shell', { timeout: HOLDER_TEST_TIM
     const mark = ctl.received;
     ctl.conn.input('stty size\r');
     await waitFor(() => ctl.textSince(mark).includes('41 133\r\n'), { what: 'stty to print 41 133' });
+  });
+
+  test('300 KB of INPUT, chunked into 64 KiB frames, reaches a raw-mode program byte for byte', async (t) => {
+    const scope = useTestScope(t);
+    const INPUT_BYTES = 300_000;
+    // Raw mode, no echo: the line discipline passes every byte through unchanged.
+    const h = await startHolder(scope, { argv: ['sh', '-c', `stty raw -echo; echo RAW-READY; head -c ${INPUT_BYTES} | sha256sum`] });
+    const ctl = await RecordingController.start(scope, h.socketPath);
+    await ctl.waitForText('RAW-READY');
+    const input = new Uint8Array(INPUT_BYTES);
+    for (let i = 0; i < INPUT_BYTES; i++) input[i] = 32 + ((i * 31 + (i >> 8)) % 95);
+    ctl.conn.input(input);
+    const digest = createHash('sha256').update(input).digest('hex');
+    await ctl.waitForText(digest, 60_000);
   });
 
   test('PING is answered with a round-trip time', async (t) => {

@@ -2,6 +2,16 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { readFileSync } from 'node:fs';
+
+/** The command name of pid, or null once it is gone. */
+function commandOf(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
 import { HOLDER_TEST_TIMEOUT_MS, INTERACTIVE_BASH, RecordingController, nodeProgram, startHolder } from './holder-fixture.js';
 
 describe('REDRAW and SIGNAL reach the foreground process group', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {
@@ -34,10 +44,12 @@ describe('REDRAW and SIGNAL reach the foreground process group', { timeout: HOLD
     assert.equal(shellGroup, h.childPid, 'the shell leads the foreground group at its prompt');
 
     ctl.conn.input('sleep 300\r');
+    // Wait for the exec, not just the fork: between the two the child still
+    // has the shell's SIGINT handler, and the signal would be swallowed.
     const sleeping = await waitFor(async () => {
       const s = await ctl.conn.state();
-      return s.fgPgid !== shellGroup && s.fgPgid !== 0 ? s : null;
-    }, { what: 'sleep to become the foreground process group' });
+      return s.fgPgid !== shellGroup && s.fgPgid !== 0 && commandOf(s.fgPgid) === 'sleep' ? s : null;
+    }, { what: 'sleep to run as the foreground process group' });
     ctl.conn.signal(2);
     await waitFor(async () => (await ctl.conn.state()).fgPgid === shellGroup, {
       what: `the shell to take the terminal back from ${sleeping.fgPgid}`,
