@@ -22,13 +22,17 @@ if status is-interactive; and not set -q __tend_si_installed
     # Escapes a command line for OSC 633;E: '\' -> '\\', ';' -> '\x3b',
     # control characters (0x01-0x1f, 0x7f) -> '\xHH'.
     function __tend_si_escape
-        set -l s (string replace -a -- '\\' '\\\\' $argv[1] | string collect -N)
-        set s (string replace -a -- ';' '\\x3b' $s | string collect -N)
+        # string collect joins what a substitution would split on newlines
+        # (dropping only trailing ones, which no command line needs); newline
+        # is escaped on its own because a substitution cannot produce it alone.
+        set -l s (string replace -a -- '\\' '\\\\' $argv[1] | string collect)
+        set s (string replace -a -- ';' '\\x3b' $s | string collect)
+        set s (string replace -a -- \n '\\x0a' $s | string collect)
         if string match -qr -- '[\x01-\x1f\x7f]' $s
-            for code in (seq 1 31) 127
+            for code in (seq 1 9) (seq 11 31) 127
                 set -l escaped (printf '\\\\x%02x' $code)
                 set -l char (printf $escaped | string collect -N)
-                set s (string replace -a -- $char $escaped $s | string collect -N)
+                set s (string replace -a -- $char $escaped $s | string collect)
             end
         end
         printf '%s' $s
@@ -58,7 +62,7 @@ if status is-interactive; and not set -q __tend_si_installed
     end
 
     function __tend_si_on_preexec --on-event fish_preexec
-        printf '\e]633;E;%s\a\e]133;C\a' (__tend_si_escape $argv[1] | string collect -N)
+        printf '\e]633;E;%s\a\e]133;C\a' (__tend_si_escape $argv[1] | string collect)
     end
 
     function __tend_si_on_postexec --on-event fish_postexec

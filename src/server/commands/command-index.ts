@@ -183,6 +183,14 @@ export class CommandIndex extends DisposableBase {
     return this.running ?? undefined;
   }
 
+  /**
+   * True between a prompt's B and its C: the shell is waiting for a command
+   * line (as far as its marks tell), so input typed now is that line.
+   */
+  get atPrompt(): boolean {
+    return this.running === null && this.pending.inputStart !== null;
+  }
+
   /** The latest cwd the shell reported. */
   get currentCwd(): string | null {
     return this.cwd;
