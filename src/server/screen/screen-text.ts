@@ -49,7 +49,7 @@ export function screenText(terminal: Terminal, options: TextOptions = {}): strin
     if (line === undefined) break;
     const next = buffer.getLine(i + 1);
     const continues = options.joinWrapped === true && i + 1 < end && next !== undefined && next.isWrapped;
-    const text = options.ansi === true ? ansiLine(terminal, line, !continues) : line.translateToString(!continues);
+    const text = options.ansi === true ? ansiLine(terminal, line, !continues) : continues ? line.translateToString(false) : line.translateToString(true).replace(/ +$/, '');
     if (options.joinWrapped === true && line.isWrapped && i > start && lines.length > 0) lines[lines.length - 1] += text;
     else lines.push(text);
   }

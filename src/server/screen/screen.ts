@@ -134,7 +134,6 @@ export class Screen extends DisposableBase {
   private readonly liveFlags: boolean[] = [];
   /** While a sliced snapshot runs, later writes and resizes wait here, in order. */
   private held: (() => void)[] | undefined;
-  private snapshotChain: Promise<unknown> = Promise.resolve();
   private currentTitle = '';
   private currentCwd: string | null = null;
 
@@ -308,35 +307,53 @@ export class Screen extends DisposableBase {
    * applied after, in order, so the picture is consistent.
    */
   snapshotAsync(options: SnapshotOptions & { sliceMs?: number } = {}): Promise<ScreenSnapshot> {
-    const run = this.snapshotChain.then(() => this.runSlicedSnapshot(options));
-    this.snapshotChain = run.catch(() => undefined);
-    return run;
+    if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed before its snapshot'));
+    return new Promise<ScreenSnapshot>((resolve, reject) => {
+      const start = () => {
+        // Cut here: from now on, writes wait until this snapshot is done.
+        this.held = [];
+        this.runSlicedSnapshot(options).then(resolve, reject).finally(() => this.releaseHeld());
+      };
+      // A snapshot already running: queue this one at its place among the held writes.
+      if (this.held !== undefined) this.held.push(Object.assign(() => start(), { startsSnapshot: true }));
+      else start();
+    });
+  }
+
+  /** Applies held writes in order; a queued snapshot takes over holding what comes after it. */
+  private releaseHeld(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (let i = 0; i < held.length; i++) {
+      const item = held[i]!;
+      item();
+      // item() may have started a queued snapshot, which set this.held again.
+      const nowHeld = this.held as (() => void)[] | undefined;
+      if ((item as { startsSnapshot?: boolean }).startsSnapshot === true && nowHeld !== undefined) {
+        nowHeld.push(...held.slice(i + 1));
+        return;
+      }
+    }
   }
 
   private async runSlicedSnapshot(options: SnapshotOptions & { sliceMs?: number }): Promise<ScreenSnapshot> {
     if (this.isDisposed) throw new Error('tend: screen disposed before its snapshot');
     const sliceMs = options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS;
-    this.held = [];
-    try {
-      await new Promise<void>((resolve) => this.pass(EMPTY, false, resolve));
-      const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
-        scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
-        title: this.currentTitle,
-      });
-      let sliceStart = performance.now();
-      for (;;) {
-        const step = slices.next();
-        if (step.done) return this.toSnapshot(step.value);
-        if (performance.now() - sliceStart >= sliceMs) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
-          sliceStart = performance.now();
-        }
+    await new Promise<void>((resolve) => this.pass(EMPTY, false, resolve));
+    if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
+    const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
+      scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
+      title: this.currentTitle,
+    });
+    let sliceStart = performance.now();
+    for (;;) {
+      const step = slices.next();
+      if (step.done) return this.toSnapshot(step.value);
+      if (performance.now() - sliceStart >= sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
+        sliceStart = performance.now();
       }
-    } finally {
-      const held = this.held ?? [];
-      this.held = undefined;
-      for (const apply of held) apply();
     }
   }
 
