@@ -39,11 +39,16 @@ async function main(): Promise<void> {
     report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : describeError(err)}`);
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);
   }
+  const env = process.env;
+  const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+  // Tuning knobs, mostly for tests: scrollback, holder ring, checkpoint timing.
   const server = new TendServer({
     paths,
     log,
-    scrollbackRows: process.env.TEND_SCROLLBACK_ROWS ? Number(process.env.TEND_SCROLLBACK_ROWS) : undefined,
-    ringBytes: process.env.TEND_RING_BYTES ? Number(process.env.TEND_RING_BYTES) : undefined,
+    scrollbackRows: num(env.TEND_SCROLLBACK_ROWS),
+    ringBytes: num(env.TEND_RING_BYTES),
+    checkpointQuietMs: num(env.TEND_CHECKPOINT_QUIET_MS),
+    checkpointMaxIntervalMs: num(env.TEND_CHECKPOINT_MAX_MS),
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
   });

@@ -41,12 +41,22 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): TendPaths {
   };
 }
 
-/** Creates a directory (and parents) and makes sure it is private to this user. */
+/**
+ * Creates a directory (and parents) and makes it private to this user when it
+ * can. An existing directory we may not change (read-only, someone else's) is
+ * left as it is: the caller finds out what it can do in it.
+ */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = statSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
-  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  if ((st.mode & 0o077) === 0) return;
+  try {
+    chmodSync(dir, 0o700);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EROFS' && code !== 'EACCES') throw err;
+  }
 }
 
 /** Creates the runtime directories: the tmp parent too is per-user and private. */

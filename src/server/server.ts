@@ -19,6 +19,8 @@ export interface ServerOptions {
   scrollbackRows?: number;
   holderPath?: string;
   ringBytes?: number;
+  checkpointQuietMs?: number;
+  checkpointMaxIntervalMs?: number;
   /** Called when a client asks the server to stop. */
   onStopRequested?: () => void;
 }
@@ -65,6 +67,8 @@ export class TendServer extends DisposableBase {
       scrollbackRows: this.options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
       holderPath: this.options.holderPath,
       ringBytes: this.options.ringBytes,
+      checkpointQuietMs: this.options.checkpointQuietMs,
+      checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
     }));
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll();

@@ -54,6 +54,10 @@ export class SessionRegistry extends DisposableBase {
 
   async create(spec: NewSessionSpec): Promise<Session> {
     this.checkName(spec.name);
+    if (this.deps.store.readOnly) {
+      throw new ApiError(409, 'store_read_only',
+        `cannot start a new session: the store is read-only (${this.deps.store.readOnlyReason ?? 'TEND_HOME is not writable'}), so the session would be lost at the next restart`);
+    }
     const id = this.newId();
     const record = this.deps.store.createSession({
       id,
@@ -73,7 +77,11 @@ export class SessionRegistry extends DisposableBase {
     try {
       session = await Session.start(this.deps, record);
     } catch (err) {
-      this.deps.store.markDisposed(id);
+      try {
+        this.deps.store.markDisposed(id);
+      } catch (markErr) {
+        this.deps.log.error(`session ${id}: could not record that it failed to start`, markErr);
+      }
       throw new ApiError(400, 'spawn_failed', (err as Error).message);
     }
     this.add(session);

@@ -5,7 +5,7 @@
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
 import { Screen, type ScreenSnapshot } from './screen/index.js';
-import type { SessionRecord, Store } from './store/index.js';
+import { StoreError, type SessionRecord, type Store } from './store/index.js';
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
@@ -21,6 +21,8 @@ export interface SessionDeps {
   scrollbackRows: number;
   holderPath?: string;
   ringBytes?: number;
+  checkpointQuietMs?: number;
+  checkpointMaxIntervalMs?: number;
 }
 
 export interface OutputListener {
@@ -86,7 +88,7 @@ export class Session extends DisposableBase {
     super();
     this._status = status;
     this.register(toDisposable(() => this._screen.dispose()));
-    this.schedule = this.register(new CheckpointSchedule(() => void this.checkpoint()));
+    this.schedule = this.register(new CheckpointSchedule(() => void this.checkpoint(), deps.checkpointQuietMs, deps.checkpointMaxIntervalMs));
     this.watchScreen();
   }
 
@@ -156,46 +158,54 @@ export class Session extends DisposableBase {
   static async recover(deps: SessionDeps, record: SessionRecord): Promise<Session> {
     const loaded = await loadCheckpointScreen(deps, record);
     const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold');
-    if (record.status === 'exited') {
-      // The holder may still wait for its EXIT to be recorded; it is.
-      await session.dismissExitedHolder();
-      return session;
-    }
+    const cp = loaded.checkpoint;
+    session.fedOffset = cp?.offset ?? 0;
     if (record.status === 'cold') return session;
     let holder: HolderConnection;
     try {
       holder = await HolderConnection.connect(record.holderSocket, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
     } catch (err) {
-      deps.log.warn(`session ${record.id}: holder unreachable (${(err as Error).message}); it is cold`);
-      session.becomeCold();
+      // An exited session's holder is normally gone: that is the end of its story.
+      if (record.status === 'running') {
+        deps.log.warn(`session ${record.id}: holder unreachable (${(err as Error).message}); it is cold`);
+        session.becomeCold();
+      }
       return session;
     }
-    const state = holder.lastState;
-    const lease = await holder.acquire();
-    if (lease !== 'acquired') {
-      deps.log.warn(`session ${record.id}: another server controls its holder (${lease.denied}); leaving it alone`);
+    try {
+      const state = holder.lastState;
+      const lease = await holder.acquire();
+      if (lease !== 'acquired') {
+        deps.log.warn(`session ${record.id}: another server controls its holder (${lease.denied}); leaving it alone`);
+        holder.dispose();
+        session._status = 'elsewhere';
+        return session;
+      }
+      // A live holder wins over the record: an exit recorded just before a
+      // crash may still have output after the checkpoint, and EXIT comes again.
+      let from = 0;
+      if (cp && cp.generation === state.generation && cp.offset <= state.offset) {
+        from = cp.offset;
+      } else {
+        if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
+        session.replaceScreen(new Screen({ cols: state.cols, rows: state.rows, scrollbackRows: deps.scrollbackRows }));
+      }
+      if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
+        session._screen.resize(state.cols, state.rows);
+      }
+      session._status = 'running';
+      session.record = { ...record, status: 'running', generation: state.generation, childPid: state.childPid };
+      session.persist('its recovery', (store) => store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid }));
+      session.attachHolder(holder, from, { answerReplay: false });
+      await session.waitReplayEnd();
+      await session._screen.flush();
+      if (session._screen.modes.alternateScreen) holder.redraw(); // second line of defence for TUIs
+      return session;
+    } catch (err) {
       holder.dispose();
-      session._status = 'elsewhere';
-      return session;
+      session.dispose();
+      throw err;
     }
-    let from = 0;
-    const cp = loaded.checkpoint;
-    if (cp && cp.generation === state.generation && cp.offset <= state.offset) {
-      from = cp.offset;
-    } else {
-      if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
-      session.replaceScreen(new Screen({ cols: state.cols, rows: state.rows, scrollbackRows: deps.scrollbackRows }));
-    }
-    if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
-      session._screen.resize(state.cols, state.rows);
-    }
-    session._status = 'running';
-    session.record = { ...record, generation: state.generation, holderPid: record.holderPid, childPid: state.childPid };
-    deps.store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid });
-    session.attachHolder(holder, from, { answerReplay: false });
-    await session.waitReplayEnd();
-    if (session._screen.modes.alternateScreen) holder.redraw(); // second line of defence for TUIs
-    return session;
   }
 
   private async launchHolder(argv: string[], cwd: string, env: Record<string, string>): Promise<void> {
@@ -218,24 +228,22 @@ export class Session extends DisposableBase {
     }
     const generation = holder.lastState.generation;
     this.record = { ...this.record, holderSocket: socketPath, holderPid, childPid, generation, cwd };
-    this.deps.store.updateSession(this.record.id, { holderSocket: socketPath, holderPid, childPid, generation, status: 'running', cwd });
+    this.persist('its new holder', (store) => store.updateSession(this.record.id, { holderSocket: socketPath, holderPid, childPid, generation, status: 'running', cwd }));
     this._status = 'running';
     this.fedOffset = 0;
     this.attachHolder(holder, 0, { answerReplay: true });
   }
 
-  private replayEnded = false;
-  private replayEndWaiters: Array<() => void> = [];
+  /** Settles when the holder's replay has ended, or the holder has gone. */
+  private replayDone: Promise<void> = Promise.resolve();
 
   private waitReplayEnd(): Promise<void> {
-    if (this.replayEnded) return Promise.resolve();
-    return new Promise((resolve) => this.replayEndWaiters.push(resolve));
+    return this.replayDone;
   }
 
   private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean }): void {
     this.holder = holder;
     this.answerReplay = opts.answerReplay;
-    this.replayEnded = false;
     this.fedOffset = from;
     const subs: Disposable[] = [
       holder.onReplay((f) => {
@@ -244,10 +252,6 @@ export class Session extends DisposableBase {
           this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
         }
         if (f.bytes.length > 0) this.feed(f.offset, f.bytes, this.answerReplay);
-        if (f.end) {
-          this.replayEnded = true;
-          for (const w of this.replayEndWaiters.splice(0)) w();
-        }
       }),
       holder.onOutput((f) => this.feed(f.offset, f.bytes, true)),
       holder.onExit((e) => void this.handleExit(e.code, e.signal)),
@@ -257,7 +261,10 @@ export class Session extends DisposableBase {
       for (const s of subs) s.dispose();
       holder.dispose();
     }));
-    holder.dumpSince(from);
+    this.replayDone = holder.dumpSince(from).then(
+      () => undefined,
+      () => undefined, // a holder gone mid-replay is reported by onClose
+    );
   }
 
   // ---- output ---------------------------------------------------------------
@@ -294,7 +301,7 @@ export class Session extends DisposableBase {
 
   private watchScreen(): void {
     const s = this._screen;
-    this.register(s.onReply((bytes) => this.holder?.input(bytes)));
+    this.register(s.onReply((bytes: Uint8Array) => this.holder?.input(bytes)));
   }
 
   private replaceScreen(screen: Screen): void {
@@ -302,6 +309,20 @@ export class Session extends DisposableBase {
     this._screen = screen;
     old.dispose();
     this.watchScreen();
+  }
+
+  /**
+   * Saves a change to the store. The running session is the truth and the
+   * store its memory across restarts, so a store that cannot be written (read
+   * only: reported once when the server started) never fails the session.
+   */
+  private persist(what: string, write: (store: Store) => void): void {
+    try {
+      write(this.deps.store);
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'READ_ONLY') return;
+      this.deps.log.error(`session ${this.id}: could not save ${what}`, err);
+    }
   }
 
   // ---- input and control ---------------------------------------------------
@@ -330,7 +351,7 @@ export class Session extends DisposableBase {
     if (cols === this._screen.cols && rows === this._screen.rows) return;
     this._screen.resize(cols, rows);
     holder.resize(cols, rows);
-    this.deps.store.updateSession(this.id, { cols, rows });
+    this.persist('its size', (store) => store.updateSession(this.id, { cols, rows }));
   }
 
   signal(signo: number): void {
@@ -342,7 +363,7 @@ export class Session extends DisposableBase {
   }
 
   rename(name: string | null): void {
-    this.deps.store.updateSession(this.id, { name });
+    this.persist('its name', (store) => store.updateSession(this.id, { name }));
     this.record = { ...this.record, name };
   }
 
@@ -353,7 +374,7 @@ export class Session extends DisposableBase {
       this.holder.kill();
       await Promise.race([exited, new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
     }
-    this.deps.store.markDisposed(this.id);
+    this.persist('its end', (store) => store.markDisposed(this.id));
     await this.deps.checkpoints.remove(this.id);
     this.dispose();
   }
@@ -371,11 +392,7 @@ export class Session extends DisposableBase {
     const endedAt = Date.now();
     this.record = { ...this.record, exitCode: code, exitSignal: signal, endedAt };
     this._status = 'exited';
-    try {
-      this.deps.store.markExited(this.id, { code, signal, endedAt });
-    } catch (err) {
-      this.deps.log.error(`session ${this.id}: could not record its exit`, err);
-    }
+    this.persist('its exit', (store) => store.markExited(this.id, { code, signal, endedAt }));
     await this.checkpoint();
     // Recorded: the holder may go now.
     this.holder?.kill();
@@ -396,21 +413,7 @@ export class Session extends DisposableBase {
   private becomeCold(): void {
     this._status = 'cold';
     this._screen.write(new TextEncoder().encode(RESTORED_SEPARATOR), { live: false });
-    try {
-      this.deps.store.markCold(this.id);
-    } catch (err) {
-      this.deps.log.error(`session ${this.id}: could not record it as cold`, err);
-    }
-  }
-
-  private async dismissExitedHolder(): Promise<void> {
-    try {
-      const holder = await HolderConnection.connect(this.record.holderSocket, { timeoutMs: 1000 });
-      if ((await holder.acquire()) === 'acquired') holder.kill();
-      holder.dispose();
-    } catch {
-      /* already gone, as expected */
-    }
+    this.persist('that it is cold', (store) => store.markCold(this.id));
   }
 
   // ---- checkpoints -----------------------------------------------------------
@@ -443,11 +446,8 @@ export class Session extends DisposableBase {
       screen: snapshot.data,
     };
     await this.deps.checkpoints.write(cp);
-    try {
-      this.deps.store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd });
-    } catch {
-      /* the store reports its own trouble */
-    }
+    this.persist('its title and cwd', (store) =>
+      store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd }));
   }
 
   /** Detaches from the holder without touching it: the terminal lives on. */

@@ -1,7 +1,7 @@
 // A real tend server for a test: its own TEND_HOME and runtime dir, driven
 // through the real CLI and the real API socket, and torn down by PID — the
 // server and every holder it started — whatever the test did.
-import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, existsSync, chownSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -52,17 +52,26 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export function startTestServer(extraEnv: Record<string, string> = {}): TestServer {
+export interface TestServerOptions {
+  /** Run the CLI (and so the server and holders) as this user; needs root. */
+  asUser?: { uid: number; gid: number };
+}
+
+export function startTestServer(extraEnv: Record<string, string> = {}, options: TestServerOptions = {}): TestServer {
   const home = mkdtempSync(join(tmpdir(), 'tend-test-'));
   const runtime = mkdtempSync(join(tmpdir(), 'tend-rt-'));
+  if (options.asUser) {
+    for (const dir of [home, runtime]) chownSync(dir, options.asUser.uid, options.asUser.gid);
+  }
   const env: NodeJS.ProcessEnv = { ...process.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtime, ...extraEnv };
   delete env.TMUX;
+  if (options.asUser) env.HOME = home;
   const client = new TendClient(env);
   const seenHolders = new Set<number>();
 
   const cli = (args: string[], opts: { input?: string; timeoutMs?: number } = {}) =>
     new Promise<CliResult>((resolvePromise, reject) => {
-      const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.asUser ?? {}) });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));

@@ -1,0 +1,111 @@
+// The server's life: started by the first verb, one per TEND_HOME, stopped and
+// restarted without closing a terminal.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
+
+interface Info { id: string; name: string | null; status: string; pid: number; holderPid: number; offset: number }
+
+async function screenText(t: ReturnType<typeof startTestServer>, target: string): Promise<string> {
+  const r = await t.cli(['screen', target]);
+  return r.code === 0 ? r.stdout : '';
+}
+
+test('the first verb starts the server; stopping it leaves the shell running and the next server shows the same screen', { timeout: 120_000 }, async () => {
+  const t = startTestServer();
+  try {
+    const created = await t.cli(['new', '--json', '--name', 'sh1', '--size', '80x24', '--', 'sh']);
+    assert.equal(created.code, 0, created.stderr);
+    const s = JSON.parse(created.stdout) as Info;
+    assert.equal(s.status, 'running');
+    await t.holderPids();
+    assert.equal((await t.cli(['send', ':sh1', '--enter', 'echo', 'hello-$((6*7))'])).code, 0);
+    await waitFor('echo output', async () => (await screenText(t, ':sh1')).includes('hello-42'));
+    const before = await screenText(t, ':sh1');
+
+    const stopped = await t.cli(['server', 'stop']);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    assert.equal(t.serverPid(), null);
+    assert.ok(isAlive(s.holderPid), 'the holder outlives the server');
+    assert.ok(isAlive(s.pid), 'the shell outlives the server');
+
+    // Any verb brings the server back, and with it the session and its screen.
+    const ls = await t.cli(['ls', '--json']);
+    assert.equal(ls.code, 0, ls.stderr);
+    const listed = JSON.parse(ls.stdout) as Info[];
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0]!.status, 'running');
+    assert.equal(await screenText(t, ':sh1'), before);
+    assert.equal((await t.cli(['send', ':sh1', '--enter', 'echo', 'again-$((7*6))'])).code, 0);
+    await waitFor('echo after restart', async () => (await screenText(t, ':sh1')).includes('again-42'));
+
+    const killed = await t.cli(['kill', ':sh1']);
+    assert.equal(killed.code, 0, killed.stderr);
+    await waitFor('holder exit', () => !isAlive(s.holderPid));
+    assert.equal(JSON.parse((await t.cli(['ls', '--json'])).stdout).length, 0);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('a second server for the same TEND_HOME is refused with a clear message', { timeout: 60_000 }, async () => {
+  const t = startTestServer();
+  try {
+    assert.equal((await t.cli(['server', 'start'])).code, 0);
+    const pid = t.serverPid();
+    assert.ok(pid);
+    const second = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'server', 'main.js')], { env: t.env, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(second.status, 3);
+    assert.match(second.stderr, new RegExp(`already running .*pid ${pid}`));
+    assert.equal(t.serverPid(), pid, 'the first server is untouched');
+    const again = await t.cli(['server', 'start']);
+    assert.match(again.stdout, /already running/);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('verbs reject bad input with one clear line and exit code 2', { timeout: 60_000 }, async () => {
+  const t = startTestServer();
+  try {
+    const badSize = await t.cli(['new', '--size', '80by24']);
+    assert.equal(badSize.code, 2);
+    assert.match(badSize.stderr, /--size must look like COLSxROWS/);
+    const badCwd = await t.cli(['new', '--cwd', '/definitely/not/here', '--', 'sh']);
+    assert.notEqual(badCwd.code, 0);
+    assert.match(badCwd.stderr, /does not exist/);
+    const noProgram = await t.cli(['new', '--', 'no-such-program-tend-test']);
+    assert.notEqual(noProgram.code, 0);
+    assert.match(noProgram.stderr, /no-such-program-tend-test/);
+    const unknown = await t.cli(['screen', ':nobody']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no session is named ":nobody"/);
+    assert.doesNotMatch(unknown.stderr + noProgram.stderr + badCwd.stderr, /\n\s+at /, 'no stack traces');
+    const help = await t.cli(['new', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^tend new/);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('an unreadable store is reported, not overwritten', { timeout: 60_000 }, async () => {
+  const t = startTestServer();
+  try {
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    const db = join(t.home, 'tend.db');
+    const garbage = Buffer.from('this is not a database, and tend must not make it one\n'.repeat(100));
+    writeFileSync(db, garbage);
+    const r = await t.cli(['ls']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /could not start/);
+    assert.match(r.stderr, /tend\.db/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.deepEqual(readFileSync(db), garbage, 'the file is untouched');
+    assert.equal(t.serverPid(), null);
+  } finally {
+    await t.dispose();
+  }
+});
