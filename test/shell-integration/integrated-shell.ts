@@ -29,6 +29,8 @@ export interface IntegratedShellOptions {
   shellPath: string;
   /** HOME for the shell: the user's rc files are written here by the test. */
   home: string;
+  /** Arguments after the shell's path (e.g. ['-l']). */
+  args?: string[];
   cols?: number;
   rows?: number;
 }
@@ -54,7 +56,7 @@ export class IntegratedShellSession {
       XDG_CONFIG_HOME: join(home, '.config'),
       XDG_DATA_HOME: join(home, '.local', 'share'),
     };
-    const launch = injectShellIntegration([options.shellPath], env, join(home, '.tend-integration'));
+    const launch = injectShellIntegration([options.shellPath, ...(options.args ?? [])], env, join(home, '.tend-integration'));
     const cols = options.cols ?? 100;
     const rows = options.rows ?? 30;
     const socketPath = join(scope.tempDir('tend-si-sock-'), 'h.sock');

@@ -46,6 +46,45 @@ function writeUserRc(shell: IntegratedShell, home: string): void {
   }
 }
 
+// A login setup that moves files where users move them: bash's login file
+// sourcing .bashrc (whose PROMPT_COMMAND is an array), zsh's files under a
+// ZDOTDIR set in ~/.zshenv, fish's login branch in config.fish. The probe
+// prints what each login file set, and the expected output.
+function writeUserLoginFiles(shell: IntegratedShell, home: string): { probe: string; expected: string } {
+  switch (shell) {
+    case 'bash':
+      appendLines(join(home, '.bash_profile'), 'export FROM_PROFILE=1', '. ~/.bashrc');
+      appendLines(join(home, '.bashrc'), `PROMPT_COMMAND=('echo "$?" >> "$HOME/statuses"')`, `PS1='[$?] u$ '`);
+      // The injected bash is interactive, not login (bash ignores --rcfile in
+      // a login shell), so its rc file reads the login files itself.
+      return { probe: 'echo "$FROM_PROFILE"', expected: '1\n' };
+    case 'zsh': {
+      const zdot = join(home, '.config', 'zsh');
+      mkdirSync(zdot, { recursive: true });
+      appendLines(join(home, '.zshenv'), 'export ZDOTDIR=$HOME/.config/zsh');
+      appendLines(join(zdot, '.zprofile'), 'export FROM_PROFILE=1');
+      appendLines(join(zdot, '.zshrc'), `PS1='[%?] u%# '`, 'record_status() { echo $? >> $HOME/statuses }', 'precmd_functions+=(record_status)');
+      appendLines(join(zdot, '.zlogin'), 'export FROM_LOGIN=1');
+      return { probe: 'echo "$FROM_PROFILE $FROM_LOGIN $ZDOTDIR"', expected: `1 1 ${zdot}\n` };
+    }
+    case 'fish': {
+      const dir = join(home, '.config', 'fish');
+      mkdirSync(dir, { recursive: true });
+      appendLines(
+        join(dir, 'config.fish'),
+        'set -g fish_greeting',
+        'status is-login; and set -gx FROM_PROFILE 1',
+        'function fish_prompt',
+        '    set -l s $status',
+        '    echo $s >> $HOME/statuses',
+        "    printf '[%s] u> ' $s",
+        'end',
+      );
+      return { probe: 'echo "$FROM_PROFILE"', expected: '1\n' };
+    }
+  }
+}
+
 for (const shell of ['bash', 'zsh', 'fish'] as const) {
   const shellPath = findShell(shell);
   const skip = shellPath === null ? `${shell} is not installed` : false;
@@ -119,6 +158,19 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       const session = await IntegratedShellSession.start(scope, { shell, shellPath: shellPath!, home });
       const probe = await session.run(`env | grep -E '^(ZDOTDIR|TEND_)' | wc -l`);
       assert.deepEqual(session.index.output(probe.number), { text: '0\n', complete: true });
+    });
+
+    test('a login shell reads the user login files and still reports every mark', async (t) => {
+      const scope = useTestScope(t);
+      const home = realpathSync(scope.tempDir('tend-si-home-'));
+      const { probe, expected } = writeUserLoginFiles(shell, home);
+      const session = await IntegratedShellSession.start(scope, { shell, shellPath: shellPath!, home, args: ['-l'] });
+      const ran = await session.run(probe);
+      assert.deepEqual(session.index.output(ran.number), { text: expected, complete: true });
+      const failed = await session.run('false');
+      assert.equal(failed.exitCode, 1);
+      assert.ok(session.screenText().includes('[1] u'), 'the prompt after false shows its status');
+      assert.deepEqual(readFileSync(join(home, 'statuses'), 'utf8').trim().split('\n').slice(-2), ['0', '1']);
     });
   });
 }
