@@ -1,0 +1,85 @@
+// `tend attach TARGET`: show a session in this terminal and type into it.
+// The terminal viewer itself is in ../attach/ and is imported only when the
+// verb runs, so every other verb (and `tend help`) starts without it.
+import type { Verb } from '../verb.js';
+import { CliError } from '../client.js';
+import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
+
+interface SessionSummary {
+  id: string;
+  name: string | null;
+  status: string;
+  exitCode: number | null;
+  exitSignal: number | null;
+}
+
+function label(s: SessionSummary): string {
+  return s.name ? `:${s.name} (${s.id})` : s.id;
+}
+
+export const attachVerb: Verb = {
+  name: 'attach',
+  summary: 'show a session in this terminal and type into it',
+  usage: `tend attach TARGET [--read-only] [--detach-key KEY]
+
+Shows the session in this terminal: its screen, then everything it prints,
+and what you type goes to it. Leave with the detach key, Ctrl-\\ then d; the
+session keeps running. Press the prefix twice to send it to the session.
+If the server restarts, the attach reconnects and shows the same screen.
+
+  -r, --read-only       watch without typing or resizing the session
+  -k, --detach-key KEY  the detach prefix, e.g. C-a or ^] (default C-\\;
+                        also TEND_DETACH_KEY); d after it detaches`,
+  options: { 'read-only': { type: 'boolean', short: 'r' }, 'detach-key': { type: 'string', short: 'k' } },
+  async run({ args, client, stdout, stderr }) {
+    const [target, extra] = args.positionals;
+    if (target === undefined || extra !== undefined) throw new CliError('usage: tend attach TARGET [--read-only] [--detach-key KEY]', 2);
+    const keySpec = typeof args.values['detach-key'] === 'string' ? args.values['detach-key'] : process.env.TEND_DETACH_KEY;
+    let prefix = DEFAULT_DETACH_PREFIX;
+    if (keySpec !== undefined && keySpec !== '') {
+      try {
+        prefix = parseDetachKey(keySpec);
+      } catch (err) {
+        if (err instanceof DetachKeyError) throw new CliError(err.message, 2);
+        throw err;
+      }
+    }
+    if (!process.stdin.isTTY) throw new CliError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts', 2);
+    const session = await client.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
+    if (session.status === 'exited') {
+      throw new CliError(`session ${label(session)} has exited${session.exitCode !== null ? ` with code ${session.exitCode}` : ''}; \`tend screen ${target}\` shows its last screen`);
+    }
+    if (session.status === 'cold') throw new CliError(`session ${label(session)} is cold: its process is gone; \`tend revive ${target}\` starts a new shell in it`);
+    if (session.status === 'elsewhere') throw new CliError(`session ${label(session)} is controlled by another tend server`);
+
+    const { AttachSession } = await import('../attach/attach-session.js');
+    const attach = new AttachSession({
+      socketPath: client.paths.serverSocket,
+      sessionId: session.id,
+      readOnly: args.values['read-only'] === true,
+      detachPrefix: prefix,
+      input: process.stdin,
+      output: stdout,
+      errors: stderr,
+    });
+    const outcome = await attach.start();
+    switch (outcome.kind) {
+      case 'detached':
+        stdout.write(`[detached from ${label(session)}]\r\n`);
+        return 0;
+      case 'exited': {
+        const how = outcome.signal !== null ? `was killed by signal ${outcome.signal}` : outcome.code !== null ? `exited with code ${outcome.code}` : 'ended';
+        stdout.write(`[session ${label(session)} ${how}]\r\n`);
+        return 0;
+      }
+      case 'lost':
+        stderr.write(`tend: lost the server and could not reconnect (${outcome.why}); session ${label(session)} is still running — \`tend attach ${target}\` to try again\r\n`);
+        return 1;
+      case 'error':
+        stderr.write(`tend: ${outcome.message}\r\n`);
+        return 1;
+      case 'signal':
+        return 1;
+    }
+  },
+};
