@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { TendClient, CliError } from './client.js';
 import type { Verb } from './verb.js';
 import { newVerb } from './verbs/new.js';
+import { attachVerb } from './verbs/attach.js';
 import { lsVerb } from './verbs/ls.js';
 import { killVerb } from './verbs/kill.js';
 import { renameVerb } from './verbs/rename.js';
@@ -12,7 +13,7 @@ import { sendVerb } from './verbs/send.js';
 import { screenVerb } from './verbs/screen.js';
 import { serverVerb } from './verbs/server.js';
 
-export const verbs: Verb[] = [newVerb, lsVerb, sendVerb, screenVerb, killVerb, renameVerb, reviveVerb, serverVerb];
+export const verbs: Verb[] = [newVerb, attachVerb, lsVerb, sendVerb, screenVerb, killVerb, renameVerb, reviveVerb, serverVerb];
 
 function helpText(): string {
   const width = Math.max(...verbs.map((v) => v.name.length));

@@ -12,6 +12,7 @@ import { SessionRegistry } from './session-registry.js';
 import { Router } from './http/router.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
+import { attachViewerSocket } from './http/viewer-socket.js';
 
 export interface ServerOptions {
   paths: TendPaths;
@@ -59,6 +60,7 @@ export class TendServer extends DisposableBase {
     }
     this.checkpoints = this.register(new CheckpointWriter({ dir: paths.checkpointsDir, log }));
     this.registry = this.register(new SessionRegistry({
+      boot: this.boot,
       store: this.store,
       log,
       checkpoints: this.checkpoints,
@@ -122,6 +124,14 @@ export class TendServer extends DisposableBase {
     this.register(toDisposable(() => {
       http.close();
       http.closeAllConnections();
+    }));
+    // Registered after the http close, so disposed before it: closeAllConnections()
+    // does not reach upgraded sockets.
+    this.register(attachViewerSocket(http, {
+      boot: this.boot,
+      version: TEND_VERSION,
+      log,
+      findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
     }));
   }
 

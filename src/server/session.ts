@@ -9,10 +9,15 @@ import { StoreError, type SessionRecord, type Store } from './store/index.js';
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
+import { SessionViewers } from './viewers/session-viewers.js';
+import type { Snapshot } from './viewers/viewer-channel.js';
+import { CloseReason } from '../protocol/viewer-frames.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
 
 export interface SessionDeps {
+  /** The server boot every viewer seq is scoped to. */
+  boot: string;
   store: Store;
   log: Logger;
   checkpoints: CheckpointWriter;
@@ -36,6 +41,10 @@ const PARSE_BACKLOG_PAUSE_BYTES = 4 * 1024 * 1024;
 const PARSE_BACKLOG_RESUME_BYTES = 1024 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
 const KILL_WAIT_MS = 8000;
+
+// Rows of history a viewer's snapshot carries (DESIGN: cap it, the rest on
+// request); synchronous, ~20-50 ms for 1 000 rows, so keep it modest.
+const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1000;
 
 const RESTORED_SEPARATOR =
   '\r\n\x1b[0m\x1b[2m──── session restored: its process is gone · `tend revive` starts a new shell here ────\x1b[0m\r\n';
@@ -77,7 +86,9 @@ export class Session extends DisposableBase {
   private readonly schedule: CheckpointSchedule;
   private readonly outputListeners = new Set<OutputListener>();
   private readonly exitWaiters: Array<() => void> = [];
-  viewers = 0;
+  readonly viewers: SessionViewers;
+  /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
+  private parsedSeq: number;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -88,6 +99,17 @@ export class Session extends DisposableBase {
     super();
     this._status = status;
     this.register(toDisposable(() => this._screen.dispose()));
+    this.viewers = this.register(new SessionViewers({
+      boot: deps.boot,
+      takeSnapshot: () => this.viewerSnapshot(),
+      writeInput: (data) => {
+        if (this._status === 'running') this.holder?.input(data);
+      },
+      resizePty: ({ cols, rows }) => {
+        if (this._status === 'running') this.resize(cols, rows);
+      },
+    }));
+    this.parsedSeq = this.viewers.log.endSeq;
     this.schedule = this.register(new CheckpointSchedule(() => void this.checkpoint(), deps.checkpointQuietMs, deps.checkpointMaxIntervalMs));
     this.watchScreen();
   }
@@ -129,7 +151,7 @@ export class Session extends DisposableBase {
       createdAt: r.createdAt,
       endedAt: r.endedAt,
       lastOutputAt: r.lastOutputAt,
-      viewers: this.viewers,
+      viewers: this.viewers.viewerCount,
       generation: r.generation,
       offset: this.fedOffset,
       degraded: this._degraded,
@@ -282,7 +304,11 @@ export class Session extends DisposableBase {
       this.holder?.pause();
     }
     const length = bytes.length;
+    // Every byte the screen gets goes to the viewers' log too, replayed ones
+    // included: the log must equal the screen's input for snapshot seqs to be exact.
+    const seqAfter = this.viewers.append(bytes);
     this._screen.write(bytes, { live }, () => {
+      this.parsedSeq = seqAfter;
       this.parseBacklog -= length;
       if (this.holderPaused && this.parseBacklog < PARSE_BACKLOG_RESUME_BYTES) {
         this.holderPaused = false;
@@ -294,6 +320,41 @@ export class Session extends DisposableBase {
     for (const l of this.outputListeners) l(bytes);
   }
 
+  /**
+   * A viewer's snapshot and the exact seq it shows. After flush() resolves,
+   * xterm is between parse slices, so the screen is exactly the bytes up to
+   * parsedSeq (each write's callback set it), and parsedSeq is at least every
+   * seq already sent to a viewer, as the protocol requires.
+   */
+  private async viewerSnapshot(): Promise<Snapshot> {
+    await this._screen.flush();
+    const seq = this.parsedSeq;
+    const snap = this._screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS });
+    const m = this._screen.modes;
+    return {
+      seq,
+      cols: snap.cols,
+      rows: snap.rows,
+      data: snap.data,
+      title: snap.title || undefined,
+      modes: {
+        cursorX: snap.cursor.x,
+        cursorY: snap.cursor.y,
+        cursorHidden: !m.cursorVisible,
+        altScreen: m.alternateScreen,
+        applicationCursorKeys: m.applicationCursorKeys,
+        applicationKeypad: m.applicationKeypad,
+        bracketedPaste: m.bracketedPaste,
+        sendFocus: m.focusReporting,
+        originMode: m.originMode,
+        insertMode: m.insertMode,
+        wraparound: m.autowrap,
+        mouseTracking: m.mouseTracking,
+        mouseEncoding: m.mouseEncoding,
+      },
+    };
+  }
+
   onOutput(listener: OutputListener): Disposable {
     this.outputListeners.add(listener);
     return toDisposable(() => this.outputListeners.delete(listener));
@@ -302,6 +363,7 @@ export class Session extends DisposableBase {
   private watchScreen(): void {
     const s = this._screen;
     this.register(s.onReply((bytes: Uint8Array) => this.holder?.input(bytes)));
+    this.register(s.onTitle((title: string) => this.viewers.broadcast((channel) => ({ type: 'title', channel, title }))));
   }
 
   private replaceScreen(screen: Screen): void {
@@ -394,6 +456,9 @@ export class Session extends DisposableBase {
     this._status = 'exited';
     this.persist('its exit', (store) => store.markExited(this.id, { code, signal, endedAt }));
     await this.checkpoint();
+    // By now the channels have sent the last output.
+    this.viewers.broadcast((channel) => ({ type: 'exit', channel, code: code ?? -1, signal: signal ?? 0 }));
+    this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the program exited');
     // Recorded: the holder may go now.
     this.holder?.kill();
     for (const w of this.exitWaiters.splice(0)) w();
@@ -405,6 +470,7 @@ export class Session extends DisposableBase {
     if (this._status === 'running') {
       this.deps.log.warn(`session ${this.id}: its holder went away without an exit status; the session is cold`);
       this.becomeCold();
+      this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the holder went away');
       void this.checkpoint();
     }
     for (const w of this.exitWaiters.splice(0)) w();
