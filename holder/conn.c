@@ -1,9 +1,8 @@
 /*
  * conn.c -- connections on the holder's socket: accept (at most CONN_MAX),
  * HELLO, the controller lease, the frames a controller sends, the small
- * control-frame buffer, and the output stream, which is only a cursor into
- * the ring: OUTPUT and REPLAY frames are written straight from the ring with
- * writev, so nothing is copied and nothing queues.
+ * control-frame buffer, writing and closing.  The output stream itself is
+ * in stream.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "holder.h"
@@ -251,22 +249,6 @@ conn_on_release(struct holder *h, struct conn *c, const struct frame *f)
 	c->streaming = c->replaying = c->dump_pending = false;
 }
 
-/*
- * Start the replay DUMP_SINCE asked for.  An offset still in the ring is
- * taken as is (the controller's checkpoint says where its screen is); one
- * that has left the ring restarts at ring_start, flagged GAP.
- */
-static void
-conn_start_replay(struct holder *h, struct conn *c)
-{
-	c->dump_pending = false;
-	c->gap = c->dump_from < ring_oldest(&h->ring);
-	c->cursor = c->gap ? ring_start(&h->ring) : c->dump_from;
-	c->replay_end = h->ring.offset;
-	c->replaying = true;
-	c->exit_sent = false;
-}
-
 static void
 conn_on_dump_since(struct holder *h, struct conn *c, const struct frame *f)
 {
@@ -284,7 +266,7 @@ conn_on_dump_since(struct holder *h, struct conn *c, const struct frame *f)
 	c->dump_pending = true;
 	c->streaming = true;
 	if (!c->frame_active)
-		conn_start_replay(h, c);
+		stream_start(h, c);
 }
 
 static void
@@ -481,114 +463,6 @@ conn_read(struct holder *h, struct conn *c)
 	}
 }
 
-static bool
-conn_stream_pending(const struct holder *h, const struct conn *c)
-{
-	if (c != h->controller || !c->streaming)
-		return false;
-	return c->dump_pending || c->replaying ||
-	    c->cursor < h->ring.offset || (h->output_done && !c->exit_sent);
-}
-
-/* Lay out the next OUTPUT/REPLAY frame (or queue EXIT); false if none. */
-static bool
-conn_next_frame(struct holder *h, struct conn *c)
-{
-	size_t room, bytes;
-	uint8_t flags = 0;
-
-	if (!conn_stream_pending(h, c))
-		return false;
-	if (c->dump_pending)
-		conn_start_replay(h, c);
-	if (!c->replaying && c->cursor == h->ring.offset) {
-		conn_send_exit(h, c);	/* output_done: EXIT after the last byte */
-		return true;
-	}
-	room = MAX_PAYLOAD_BYTES - (c->replaying ? 9 : 8);
-	bytes = (size_t)((c->replaying ? c->replay_end : h->ring.offset) -
-	    c->cursor);
-	if (bytes > room)
-		bytes = room;
-	c->frame_ends_replay = c->replaying &&
-	    c->cursor + bytes == c->replay_end;
-	if (c->gap)
-		flags |= REPLAY_F_GAP;
-	if (c->frame_ends_replay)
-		flags |= REPLAY_F_END;
-	c->frame_header_length = frame_encode_stream_header(c->frame_header,
-	    c->replaying ? FRAME_REPLAY : FRAME_OUTPUT, c->cursor, flags, bytes);
-	c->frame_bytes = bytes;
-	c->frame_sent = 0;
-	c->frame_active = true;
-	return true;
-}
-
-/* The unsent part of the frame: header, then at most two ring slices. */
-static int
-conn_frame_iov(const struct holder *h, const struct conn *c,
-    struct iovec iov[3])
-{
-	size_t body_sent = 0, want;
-	struct ring_span spans[2];
-	int n = 0;
-
-	if (c->frame_sent < c->frame_header_length) {
-		iov[n].iov_base = (void *)(c->frame_header + c->frame_sent);
-		iov[n++].iov_len = c->frame_header_length - c->frame_sent;
-	} else
-		body_sent = c->frame_sent - c->frame_header_length;
-	want = c->frame_bytes - body_sent;
-	if (ring_peek(&h->ring, c->cursor + body_sent, want, spans) != want)
-		return -1;	/* would be a holder bug: flow control failed */
-	for (int i = 0; i < 2; i++) {
-		if (spans[i].length == 0)
-			continue;
-		iov[n].iov_base = (void *)spans[i].bytes;
-		iov[n++].iov_len = spans[i].length;
-	}
-	return n;
-}
-
-static void
-conn_frame_done(struct conn *c)
-{
-	c->cursor += c->frame_bytes;
-	c->frame_active = false;
-	if (c->frame_ends_replay)
-		c->replaying = false;
-	if (c->dump_pending && c->streaming)
-		c->replaying = false;	/* restart from the new offset next */
-}
-
-/* 1: progress, 0: the socket is full, -1: the connection was closed. */
-static int
-conn_write_frame(struct holder *h, struct conn *c)
-{
-	struct iovec iov[3];
-	int count = conn_frame_iov(h, c, iov);
-	ssize_t n;
-
-	if (count < 0) {
-		holder_log("stream bytes left the ring; closing the controller");
-		conn_close(h, c);
-		return -1;
-	}
-	n = count == 0 ? 0 : writev(c->fd, iov, count);
-	if (n < 0 && errno == EINTR)
-		return 1;
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return 0;
-	if (n < 0) {
-		conn_close(h, c);
-		return -1;
-	}
-	c->frame_sent += (size_t)n;
-	if (c->frame_sent == c->frame_header_length + c->frame_bytes)
-		conn_frame_done(c);
-	return 1;
-}
-
 static int
 conn_write_control(struct holder *h, struct conn *c)
 {
@@ -615,7 +489,7 @@ conn_flush(struct holder *h, struct conn *c)
 
 	while (r > 0 && c->fd >= 0) {
 		if (c->frame_active)
-			r = conn_write_frame(h, c);
+			r = stream_write_frame(h, c);
 		else if (c->out_sent < c->out_length)
 			r = conn_write_control(h, c);
 		else if (c->closing) {
@@ -623,7 +497,7 @@ conn_flush(struct holder *h, struct conn *c)
 				conn_close(h, c);
 			c->shut = true;
 			return;
-		} else if (!conn_next_frame(h, c))
+		} else if (!stream_next_frame(h, c))
 			return;
 	}
 }
@@ -638,7 +512,7 @@ conn_poll_events(const struct holder *h, const struct conn *c)
 	if (conn_may_read(h, c))
 		events |= POLLIN;
 	if (c->frame_active || c->out_sent < c->out_length ||
-	    conn_stream_pending(h, c))
+	    stream_pending(h, c))
 		events |= POLLOUT;
 	return events;
 }
@@ -654,26 +528,6 @@ conn_expire(struct holder *h, int64_t now_ms)
 	}
 }
 
-/*
- * Ring bytes some connection still has to send: the PTY must not be read
- * past them, or the ring would overwrite what is owed.
- */
-uint64_t
-conn_unsent(const struct holder *h)
-{
-	uint64_t most = 0;
-
-	for (size_t i = 0; i < CONN_MAX; i++) {
-		const struct conn *c = &h->conns[i];
-		bool owes = c->frame_active ||
-		    (c == h->controller && c->streaming);
-
-		if (c->fd >= 0 && owes && h->ring.offset - c->cursor > most)
-			most = h->ring.offset - c->cursor;
-	}
-	return most;
-}
-
 /* True once nothing is waiting to be written to any connection. */
 bool
 conn_flushed(const struct holder *h)
@@ -684,7 +538,7 @@ conn_flushed(const struct holder *h)
 		if (c->fd < 0 || c->closing)
 			continue;
 		if (c->frame_active || c->out_sent < c->out_length ||
-		    conn_stream_pending(h, c))
+		    stream_pending(h, c))
 			return false;
 	}
 	return true;

@@ -214,9 +214,16 @@ void	 conn_flush(struct holder *, struct conn *);
 short	 conn_poll_events(const struct holder *, const struct conn *);
 void	 conn_close(struct holder *, struct conn *);
 void	 conn_expire(struct holder *, int64_t now_ms);
-uint64_t conn_unsent(const struct holder *);
 bool	 conn_flushed(const struct holder *);
 void	 conn_send_exit(struct holder *, struct conn *);
+
+/* stream.c */
+
+void	 stream_start(struct holder *, struct conn *);
+bool	 stream_pending(const struct holder *, const struct conn *);
+bool	 stream_next_frame(struct holder *, struct conn *);
+int	 stream_write_frame(struct holder *, struct conn *);
+uint64_t stream_unsent(const struct holder *);
 
 /* main.c */
 

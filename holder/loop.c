@@ -100,7 +100,7 @@ holder_update_pause(struct holder *h)
 	size_t cap = h->ring.capacity;
 	uint64_t high = cap / 2 < HIGH_WATER_BYTES ? cap / 2 : HIGH_WATER_BYTES;
 	uint64_t low = cap / 8 < LOW_WATER_BYTES ? cap / 8 : LOW_WATER_BYTES;
-	uint64_t unsent = conn_unsent(h);
+	uint64_t unsent = stream_unsent(h);
 
 	if (h->paused && unsent <= low)
 		h->paused = false;
@@ -111,7 +111,7 @@ holder_update_pause(struct holder *h)
 static void
 holder_read_pty(struct holder *h)
 {
-	uint64_t room = h->ring.capacity - conn_unsent(h);
+	uint64_t room = h->ring.capacity - stream_unsent(h);
 	size_t budget = room < PTY_TURN_BYTES ? (size_t)room : PTY_TURN_BYTES;
 
 	if (budget > 0 && pty_read_into(&h->pty, &h->ring, budget) > 0)
