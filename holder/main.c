@@ -334,9 +334,10 @@ signals_setup(char *cause)
 	signal_pipe_write = p[1];
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	if (sigaction(SIGCHLD, &sa, NULL) != 0 ||
+	/* A vanished reader is an EPIPE to handle, not a death. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR ||
+	    signal(SIGHUP, SIG_IGN) == SIG_ERR ||
+	    sigaction(SIGCHLD, &sa, NULL) != 0 ||
 	    sigaction(SIGTERM, &sa, NULL) != 0) {
 		snprintf(cause, CAUSE_BYTES, "sigaction: %s", strerror(errno));
 		return -1;
