@@ -5,7 +5,8 @@
 //   * fish_prompt is wrapped: the user's prompt function is copied to
 //     __tend_si_user_prompt and called between A and B, with $status set back
 //     to the command's status first so prompts that show it still can. The
-//     fish_prompt event re-wraps when a theme has replaced fish_prompt.
+//     fish_prompt event re-wraps when a theme has replaced fish_prompt (seen
+//     from where fish_prompt was defined changing).
 //   * OSC 7 on every prompt (fish_prompt event).
 import { shellSource } from './shell-source.js';
 
@@ -38,24 +39,31 @@ if status is-interactive; and not set -q __tend_si_installed
         printf '%s' $s
     end
 
+    # Wraps fish_prompt unless it is our wrapper already (copying the wrapper
+    # into __tend_si_user_prompt would make it call itself), then notes where
+    # fish_prompt was defined: a change there, cheap to check on every
+    # prompt, means a theme or the user replaced it.
     function __tend_si_wrap_prompt
-        functions -q __tend_si_user_prompt; and functions -e __tend_si_user_prompt
-        functions -q fish_prompt; and functions -c fish_prompt __tend_si_user_prompt
-        function fish_prompt
-            set -l ret $status
-            printf '\e]133;A\a'
-            if functions -q __tend_si_user_prompt
-                __tend_si_return_status $ret
-                __tend_si_user_prompt
+        if not functions fish_prompt | string match -q '*__tend_si_user_prompt*'
+            functions -q __tend_si_user_prompt; and functions -e __tend_si_user_prompt
+            functions -q fish_prompt; and functions -c fish_prompt __tend_si_user_prompt
+            function fish_prompt
+                set -l ret $status
+                printf '\e]133;A\a'
+                if functions -q __tend_si_user_prompt
+                    __tend_si_return_status $ret
+                    __tend_si_user_prompt
+                end
+                printf '\e]133;B\a'
             end
-            printf '\e]133;B\a'
         end
+        set -g __tend_si_prompt_origin (string join ' ' (functions --details --verbose fish_prompt))
     end
 
     function __tend_si_on_prompt --on-event fish_prompt
         set -l ret $status
         printf '\e]7;file://%s%s\a' $hostname (string escape --style=url -- $PWD)
-        if not functions fish_prompt | string match -q '*__tend_si_user_prompt*'
+        if test (string join ' ' (functions --details --verbose fish_prompt)) != "$__tend_si_prompt_origin"
             __tend_si_wrap_prompt
         end
         __tend_si_return_status $ret

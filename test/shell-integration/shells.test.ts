@@ -172,5 +172,22 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       assert.ok(session.screenText().includes('[1] u'), 'the prompt after false shows its status');
       assert.deepEqual(readFileSync(join(home, 'statuses'), 'utf8').trim().split('\n').slice(-2), ['0', '1']);
     });
+
+    test('a prompt the user redefines after startup still gets its marks, once each', async (t) => {
+      const scope = useTestScope(t);
+      const home = realpathSync(scope.tempDir('tend-si-home-'));
+      writeUserRc(shell, home);
+      const session = await IntegratedShellSession.start(scope, { shell, shellPath: shellPath!, home });
+      const redefine =
+        shell === 'fish' ? "function fish_prompt; printf 'new> '; end" : shell === 'zsh' ? "PS1='new%# '" : "PS1='new$ '";
+      await session.run(redefine);
+      const after = session.raw.length;
+      const ls = await session.run('echo again');
+      assert.deepEqual(session.index.output(ls.number), { text: 'again\n', complete: true });
+      const tail = session.raw.slice(after);
+      assert.equal(tail.split('\x1b]133;A').length - 1, 1, 'one A after the redefined prompt');
+      assert.equal(tail.split('\x1b]133;B').length - 1, 1, 'one B');
+      assert.ok(session.screenText().includes('new'), 'the new prompt is drawn');
+    });
   });
 }

@@ -89,7 +89,11 @@ describe('CommandIndex', { timeout: TEST_TIMEOUT_MS }, () => {
     const finished: Array<[number, number | null]> = [];
     t.index.onCommandStarted((c) => started.push(c.number));
     t.index.onCommandFinished((c) => finished.push([c.number, c.exitCode]));
-    await feed(t.terminal, prompt() + 'make\r\n' + MARK_C + 'step 1\r\nstep 2');
+    assert.equal(t.index.atPrompt, false, 'no prompt yet');
+    await feed(t.terminal, prompt());
+    assert.equal(t.index.atPrompt, true, 'after B the shell waits for a line');
+    await feed(t.terminal, 'make\r\n' + MARK_C + 'step 1\r\nstep 2');
+    assert.equal(t.index.atPrompt, false, 'after C the command runs');
     assert.deepEqual(started, [1]);
     assert.deepEqual(finished, []);
     assert.deepEqual(t.index.output(1), { text: 'step 1\nstep 2', complete: false });
