@@ -130,8 +130,10 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     await session.screen.flush();
     const screen = session.screen;
     if (format === 'snapshot') {
+      // The snapshot covers exactly the bytes fed before the call: read the offset first.
+      const offset = session.offset;
       const snapshot = await screen.snapshotAsync({ scrollbackRows });
-      return { status: 200, json: { ...snapshot, offset: session.offset, degraded: session.degraded, status: session.status } };
+      return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status } };
     }
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
     return {
