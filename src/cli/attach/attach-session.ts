@@ -30,6 +30,8 @@ const CHANNEL = 1;
 const INPUT_PAUSE_BYTES = 1024 * 1024;
 /** ...and read again below this. */
 const INPUT_RESUME_BYTES = 256 * 1024;
+/** Input typed before the first subscription that is kept for it. */
+const TYPE_AHEAD_MAX_BYTES = 64 * 1024;
 /** Size sent when the output is not a terminal (a script piping `tend attach`). */
 const FALLBACK_SIZE = { cols: 80, rows: 24 };
 
@@ -74,6 +76,9 @@ export class AttachSession {
   private painted = false;
   private statusShown = false;
   private subscribed = false;
+  private everSubscribed = false;
+  private readonly typedAhead: Uint8Array[] = [];
+  private typedAheadBytes = 0;
   private exit: { code: number; signal: number } | null = null;
   private fatalMessage: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -150,9 +155,18 @@ export class AttachSession {
   }
 
   private sendInput(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     const link = this.link;
-    // Typing while the server is away goes nowhere: the program is not reading it either.
-    if (bytes.length === 0 || !link || !this.subscribed) return;
+    if (!link || !this.subscribed) {
+      // Typed ahead of the first subscription (the user types as the attach
+      // starts): kept and sent once subscribed. Typing while a lost server is
+      // away goes nowhere: the program is not reading it either.
+      if (!this.everSubscribed && this.typedAheadBytes + bytes.length <= TYPE_AHEAD_MAX_BYTES) {
+        this.typedAhead.push(bytes.slice());
+        this.typedAheadBytes += bytes.length;
+      }
+      return;
+    }
     for (const piece of splitInput(bytes)) {
       link.send({ type: 'input', channel: CHANNEL, data: piece }, () => this.inputWritten(link));
     }
@@ -199,6 +213,8 @@ export class AttachSession {
         const resume = this.statusShown ? undefined : (this.written ?? undefined);
         this.link!.send({ type: 'subscribe', channel: CHANNEL, sessionId: this.options.sessionId, ...this.outerSize(), ...(resume ? { resume } : {}) });
         this.subscribed = true;
+        this.everSubscribed = true;
+        for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
         this.lastAcked = resume && resume.boot === frame.serverBoot ? resume.seq : null;
         return;
       }

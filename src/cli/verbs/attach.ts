@@ -65,18 +65,18 @@ If the server restarts, the attach reconnects and shows the same screen.
     const outcome = await attach.start();
     switch (outcome.kind) {
       case 'detached':
-        stdout.write(`[detached from ${label(session)}]\r\n`);
+        stdout.write(`[detached from ${label(session)}]\n`);
         return 0;
       case 'exited': {
         const how = outcome.signal !== null ? `was killed by signal ${outcome.signal}` : outcome.code !== null ? `exited with code ${outcome.code}` : 'ended';
-        stdout.write(`[session ${label(session)} ${how}]\r\n`);
+        stdout.write(`[session ${label(session)} ${how}]\n`);
         return 0;
       }
       case 'lost':
-        stderr.write(`tend: lost the server and could not reconnect (${outcome.why}); session ${label(session)} is still running — \`tend attach ${target}\` to try again\r\n`);
+        stderr.write(`tend: lost the server and could not reconnect (${outcome.why}); session ${label(session)} is still running — \`tend attach ${target}\` to try again\n`);
         return 1;
       case 'error':
-        stderr.write(`tend: ${outcome.message}\r\n`);
+        stderr.write(`tend: ${outcome.message}\n`);
         return 1;
       case 'signal':
         return 1;

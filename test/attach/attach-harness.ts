@@ -1,0 +1,296 @@
+// What the `tend attach` end-to-end tests share. `tend attach` runs in a real
+// PTY of the test's own — a holder started by the test, not by the server —
+// and the PTY's output feeds a headless xterm that plays the user's terminal
+// (the "outer terminal"); keystrokes are written into that PTY. A raw viewer
+// speaks the wire protocol over its own WebSocket, for the cases a
+// well-behaved viewer never produces (no acks, bad acks, chosen resume points).
+import { join } from 'node:path';
+import xtermHeadless from '@xterm/headless';
+import WebSocket from 'ws';
+import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
+import {
+  VIEWER_PROTOCOL_VERSION,
+  decodeFrameFromServer,
+  encodeFrameToServer,
+  type FrameFromServer,
+  type FrameFromViewer,
+  type ResumePoint,
+} from '../../src/protocol/viewer-frames.js';
+import { repoRoot, startTestServer, type TestServer } from '../server/harness.js';
+import type { TestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const { Terminal } = xtermHeadless;
+export type HeadlessTerminal = InstanceType<typeof Terminal>;
+
+/** Generous: the suite must pass on a loaded 2-core machine. */
+export const ATTACH_TEST_TIMEOUT_MS = 120_000;
+const tendBin = join(repoRoot, 'bin', 'tend.js');
+
+/** A started test server, disposed with the scope. */
+export async function serverFor(scope: TestScope, env: Record<string, string> = {}): Promise<TestServer> {
+  const server = startTestServer(env);
+  scope.defer(() => server.dispose());
+  const started = await server.cli(['server', 'start']);
+  if (started.code !== 0) throw new Error(`tend server start failed: ${started.stderr}`);
+  return server;
+}
+
+/** A session running argv, sized cols x rows; returns its id. */
+export async function newSession(server: TestServer, options: { name?: string; argv: string[]; cols?: number; rows?: number }): Promise<string> {
+  const res = await server.api<{ id: string }>('POST', '/v1/sessions', {
+    ...(options.name ? { name: options.name } : {}),
+    argv: options.argv,
+    cwd: server.home,
+    cols: options.cols ?? 80,
+    rows: options.rows ?? 24,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: server.home, TERM: 'xterm-256color', LANG: 'C.UTF-8', PS1: '$ ' },
+  });
+  if (res.status !== 201) throw new Error(`could not create a session: ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+export const BASH = ['bash', '--norc', '--noprofile', '-i'];
+/** The shell's prompt at the end of the screen (`tend screen` trims the blank after it). */
+export const PROMPT = /\$\s*$/;
+/** A program that shows, in hex, each read its terminal gave it: `[e3 ...]` per read. */
+export const HEX_ECHO = [
+  process.execPath,
+  '-e',
+  "process.stdin.setRawMode(true); process.stdin.on('data', (b) => process.stdout.write('[' + b.toString('hex') + ']\\n'));",
+];
+
+export interface ServerScreen {
+  text: string;
+  cols: number;
+  rows: number;
+  cursor: { x: number; y: number };
+  offset: number;
+}
+
+export async function serverScreen(server: TestServer, target: string): Promise<ServerScreen> {
+  const res = await server.api<ServerScreen>('GET', `/v1/sessions/${encodeURIComponent(target)}/screen`);
+  if (res.status !== 200) throw new Error(`screen of ${target}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The visible rows of a headless terminal as `tend screen` prints them: trailing blanks and rows trimmed. */
+export function visibleText(terminal: HeadlessTerminal): string {
+  const buffer = terminal.buffer.active;
+  const rows: string[] = [];
+  for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true).replace(/\s+$/, '') ?? '');
+  while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
+  return rows.join('\n');
+}
+
+function normalized(text: string): string {
+  return text.split('\n').map((l) => l.replace(/\s+$/, '')).join('\n').replace(/\n+$/, '');
+}
+
+/**
+ * `tend attach ARGS` in a PTY of its own. Its output is the outer terminal;
+ * `type()` is the user at the keyboard.
+ */
+export class AttachedTerminal {
+  readonly terminal: HeadlessTerminal;
+  /** Everything the attach wrote to its terminal, as text (for "[detached ..." and the status line). */
+  output = '';
+  exit: { code: number | null; signal: number | null } | null = null;
+  private parsedBytes = 0;
+  private receivedBytes = 0;
+
+  private constructor(
+    private readonly conn: HolderConnection,
+    cols: number,
+    rows: number,
+  ) {
+    this.terminal = new Terminal({ cols, rows, scrollback: 5000, allowProposedApi: true });
+    const feed = (bytes: Uint8Array) => {
+      this.receivedBytes += bytes.length;
+      this.output += Buffer.from(bytes).toString('utf8');
+      const n = bytes.length;
+      this.terminal.write(bytes, () => (this.parsedBytes += n));
+    };
+    conn.onReplay((f) => feed(f.bytes));
+    conn.onOutput((f) => feed(f.bytes));
+    conn.onExit((e) => (this.exit = { code: e.code, signal: e.signal }));
+  }
+
+  static async start(
+    scope: TestScope,
+    server: TestServer,
+    args: string[],
+    options: { cols?: number; rows?: number; env?: Record<string, string>; waitForPaint?: boolean } = {},
+  ): Promise<AttachedTerminal> {
+    const cols = options.cols ?? 80;
+    const rows = options.rows ?? 24;
+    const dir = scope.tempDir('tend-at-');
+    const socketPath = join(dir, 'pty.sock');
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(server.env)) if (v !== undefined) env[k] = v;
+    Object.assign(env, { TERM: 'xterm-256color', LANG: 'C.UTF-8' }, options.env ?? {});
+    delete env.TEND_DETACH_KEY;
+    if (options.env?.TEND_DETACH_KEY) env.TEND_DETACH_KEY = options.env.TEND_DETACH_KEY;
+    const started = await spawnHolder({ socketPath, cols, rows, cwd: dir, env, argv: [process.execPath, tendBin, 'attach', ...args], exitGraceSeconds: 30 });
+    scope.trackPid(started.holderPid);
+    scope.trackPid(started.childPid);
+    const conn = await HolderConnection.connect(socketPath);
+    scope.own(conn);
+    if ((await conn.acquire()) !== 'acquired') throw new Error('the test could not take its own PTY');
+    const attached = new AttachedTerminal(conn, cols, rows);
+    scope.own({ dispose: () => attached.terminal.dispose() });
+    await conn.dumpSince(0);
+    // The first paint comes after raw mode is on: from here keystrokes are
+    // the session's (before it, the tty would still turn Ctrl-\ into SIGQUIT).
+    if (options.waitForPaint ?? true) await attached.waitForOutput('the first paint of tend attach', /\x1b\[!p/);
+    return attached;
+  }
+
+  /** Keystrokes (or a paste) into the attach's terminal. */
+  type(data: string | Uint8Array): void {
+    this.conn.input(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.conn.resize(cols, rows);
+    this.terminal.resize(cols, rows);
+  }
+
+  get screen(): string {
+    return visibleText(this.terminal);
+  }
+
+  /** Everything received has been parsed by the outer terminal. */
+  get settled(): boolean {
+    return this.parsedBytes === this.receivedBytes;
+  }
+
+  async waitForScreen(what: string, check: (screen: string) => boolean, timeoutMs = 30_000): Promise<void> {
+    await waitFor(() => this.settled && check(this.screen), { what, timeoutMs, describe: () => `outer screen:\n${this.screen}` });
+  }
+
+  async waitForOutput(what: string, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    await waitFor(() => pattern.test(this.output), { what, timeoutMs, describe: () => `output tail: ${JSON.stringify(this.output.slice(-400))}` });
+  }
+
+  async waitForExit(timeoutMs = 30_000): Promise<{ code: number | null; signal: number | null }> {
+    return waitFor(() => this.exit, { what: 'tend attach to exit', timeoutMs, describe: () => `output tail: ${JSON.stringify(this.output.slice(-400))}` });
+  }
+
+  /** Waits until this outer terminal shows exactly the session's screen on the server. */
+  async waitForServerScreen(server: TestServer, target: string, timeoutMs = 30_000): Promise<ServerScreen> {
+    let last: ServerScreen | null = null;
+    await waitFor(
+      async () => {
+        if (!this.settled) return false;
+        last = await serverScreen(server, target);
+        return this.settled && normalized(last.text) === normalized(this.screen) && sameCursor(this.terminal, last);
+      },
+      {
+        what: `the outer terminal to show the server's screen of ${target}`,
+        timeoutMs,
+        describe: () => `outer:\n${this.screen}\nserver:\n${last ? `${last.text}\n(cursor ${JSON.stringify(last.cursor)})` : '(none)'}\nouter cursor ${this.terminal.buffer.active.cursorX},${this.terminal.buffer.active.cursorY}`,
+      },
+    );
+    return last!;
+  }
+}
+
+function sameCursor(terminal: HeadlessTerminal, screen: ServerScreen): boolean {
+  const b = terminal.buffer.active;
+  return b.cursorX === screen.cursor.x && b.cursorY === screen.cursor.y;
+}
+
+/** Text on the server's screen of a session. */
+export async function waitForSessionText(server: TestServer, target: string, pattern: RegExp, timeoutMs = 30_000): Promise<ServerScreen> {
+  let last = '';
+  return waitFor(
+    async () => {
+      const s = await serverScreen(server, target);
+      last = s.text;
+      return pattern.test(s.text) ? s : null;
+    },
+    { what: `${pattern} on the server's screen of ${target}`, timeoutMs, describe: () => `server screen:\n${last}` },
+  );
+}
+
+/**
+ * A viewer speaking the protocol by hand over its own socket: it records every
+ * frame, and acks only when told to (or, with autoAck, every DATA and SNAPSHOT
+ * as it arrives).
+ */
+export class RawViewer {
+  readonly frames: FrameFromServer[] = [];
+  closed: { code: number; reason: string } | null = null;
+  boot: string | null = null;
+  /** The seq this viewer's stream has reached (last SNAPSHOT or DATA). */
+  seq: number | null = null;
+  /** Stream bytes received, in order, from the start point. */
+  streamBytes = 0;
+  autoAck = false;
+  private readonly ws: WebSocket;
+
+  private constructor(ws: WebSocket) {
+    this.ws = ws;
+    ws.on('message', (data: Buffer) => {
+      const frame = decodeFrameFromServer(data);
+      this.frames.push(frame);
+      if (frame.type === 'welcome') this.boot = frame.serverBoot;
+      if (frame.type === 'snapshot') this.seq = frame.seq;
+      if (frame.type === 'data') {
+        this.seq = frame.seq;
+        this.streamBytes += frame.data.length;
+      }
+      if (this.autoAck && (frame.type === 'data' || frame.type === 'snapshot') && frame.channel !== 0) {
+        this.send({ type: 'ack', channel: frame.channel, seq: frame.seq });
+      }
+    });
+    ws.on('close', (code: number, reason: Buffer) => (this.closed = { code, reason: reason.toString('utf8') }));
+    ws.on('error', () => undefined);
+  }
+
+  static async connect(scope: TestScope, server: TestServer, options: { readOnly?: boolean } = {}): Promise<RawViewer> {
+    const ws = new WebSocket(`ws+unix://${server.client.paths.serverSocket}:/v1/viewer`, { perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const viewer = new RawViewer(ws);
+    scope.own({ dispose: () => ws.terminate() });
+    viewer.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'script', readOnly: options.readOnly ?? false });
+    await waitFor(() => viewer.boot, { what: 'WELCOME' });
+    return viewer;
+  }
+
+  send(frame: FrameFromViewer): void {
+    this.ws.send(encodeFrameToServer(frame));
+  }
+
+  sendRaw(bytes: Uint8Array): void {
+    this.ws.send(bytes);
+  }
+
+  subscribe(sessionId: string, options: { channel?: number; cols?: number; rows?: number; resume?: ResumePoint } = {}): void {
+    this.send({
+      type: 'subscribe',
+      channel: options.channel ?? 1,
+      sessionId,
+      cols: options.cols ?? 80,
+      rows: options.rows ?? 24,
+      ...(options.resume ? { resume: options.resume } : {}),
+    });
+  }
+
+  /** The first frame of a type after index `from`. */
+  async next<T extends FrameFromServer['type']>(type: T, from = 0, timeoutMs = 30_000): Promise<Extract<FrameFromServer, { type: T }>> {
+    return waitFor(() => this.frames.slice(from).find((f) => f.type === type) as Extract<FrameFromServer, { type: T }> | undefined, {
+      what: `a ${type} frame`,
+      timeoutMs,
+      describe: () => `frames: ${this.frames.map((f) => f.type).join(' ')}`,
+    });
+  }
+
+  close(): void {
+    this.ws.terminate();
+  }
+}
