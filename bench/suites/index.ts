@@ -6,6 +6,10 @@ import { echoSuite } from './echo.js';
 import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
 import { holderThroughputSuite } from './holder-throughput.js';
+import { serverCheckpointSuite } from './server-checkpoint.js';
+import { serverMemorySuite } from './server-memory.js';
+import { serverRecoverySuite } from './server-recovery.js';
+import { serverThroughputSuite } from './server-throughput.js';
 import { throughputSuite } from './throughput.js';
 import { tmuxMemorySuite } from './tmux-memory.js';
 import { tmuxReattachSuite } from './tmux-reattach.js';
@@ -18,4 +22,8 @@ export const SUITES: readonly Suite[] = [
   holderMemorySuite,
   holderThroughputSuite,
   holderEchoSuite,
+  serverMemorySuite,
+  serverThroughputSuite,
+  serverCheckpointSuite,
+  serverRecoverySuite,
 ];

@@ -1,0 +1,146 @@
+// What a checkpoint of a 10 000-row session costs, at 80 and 200 columns.
+// In process: the server's own Screen and CheckpointWriter, timing
+// snapshotAsync() and write() with the longest event-loop block of each — the
+// figure issue 9 targets (≤ 10 ms), since every other session waits that long.
+// From outside: a real server with a 100 ms quiet spell, timed from the last
+// byte fed until the checkpoint file is on disk, and the file's size.
+
+import { mkdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CheckpointWriter, checkpointPath } from '../../src/server/checkpoint/index.js';
+import { Screen } from '../../src/server/screen/index.js';
+import { LoopBlockWatch } from '../lib/server-block-watch.js';
+import { BenchServer, serverMissing, waitUntil } from '../lib/server-instance.js';
+import { formatSummary, summarize } from '../lib/stats.js';
+import { generateFill, type StreamFile } from '../lib/streams.js';
+import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
+
+const HISTORY_ROWS = 10_000;
+const WIDTHS = [{ cols: 80, rows: 24 }, { cols: 200, rows: 50 }] as const;
+const SERVER_QUIET_MS = 100;
+const FILE_POLL_MS = 2;
+
+interface InProcessSample {
+  snapshotMs: number;
+  snapshotBlockMs: number;
+  snapshotHistogramMaxMs: number;
+  writeMs: number;
+  writeBlockMs: number;
+  writeHistogramMaxMs: number;
+  fileBytes: number;
+  screenChars: number;
+}
+
+interface ServerSample {
+  /** from the offset poll seeing the last byte until the file exists, ms (includes the quiet spell) */
+  lastByteToFileMs: number;
+  fileBytes: number;
+}
+
+function key(w: { cols: number; rows: number }): string {
+  return `${w.cols}x${w.rows}`;
+}
+
+async function filledScreen(w: { cols: number; rows: number }, fill: StreamFile): Promise<Screen> {
+  const screen = new Screen({ cols: w.cols, rows: w.rows, scrollbackRows: HISTORY_ROWS });
+  screen.write(readFileSync(fill.path), { live: false });
+  await screen.flush();
+  return screen;
+}
+
+async function inProcessOnce(screen: Screen, writer: CheckpointWriter, id: string): Promise<InProcessSample> {
+  const watch = new LoopBlockWatch();
+  const t0 = performance.now();
+  const snap = await screen.snapshotAsync();
+  const t1 = performance.now();
+  const snapBlock = watch.lap();
+  // the same checkpoint a session writes (session.ts): screen as data, the rest as meta
+  const outcome = await writer.write({
+    sessionId: id, generation: '00'.repeat(16), offset: 1, cols: snap.cols, rows: snap.rows, createdAt: Date.now(),
+    meta: { cwd: snap.cwd, title: snap.title, degraded: false, snapshot: { ...snap, data: undefined } },
+    screen: snap.data,
+  });
+  const t2 = performance.now();
+  const writeBlock = watch.stop();
+  if (outcome !== 'written') throw new Error(`checkpoint write was ${outcome}`);
+  return {
+    snapshotMs: t1 - t0, snapshotBlockMs: snapBlock.longestGapMs, snapshotHistogramMaxMs: snapBlock.histogramMaxMs,
+    writeMs: t2 - t1, writeBlockMs: writeBlock.longestGapMs, writeHistogramMaxMs: writeBlock.histogramMaxMs,
+    fileBytes: statSync(checkpointPath(writer.dir, id)).size, screenChars: snap.data.length,
+  };
+}
+
+async function serverOnce(server: BenchServer, w: { cols: number; rows: number }, fill: StreamFile): Promise<ServerSample> {
+  const s = await server.createSession(['sh', '-c', 'stty -opost; cat "$0"; exec cat', fill.path], w.cols, w.rows);
+  const file = join(server.checkpointsDir, `${s.id}.ckpt`);
+  await server.waitForOffset(s.id, fill.bytes, 300_000, FILE_POLL_MS);
+  const fed = performance.now();
+  await waitUntil(`checkpoint of ${s.id}`, () => existsSync(file), 120_000, FILE_POLL_MS);
+  const sample = { lastByteToFileMs: performance.now() - fed, fileBytes: statSync(file).size };
+  await server.deleteSession(s.id);
+  return sample;
+}
+
+export const serverCheckpointSuite: Suite = {
+  name: 'server-checkpoint',
+  title: 'Server checkpoint of a 10 000-row session: time, size, event-loop block',
+  async run(ctx: BenchContext): Promise<SuiteReport> {
+    const missing = serverMissing(ctx.root);
+    if (missing) return skipped(missing);
+    const rounds = ctx.quick ? 1 : ctx.rounds;
+    const dir = join(ctx.tmpDir, 'server-checkpoint');
+    mkdirSync(dir, { recursive: true });
+    const fills = new Map(WIDTHS.map((w) => [key(w), generateFill(dir, w.cols, HISTORY_ROWS)]));
+    const warnings: string[] = [];
+    const writer = ctx.owned.add(new CheckpointWriter({
+      dir: join(dir, 'checkpoints'),
+      log: { info: () => {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+    }));
+    const screens = new Map<string, Screen>();
+    for (const w of WIDTHS) screens.set(key(w), ctx.owned.add(await filledScreen(w, fills.get(key(w))!)));
+    const server = await BenchServer.start(ctx, { checkpointQuietMs: SERVER_QUIET_MS });
+
+    const inProcess = new Map<string, InProcessSample[]>(WIDTHS.map((w) => [key(w), []]));
+    const outside = new Map<string, ServerSample[]>(WIDTHS.map((w) => [key(w), []]));
+    try {
+      for (let r = 0; r < rounds; r++) {
+        for (const w of WIDTHS) {
+          const k = key(w);
+          const a = await inProcessOnce(screens.get(k)!, writer, `bench${w.cols}`);
+          inProcess.get(k)!.push(a);
+          ctx.log(`  round ${r + 1} ${k} in process: snapshot ${a.snapshotMs.toFixed(0)} ms (block ${a.snapshotBlockMs.toFixed(1)} ms), write ${a.writeMs.toFixed(0)} ms (block ${a.writeBlockMs.toFixed(1)} ms), ${(a.fileBytes / 1e6).toFixed(2)} MB`);
+          const b = await serverOnce(server, w, fills.get(k)!);
+          outside.get(k)!.push(b);
+          ctx.log(`  round ${r + 1} ${k} server: file ${b.lastByteToFileMs.toFixed(0)} ms after the last byte, ${(b.fileBytes / 1e6).toFixed(2)} MB`);
+        }
+      }
+    } finally {
+      await server.close();
+    }
+    const f = (xs: number[]): string => formatSummary(summarize(xs));
+    const rows = WIDTHS.map((w) => {
+      const a = inProcess.get(key(w))!;
+      const b = outside.get(key(w))!;
+      return [key(w),
+        f(a.map((x) => x.snapshotMs)), f(a.map((x) => Math.max(x.snapshotBlockMs, x.snapshotHistogramMaxMs))),
+        f(a.map((x) => x.writeMs)), f(a.map((x) => Math.max(x.writeBlockMs, x.writeHistogramMaxMs))),
+        f(a.map((x) => x.fileBytes / 1e6)),
+        f(b.map((x) => x.lastByteToFileMs)), f(b.map((x) => x.fileBytes / 1e6))];
+    });
+    return {
+      tables: [{
+        title: `Checkpoint of ${HISTORY_ROWS} rows of history (${rounds} round${rounds > 1 ? 's' : ''})`,
+        columns: ['screen', 'snapshotAsync, ms', 'its longest loop block, ms', 'write(), ms', 'its longest loop block, ms', 'file, MB',
+          `server: last byte → file on disk, ms (${SERVER_QUIET_MS} ms quiet included)`, 'server: file, MB'],
+        rows,
+        notes: [
+          `In process (the bench's own Node): Screen (scrollback ${HISTORY_ROWS}) fed fill-COLS.bin, then the session's checkpoint path: \`await screen.snapshotAsync()\` and \`await writer.write(cp)\` (CheckpointWriter: encode, SHA-256, temp file, fsync, rename, fsync dir).`,
+          'Longest loop block: the larger of the longest gap between setImmediate turns and monitorEventLoopDelay\'s max (1 ms resolution). Target (issue 9): ≤ 10 ms.',
+          `Server: private server with TEND_CHECKPOINT_QUIET_MS=${SERVER_QUIET_MS}; a session \`cat\`s the same file; from the ${FILE_POLL_MS} ms offset poll seeing the last byte fed until <id>.ckpt exists (polled every ${FILE_POLL_MS} ms). Includes the rest of the parse and the quiet spell.`,
+          ...(warnings.length ? [`Writer said: ${warnings.join('; ')}`] : []),
+        ],
+      }],
+      data: { rounds, inProcess: Object.fromEntries(inProcess), server: Object.fromEntries(outside) },
+    };
+  },
+};
