@@ -69,6 +69,22 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    description: 'workspaces: named layouts of sessions',
+    up(db) {
+      // The layout is a JSON tree (src/server/workspaces/layout-tree.ts) read
+      // back through its validator; NULL is a workspace with no sessions left.
+      db.exec(`
+        CREATE TABLE workspaces (
+          name       TEXT    PRIMARY KEY,
+          layout     TEXT,
+          created_at INTEGER NOT NULL,                     -- ms since the epoch
+          updated_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

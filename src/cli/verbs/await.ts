@@ -1,0 +1,97 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError, type TendClient } from '../client.js';
+
+/** The exit status of a wait that ran out, as timeout(1) uses. */
+export const AWAIT_TIMED_OUT_EXIT = 124;
+/** One HTTP call waits at most this long (the server's cap); longer waits loop. */
+const WAIT_PER_CALL_MS = 60 * 60 * 1000;
+const MAX_TIMEOUT_S = 7 * 24 * 3600;
+
+interface AwaitReply {
+  id: string;
+  session: string;
+  location: string;
+  status: 'pending' | 'done';
+  exitCode?: number | null;
+  output?: string | null;
+  command?: { number: number; commandLine: string };
+}
+
+function parseTimeout(value: unknown): number | null {
+  if (value === undefined) return null;
+  const seconds = Number(value);
+  if (typeof value !== 'string' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_TIMEOUT_S) {
+    throw new CliError(`--timeout takes seconds (e.g. 30 or 0.5), not "${String(value)}"`, 2);
+  }
+  return Math.round(seconds * 1000);
+}
+
+/** Polls the await's location until it settles or the deadline passes. */
+async function collect(client: TendClient, first: AwaitReply, deadline: number | null): Promise<AwaitReply> {
+  let reply = first;
+  while (reply.status === 'pending') {
+    const left = deadline === null ? WAIT_PER_CALL_MS : deadline - Date.now();
+    if (left <= 0) break;
+    reply = await client.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(reply.id)}?waitMs=${Math.min(left, WAIT_PER_CALL_MS)}`);
+  }
+  return reply;
+}
+
+export const awaitVerb: Verb = {
+  name: 'await',
+  summary: 'run a command in a session and wait for its exit status',
+  usage: `tend await TARGET [--timeout S] [--json] -- INPUT...
+tend await --resume ID [--timeout S] [--json]
+
+Types INPUT into the session's shell, presses Enter, and waits for the
+shell to report that command's end (its integration's end mark, never a
+quiet screen). Prints the command's output and exits with its status.
+
+If --timeout S passes first nothing is cancelled: tend prints the await's
+id and exits 124; \`tend await --resume ID\` collects the result later
+(results are kept for an hour after the command ends).
+
+  -t, --timeout S   stop waiting after S seconds (default: wait)
+  -r, --resume ID   collect an earlier await instead of starting one
+  -j, --json        { id, status, exitCode, output, command }`,
+  options: { ...jsonOption, timeout: { type: 'string', short: 't' }, resume: { type: 'string', short: 'r' } },
+  async run({ args, client, stdout, stderr }) {
+    const timeoutMs = parseTimeout(args.values.timeout);
+    const deadline = timeoutMs === null ? null : Date.now() + timeoutMs;
+    let reply: AwaitReply;
+    if (typeof args.values.resume === 'string') {
+      if (args.positionals.length > 0 || args.rest !== null) throw new CliError('--resume ID takes no target or input', 2);
+      const id = args.values.resume;
+      reply = await client.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(id)}?waitMs=${Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS)}`);
+    } else {
+      const [target, ...words] = args.positionals;
+      const inputWords = args.rest ?? words;
+      if (target === undefined || inputWords.length === 0) throw new CliError('usage: tend await TARGET [--timeout S] -- INPUT...', 2);
+      if (args.rest !== null && words.length > 0) throw new CliError(`put the whole input after --: tend await ${target} -- ${[...words, ...inputWords].join(' ')}`, 2);
+      reply = await client.call<AwaitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/await`, {
+        input: inputWords.join(' '),
+        timeoutMs: Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS),
+      });
+    }
+    reply = await collect(client, reply, deadline);
+    if (reply.status === 'pending') {
+      if (args.values.json) printJson(stdout, reply);
+      else {
+        stdout.write(`${reply.id}\n`);
+        stderr.write(`tend: still running after ${(timeoutMs ?? 0) / 1000} s (nothing was cancelled); collect it with \`tend await --resume ${reply.id}\`\n`);
+      }
+      return AWAIT_TIMED_OUT_EXIT;
+    }
+    if (args.values.json) printJson(stdout, reply);
+    else {
+      if (reply.output === null) stderr.write("tend: the command's output had already scrolled out of the session's buffer when it ended\n");
+      else stdout.write(reply.output ?? '');
+    }
+    if (reply.exitCode === null || reply.exitCode === undefined) {
+      stderr.write('tend: the shell reported no exit status for the command\n');
+      return 1;
+    }
+    return reply.exitCode;
+  },
+};

@@ -1,0 +1,54 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+import { ago, table } from '../format.js';
+
+export interface CommandRow {
+  number: number;
+  commandLine: string;
+  exitCode: number | null;
+  running: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  cwd: string | null;
+}
+
+function duration(c: CommandRow, now = Date.now()): string {
+  const ms = (c.endedAt ?? now) - c.startedAt;
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+export const commandsVerb: Verb = {
+  name: 'commands',
+  summary: "list the commands a session's shell ran",
+  usage: `tend commands TARGET [--json]
+
+Lists the commands the session's shell integration reported: number, exit
+status, when, how long, where, and the command line. \`tend output TARGET
+--cmd N\` prints one's output.
+
+  -j, --json   an array of { number, commandLine, exitCode, running, startedAt, endedAt, cwd }`,
+  options: { ...jsonOption },
+  async run({ args, client, stdout }) {
+    const [target] = args.positionals;
+    if (target === undefined || args.positionals.length > 1) throw new CliError('usage: tend commands TARGET', 2);
+    const commands = await client.call<CommandRow[]>('GET', `/v1/sessions/${encodeURIComponent(target)}/commands`);
+    if (args.values.json) {
+      printJson(stdout, commands);
+      return 0;
+    }
+    if (commands.length === 0) {
+      stdout.write('no commands indexed yet (the shell reports them through its integration: `tend shell-integration --help`)\n');
+      return 0;
+    }
+    const rows = [['#', 'EXIT', 'STARTED', 'TOOK', 'CWD', 'COMMAND']];
+    for (const c of commands) {
+      const exit = c.running ? 'running' : c.exitCode === null ? '?' : String(c.exitCode);
+      rows.push([String(c.number), exit, ago(c.startedAt), duration(c), c.cwd ?? '-', c.commandLine.replace(/\s*\n\s*/g, ' ⏎ ')]);
+    }
+    stdout.write(table(rows));
+    return 0;
+  },
+};

@@ -1,0 +1,42 @@
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+
+interface OutputView {
+  number: number;
+  commandLine: string;
+  text: string;
+  complete: boolean;
+  exitCode: number | null;
+}
+
+export const outputVerb: Verb = {
+  name: 'output',
+  summary: "print one command's output",
+  usage: `tend output TARGET (--cmd N | --last) [--json]
+
+Prints the exact output of command N (from \`tend commands\`), or of the
+last one, as the session's screen holds it. While the command runs, prints
+what it has written so far.
+
+  -c, --cmd N   the command's number
+  -l, --last    the last command (the default)
+  -j, --json    { number, commandLine, text, complete, exitCode }`,
+  options: { ...jsonOption, cmd: { type: 'string', short: 'c' }, last: { type: 'boolean', short: 'l' } },
+  async run({ args, client, stdout, stderr }) {
+    const [target] = args.positionals;
+    if (target === undefined || args.positionals.length > 1) throw new CliError('usage: tend output TARGET (--cmd N | --last)', 2);
+    const cmd = args.values.cmd;
+    if (typeof cmd === 'string' && args.values.last) throw new CliError('give --cmd N or --last, not both', 2);
+    if (typeof cmd === 'string' && !/^[1-9][0-9]*$/.test(cmd)) throw new CliError(`--cmd takes a command number from \`tend commands\`, not "${cmd}"`, 2);
+    const q = new URLSearchParams({ cmd: typeof cmd === 'string' ? cmd : 'last' });
+    const out = await client.call<OutputView>('GET', `/v1/sessions/${encodeURIComponent(target)}/output?${q}`);
+    if (args.values.json) {
+      printJson(stdout, out);
+      return 0;
+    }
+    stdout.write(out.text);
+    if (!out.complete) stderr.write(`tend: command ${out.number} is still running; this is its output so far\n`);
+    return 0;
+  },
+};

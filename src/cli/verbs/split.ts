@@ -1,0 +1,47 @@
+import { resolve } from 'node:path';
+import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
+import { CliError } from '../client.js';
+import type { SessionView } from '../format.js';
+
+interface SplitReply {
+  session: SessionView;
+  workspace: { name: string; sessions: string[] };
+}
+
+export const splitVerb: Verb = {
+  name: 'split',
+  summary: 'start a session beside another in its workspace',
+  usage: `tend split TARGET [--right | --down] [--name N] [--cwd DIR] [--json] [-- CMD ARGS...]
+
+Starts a new session (default: your shell, in TARGET's directory) and puts
+it right of or below TARGET in TARGET's workspace layout. A TARGET in no
+workspace gets one ("default") made around it. Prints the new session's id.
+
+  -r, --right      beside it, to the right (the default)
+  -d, --down       below it
+  -n, --name N     name the new session
+  -C, --cwd DIR    working directory (default: TARGET's)
+  -j, --json       { session, workspace }`,
+  options: {
+    ...jsonOption,
+    right: { type: 'boolean', short: 'r' },
+    down: { type: 'boolean', short: 'd' },
+    name: { type: 'string', short: 'n' },
+    cwd: { type: 'string', short: 'C' },
+  },
+  async run({ args, client, stdout }) {
+    const [target, ...extra] = args.positionals;
+    if (target === undefined) throw new CliError('usage: tend split TARGET [--right|--down] [-- CMD]', 2);
+    if (extra.length > 0) throw new CliError(`put the command after --: tend split ${target} -- ${extra.join(' ')}`, 2);
+    if (args.values.right && args.values.down) throw new CliError('give --right or --down, not both', 2);
+    const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: process.env };
+    if (typeof args.values.name === 'string') body.name = args.values.name;
+    if (typeof args.values.cwd === 'string') body.cwd = resolve(args.values.cwd);
+    if (args.rest !== null && args.rest.length > 0) body.argv = args.rest;
+    const reply = await client.call<SplitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/split`, body);
+    if (args.values.json) printJson(stdout, reply);
+    else stdout.write(`${reply.session.id}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,68 @@
+// Typing a command line into a shell the way `await` needs it: one command,
+// then Enter as its own write. Agents' input boxes (and some shells' paste
+// handling) treat a newline that arrives with the text as more text, so Enter
+// comes ENTER_GAP_MS later. Input the terminal's line discipline could not
+// take whole (over MAX_CANON), or that spans lines (each line would be its own
+// command with its own end mark), is written to a script the shell sources,
+// so the shell runs it as the one command whose end mark we wait for.
+import { mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The gap between the command text and its Enter: part of the input protocol, see above. */
+export const ENTER_GAP_MS = 20;
+/** Longer input is staged through a script: a canonical-mode line may be cut at the kernel's line limit. */
+export const MAX_TYPED_INPUT_BYTES = 1024;
+
+export interface TypedCommand {
+  /** What was typed (the input itself, or the line that sources its script). */
+  typed: string;
+  /** The script staged for long or multi-line input, removed by dispose(). */
+  script: string | null;
+  dispose(): void;
+}
+
+export interface TypingTarget {
+  input(bytes: Uint8Array): void;
+}
+
+/** Whether the input goes through a script rather than being typed. */
+export function needsStaging(input: string): boolean {
+  return Buffer.byteLength(input, 'utf8') > MAX_TYPED_INPUT_BYTES || /[\r\n]/.test(input);
+}
+
+/**
+ * Types `input` (staging it under `stagingDir` as `<id>.sh` when needed) and
+ * presses Enter ENTER_GAP_MS later. Resolves once Enter is written; rejects
+ * if the session refuses input (then nothing more is written).
+ */
+export async function typeCommand(target: TypingTarget, input: string, stagingDir: string, id: string): Promise<TypedCommand> {
+  let script: string | null = null;
+  let typed = input;
+  if (needsStaging(input)) {
+    // The path is quoted for bash, zsh and fish alike, which only works
+    // without quote characters in it; tend's runtime paths have none.
+    const path = join(stagingDir, `${id}.sh`);
+    if (/['\\]/.test(path)) throw new Error(`cannot stage long input: the runtime path ${path} holds a quote or backslash`);
+    mkdirSync(stagingDir, { recursive: true, mode: 0o700 });
+    writeFileSync(path, input.endsWith('\n') ? input : `${input}\n`, { mode: 0o600 });
+    script = path;
+    typed = `source '${path}'`;
+  }
+  const removeScript = () => {
+    if (script === null) return;
+    try {
+      unlinkSync(script);
+    } catch {
+      /* already gone */
+    }
+  };
+  try {
+    target.input(Buffer.from(typed, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, ENTER_GAP_MS));
+    target.input(Buffer.from('\r'));
+  } catch (err) {
+    removeScript();
+    throw err;
+  }
+  return { typed, script, dispose: removeScript };
+}

@@ -1,0 +1,173 @@
+// What a session's shell ran, and running more: the command index
+// (/v1/sessions/:t/commands, /output) and await (/v1/sessions/:t/await,
+// /v1/awaits/:id). docs/api.md documents every route.
+import type { Router, Reply } from './router.js';
+import { ApiError, badRequest, notFound } from './errors.js';
+import { optInt, reqString } from './validate.js';
+import type { SessionRegistry } from '../session-registry.js';
+import { SessionStateError, type Session } from '../session.js';
+import type { CommandIndex, IndexedCommand } from '../commands/index.js';
+import { AWAIT_RESULT_KEEP_MS, TooManyAwaitsError, type AwaitEntry, type AwaitRegistry, type AwaitSession } from '../awaits/index.js';
+
+/** One call waits at most this long; a longer wait is a loop over the await's location. */
+export const MAX_AWAIT_WAIT_MS = 60 * 60 * 1000;
+const DEFAULT_AWAIT_WAIT_MS = 30_000;
+/** A shell that has just started may not have drawn its first prompt (and its marks) yet. */
+const FIRST_MARKS_WAIT_MS = 5000;
+const MAX_AWAIT_INPUT_BYTES = 1024 * 1024;
+const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
+
+export interface CommandRoutesDeps {
+  registry: SessionRegistry;
+  awaits: AwaitRegistry;
+  /** The session's command index; null if it has none. */
+  commandsOf(session: Session): CommandIndex | null;
+}
+
+export interface CommandView {
+  number: number;
+  commandLine: string;
+  exitCode: number | null;
+  running: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  cwd: string | null;
+}
+
+const NO_MARKS_HINT =
+  "tend learns where commands start and end from the shell's integration marks: start the session with tend's default shell " +
+  '(integration is loaded automatically) or add `eval "$(tend shell-integration bash)"` (zsh: same; fish: `tend shell-integration fish | source`) to the rc file';
+
+export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void {
+  const { registry, awaits } = deps;
+  const indexOf = (session: Session): CommandIndex => {
+    const index = deps.commandsOf(session);
+    if (index === null) throw new ApiError(409, 'no_shell_integration', `session ${session.label} has no command index. ${NO_MARKS_HINT}`);
+    return index;
+  };
+
+  router.add('GET', '/v1/sessions/:target/commands', async (req) => {
+    const session = registry.resolve(req.params.target ?? '');
+    const index = indexOf(session);
+    await session.screen.flush(); // the index has then seen every mark fed so far
+    const running = index.current();
+    return { status: 200, json: index.list().map((c) => commandView(c, c === running)) };
+  });
+
+  router.add('GET', '/v1/sessions/:target/output', async (req) => {
+    const session = registry.resolve(req.params.target ?? '');
+    const index = indexOf(session);
+    await session.screen.flush();
+    const which = req.query.get('cmd') ?? 'last';
+    let command: IndexedCommand | undefined;
+    if (which === 'last') {
+      command = index.last();
+      if (command === undefined) throw notFound(`session ${session.label} has no indexed commands yet. ${index.atPrompt ? '' : NO_MARKS_HINT}`.trim());
+    } else {
+      if (!/^[1-9][0-9]{0,9}$/.test(which)) throw badRequest(`"cmd" must be a command number (from \`tend commands\`) or "last", not ${JSON.stringify(which)}`);
+      command = index.get(Number(which));
+      if (command === undefined) {
+        const list = index.list();
+        const range = list.length === 0 ? 'it has no indexed commands' : `it has commands ${list[0]!.number}-${list[list.length - 1]!.number}`;
+        throw notFound(`session ${session.label} has no command ${which}; ${range}`);
+      }
+    }
+    const output = index.output(command.number);
+    if (output === null) {
+      throw new ApiError(410, 'output_gone', `command ${command.number}'s output has left the scrollback (tend keeps the last rows of each session; see TEND_SCROLLBACK_ROWS)`);
+    }
+    return {
+      status: 200,
+      json: { number: command.number, commandLine: command.commandLine, text: output.text, complete: output.complete, exitCode: command.exitCode },
+    };
+  });
+
+  router.add('POST', '/v1/sessions/:target/await', async (req) => {
+    const session = registry.resolve(req.params.target ?? '');
+    const body = await req.json(AWAIT_BODY_LIMIT_BYTES);
+    const input = reqString(body, 'input', { max: MAX_AWAIT_INPUT_BYTES });
+    if (input.trim() === '') throw badRequest('"input" is empty: give the command line to run');
+    const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_WAIT_MS;
+    if (session.status !== 'running') throw new ApiError(409, 'session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
+    const index = indexOf(session);
+    if (!(await waitForMarks(session, index, FIRST_MARKS_WAIT_MS))) {
+      throw new ApiError(409, 'no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
+    }
+    let entry: AwaitEntry;
+    try {
+      entry = await awaits.start(awaitSession(session), index, input);
+    } catch (err) {
+      if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
+      if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
+      throw err;
+    }
+    await entry.wait(timeoutMs);
+    return awaitReply(entry);
+  });
+
+  router.add('GET', '/v1/awaits/:id', async (req) => {
+    const id = req.params.id ?? '';
+    const entry = awaits.get(id);
+    if (entry === undefined) {
+      throw notFound(`no await "${id}": it never existed, or its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended, or the server restarted since`);
+    }
+    const waitParam = req.query.get('waitMs');
+    const waitMs = waitParam === null ? 0 : Number(waitParam);
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_AWAIT_WAIT_MS) throw badRequest(`"waitMs" must be a whole number from 0 to ${MAX_AWAIT_WAIT_MS}`);
+    if (waitMs > 0) await entry.wait(waitMs);
+    return awaitReply(entry);
+  });
+}
+
+function commandView(c: IndexedCommand, running: boolean): CommandView {
+  return { number: c.number, commandLine: c.commandLine, exitCode: c.exitCode, running, startedAt: c.startedAt, endedAt: c.endedAt, cwd: c.cwd };
+}
+
+function awaitReply(entry: AwaitEntry): Reply {
+  const base = { id: entry.id, session: entry.session.id, location: entry.location };
+  const outcome = entry.outcome;
+  switch (outcome.state) {
+    case 'pending':
+      return { status: 202, json: { ...base, status: 'pending' }, headers: { location: entry.location } };
+    case 'done':
+      return { status: 200, json: { ...base, status: 'done', ...outcome.result } };
+    case 'failed':
+      throw new ApiError(410, outcome.code, outcome.message, { id: entry.id });
+  }
+}
+
+function awaitSession(session: Session): AwaitSession {
+  return {
+    id: session.id,
+    label: session.label,
+    input: (bytes) => session.input(bytes),
+    isLive: () => !session.isDisposed && session.status === 'running',
+  };
+}
+
+function hasMarks(index: CommandIndex): boolean {
+  return index.list().length > 0 || index.atPrompt || index.current() !== undefined;
+}
+
+/** True once the index has seen a shell's marks, waiting up to `timeoutMs` for output that brings them. */
+async function waitForMarks(session: Session, index: CommandIndex, timeoutMs: number): Promise<boolean> {
+  await session.screen.flush();
+  if (hasMarks(index)) return true;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (value: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      subscription.dispose();
+      resolve(value);
+    };
+    const timer = setTimeout(() => finish(hasMarks(index)), timeoutMs);
+    // onOutput sees bytes before they are parsed; the marks count once the screen has parsed them.
+    const subscription = session.onOutput(() => {
+      void session.screen.flush().then(() => {
+        if (hasMarks(index)) finish(true);
+      });
+    });
+  });
+}

@@ -1,0 +1,140 @@
+// /v1/workspaces and /v1/sessions/:t/split: named layouts of sessions, and
+// new sessions placed beside others. docs/api.md documents every route.
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { Router } from './router.js';
+import { ApiError, badRequest, conflict, notFound } from './errors.js';
+import { optString, optStringArray, optStringMap, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
+import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
+import type { Session } from '../session.js';
+import { defaultShellArgv } from '../default-shell.js';
+import {
+  LayoutError,
+  MAX_SPLIT_RATIO,
+  MIN_SPLIT_RATIO,
+  UnknownSessionsError,
+  WorkspaceConflictError,
+  WorkspaceStoreReadOnlyError,
+  parseLayout,
+  type SplitDirection,
+  type Workspaces,
+} from '../workspaces/index.js';
+
+const MAX_ARGV_ITEMS = 4096;
+const MAX_ARG_LENGTH = 128 * 1024;
+const WORKSPACE_NAME_PATTERN = SESSION_NAME_PATTERN;
+const WORKSPACE_NAME_HINT = SESSION_NAME_HINT;
+
+/** A new session, as POST /v1/sessions would start it (shellIntegration: false opts out of injection). */
+export type SplitSessionSpec = NewSessionSpec & { shellIntegration?: boolean };
+
+export interface WorkspaceRoutesDeps {
+  registry: SessionRegistry;
+  workspaces: Workspaces;
+  /** Starts a session the way POST /v1/sessions does; registry.create by default. */
+  createSession?(spec: SplitSessionSpec): Promise<Session>;
+}
+
+function workspaceName(raw: string | undefined): string {
+  const name = raw ?? '';
+  if (!WORKSPACE_NAME_PATTERN.test(name)) throw badRequest(`a workspace name ${WORKSPACE_NAME_HINT}, not ${JSON.stringify(name)}`);
+  return name;
+}
+
+function parseDirection(v: unknown): SplitDirection {
+  if (v === undefined || v === null) return 'right';
+  if (v === 'right' || v === 'down') return v;
+  throw badRequest(`"direction" must be "right" or "down", not ${JSON.stringify(v)}`);
+}
+
+function parseRatio(v: unknown): number {
+  if (v === undefined || v === null) return 0.5;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < MIN_SPLIT_RATIO || v > MAX_SPLIT_RATIO) {
+    throw badRequest(`"ratio" must be a number from ${MIN_SPLIT_RATIO} to ${MAX_SPLIT_RATIO}`);
+  }
+  return v;
+}
+
+/** Turns the workspace rules' errors into API errors. */
+function workspaceErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof LayoutError) throw badRequest(err.message);
+    if (err instanceof UnknownSessionsError) throw badRequest(err.message, { sessions: err.sessionIds });
+    if (err instanceof WorkspaceConflictError) throw conflict(err.message);
+    if (err instanceof WorkspaceStoreReadOnlyError) throw new ApiError(409, 'store_read_only', err.message);
+    throw err;
+  }
+}
+
+export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): void {
+  const { registry, workspaces } = deps;
+  const createSession = deps.createSession ?? ((spec: SplitSessionSpec) => registry.create(spec));
+
+  router.add('GET', '/v1/workspaces', () => ({ status: 200, json: workspaces.list() }));
+
+  router.add('GET', '/v1/workspaces/:name', (req) => {
+    const name = workspaceName(req.params.name);
+    const w = workspaces.get(name);
+    if (w === undefined) {
+      const known = workspaces.list().map((x) => x.name);
+      throw notFound(`no workspace is named "${name}"${known.length ? `; workspaces: ${known.join(', ')}` : ' (there are none)'}`, { candidates: known });
+    }
+    return { status: 200, json: w };
+  });
+
+  router.add('PUT', '/v1/workspaces/:name', async (req) => {
+    const name = workspaceName(req.params.name);
+    const body = await req.json();
+    if (!('layout' in body)) throw badRequest('give "layout": a tree of { type: "split", direction, ratio, first, second } and { type: "session", sessionId }, or null');
+    return workspaceErrors(() => {
+      const layout = body.layout === null ? null : parseLayout(body.layout);
+      return { status: 200, json: workspaces.put(name, layout) };
+    });
+  });
+
+  router.add('DELETE', '/v1/workspaces/:name', (req) => {
+    const name = workspaceName(req.params.name);
+    const removed = workspaceErrors(() => workspaces.remove(name));
+    if (!removed) throw notFound(`no workspace is named "${name}"`);
+    return { status: 200, json: { name, removed: true } };
+  });
+
+  router.add('POST', '/v1/workspaces/:name/sessions', async (req) => {
+    const name = workspaceName(req.params.name);
+    const body = await req.json();
+    const target = optString(body, 'session', { max: 128 });
+    if (target === undefined) throw badRequest('give "session": the session (id, :name or index) to add');
+    const session = registry.resolve(target);
+    const direction = parseDirection(body.direction);
+    return workspaceErrors(() => ({ status: 200, json: workspaces.add(name, session.id, direction) }));
+  });
+
+  router.add('POST', '/v1/sessions/:target/split', async (req) => {
+    const beside = registry.resolve(req.params.target ?? '');
+    const body = await req.json();
+    const direction = parseDirection(body.direction);
+    const ratio = parseRatio(body.ratio);
+    const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
+    const env = optStringMap(body, 'env', { maxItems: 4096, maxLength: 128 * 1024 }) ?? { ...process.env } as Record<string, string>;
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
+    if (argv.length === 0) throw badRequest('"argv" must name a program to run');
+    // Beside its neighbour, in the neighbour's directory unless told otherwise.
+    const info = beside.info();
+    const cwd = optString(body, 'cwd', { max: 4096 }) ?? info.cwd;
+    if (!isAbsolute(cwd)) throw badRequest(`"cwd" must be an absolute path, not "${cwd}"`);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw badRequest(`the working directory "${cwd}" does not exist or is not a directory`);
+    const spec: SplitSessionSpec = { name, argv, cwd, env, cols: info.cols, rows: info.rows };
+    if (body.shellIntegration === false) spec.shellIntegration = false;
+    const session = await createSession(spec);
+    try {
+      const workspace = workspaceErrors(() => workspaces.split(beside.id, session.id, direction, ratio));
+      return { status: 201, json: { session: session.info(), workspace } };
+    } catch (err) {
+      // A session nobody can see in any layout is worse than none: undo it.
+      await registry.kill(session);
+      throw err;
+    }
+  });
+}
