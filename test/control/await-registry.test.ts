@@ -1,0 +1,109 @@
+// The await registry against a real bash on a real PTY (through a holder),
+// its output parsed by a headless xterm a CommandIndex watches: the path a
+// server session takes, without the server.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, type AwaitEntry, type AwaitOutcome, type AwaitResult, type AwaitSession } from '../../src/server/awaits/index.js';
+import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
+import { useTestScope, type TestScope } from '../helpers/test-scope.js';
+
+/** The entry's result; fails the test if it is not done. */
+function resultOf(entry: AwaitEntry): AwaitResult {
+  const outcome: AwaitOutcome = entry.outcome;
+  assert.equal(outcome.state, 'done', `await ${entry.id} is ${outcome.state}`);
+  return (outcome as Extract<AwaitOutcome, { state: 'done' }>).result;
+}
+
+const quietLog = { info() {}, warn() {}, error() {} };
+const bash = findShell('bash');
+
+async function bashWithRegistry(scope: TestScope, rows = 30) {
+  const home = scope.tempDir('tend-await-home-');
+  const shell = await IntegratedShellSession.start(scope, { shell: 'bash', shellPath: bash!, home, rows });
+  const stagingDir = join(scope.tempDir('tend-await-rt-'), 'await');
+  const awaits = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never }));
+  const target: AwaitSession = {
+    id: 'a1234567',
+    label: 'a1234567',
+    input: (bytes) => shell.conn.input(bytes),
+    isLive: () => !shell.exited && !shell.conn.isClosed,
+  };
+  return { shell, awaits, target, stagingDir };
+}
+
+describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, skip: bash === null ? 'bash is not installed' : false }, () => {
+  test('settles with the exit code and exact output at the end mark, for 0 and non-zero', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    const ok = await awaits.start(target, shell.index, "printf 'one\\ntwo\\n'");
+    assert.equal(await ok.wait(30_000), true);
+    const okResult = resultOf(ok);
+    assert.equal(okResult.exitCode, 0);
+    assert.equal(okResult.output, 'one\ntwo\n');
+    assert.equal(okResult.command.commandLine, "printf 'one\\ntwo\\n'");
+
+    await shell.waitForPrompt();
+    const bad = await awaits.start(target, shell.index, 'echo failing; (exit 7)');
+    assert.equal(await bad.wait(30_000), true);
+    assert.deepEqual([resultOf(bad).exitCode, resultOf(bad).output], [7, 'failing\n']);
+    assert.notEqual(awaits.get(ok.id), undefined, 'results stay collectable after settling');
+  });
+
+  test('a command that prints nothing gives empty output, not null', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    const entry = await awaits.start(target, shell.index, 'true');
+    assert.equal(await entry.wait(30_000), true);
+    assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, '']);
+  });
+
+  test('a wait that runs out leaves the await pending, and it settles later', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    const marker = join(scope.tempDir('tend-await-gate-'), 'go');
+    // The command ends only once the test creates the file: no timing involved.
+    const entry = await awaits.start(target, shell.index, `while [ ! -e ${marker} ]; do sleep 0.05; done; echo released`);
+    assert.equal(await entry.wait(200), false);
+    assert.equal(entry.outcome.state, 'pending');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(marker, '');
+    assert.equal(await entry.wait(30_000), true);
+    assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, 'released\n']);
+  });
+
+  test(`input over ${MAX_TYPED_INPUT_BYTES} bytes or over several lines runs as one command from a staged script, removed after`, async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target, stagingDir } = await bashWithRegistry(scope);
+    const long = `echo ${'x'.repeat(1500)} | wc -c`;
+    const entry = await awaits.start(target, shell.index, long);
+    assert.equal(await entry.wait(30_000), true);
+    assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output?.trim()], [0, '1501']);
+    await shell.waitForPrompt();
+    const multi = await awaits.start(target, shell.index, 'echo first\necho second\nfalse');
+    assert.equal(await multi.wait(30_000), true);
+    assert.deepEqual([resultOf(multi).exitCode, resultOf(multi).output], [1, 'first\nsecond\n']);
+    assert.equal(shell.index.list().length, 2, 'each await was one command');
+    assert.deepEqual(existsSync(stagingDir) ? readdirSync(stagingDir) : [], [], 'staged scripts are removed once their command ends');
+  });
+
+  test('output that scrolled out before the end mark comes back null, never other rows', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    // The terminal keeps 5000 rows of scrollback: 8000 lines push the start out.
+    const entry = await awaits.start(target, shell.index, 'seq 1 8000');
+    assert.equal(await entry.wait(60_000), true);
+    assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, null]);
+  });
+
+  test('an await whose shell dies settles as failed, naming the session', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    const entry = await awaits.start(target, shell.index, 'sleep 600');
+    shell.conn.kill();
+    assert.equal(await entry.wait(30_000), true);
+    assert.equal(entry.outcome.state, 'failed');
+    assert.match(entry.outcome.state === 'failed' ? entry.outcome.message : '', /session a1234567 ended before the command finished/);
+  });
+});
