@@ -7,6 +7,7 @@ import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
 import { holderThroughputSuite } from './holder-throughput.js';
 import { serverCheckpointSuite } from './server-checkpoint.js';
+import { serverLoopSuite } from './server-loop.js';
 import { serverMemorySuite } from './server-memory.js';
 import { serverRecoverySuite } from './server-recovery.js';
 import { serverThroughputSuite } from './server-throughput.js';
@@ -26,4 +27,5 @@ export const SUITES: readonly Suite[] = [
   serverThroughputSuite,
   serverCheckpointSuite,
   serverRecoverySuite,
+  serverLoopSuite,
 ];
