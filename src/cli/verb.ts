@@ -6,7 +6,7 @@ import type { TendClient } from './client.js';
 export type VerbOptions = NonNullable<ParseArgsConfig['options']>;
 
 export interface VerbArgs {
-  values: Record<string, string | boolean | string[] | undefined>;
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   positionals: string[];
   /** Everything after a bare `--`. */
   rest: string[] | null;
