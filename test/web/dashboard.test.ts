@@ -1,0 +1,91 @@
+// The dashboard in a real browser against a real server: a session created
+// from the page runs what is typed into it; rename, kill and revive act on the
+// server; every session's status is shown.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
+import {
+  RESULTS_DIR,
+  WEB_TEST_TIMEOUT_MS,
+  browserUnavailable,
+  startWebHarness,
+  typeInto,
+  waitForLivePane,
+  waitForSameScreen,
+  paneText,
+} from './web-harness.js';
+
+const skip = browserUnavailable();
+
+interface SessionRow {
+  id: string;
+  name: string | null;
+  status: string;
+  exitCode?: number | null;
+}
+
+describe('dashboard', { timeout: WEB_TEST_TIMEOUT_MS, skip: skip ?? false }, () => {
+  test('a session created from the page runs a typed command and shows its output, as the server sees it', async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const page = await h.open('/');
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+
+    await page.getByLabel('Name').fill('web1');
+    await page.getByLabel('Command').fill('bash --norc --noprofile -i');
+    await page.getByRole('button', { name: 'New session' }).click();
+
+    // The page opens the new session's workspace.
+    await page.waitForURL(/\/w\/web1$/);
+    const list = await h.server.api<SessionRow[]>('GET', '/v1/sessions');
+    const created = list.body.find((s) => s.name === 'web1');
+    assert.ok(created, `the server has the session: ${JSON.stringify(list.body)}`);
+    await waitForLivePane(page, created.id);
+
+    await typeInto(page, created.id, 'echo "from the page: $((6 * 7))"', { enter: true });
+    await waitFor(async () => (await paneText(page, created.id))?.includes('from the page: 42'), { what: 'the output on the page' });
+    const screen = await waitForSameScreen(h, page, created.id);
+    assert.match(screen, /^from the page: 42$/m);
+  });
+
+  test('lists every session with its status; rename, kill and revive act on the server', async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const running = await h.newSession({ name: 'build' });
+    const failing = await h.newSession({ name: 'tests', argv: ['sh', '-c', 'echo failing; exit 3'] });
+    await waitFor(async () => (await h.server.api<SessionRow>('GET', `/v1/sessions/${failing}`)).body.status === 'exited', { what: 'the failing session to exit' });
+
+    const page = await h.open('/');
+    const row = (id: string) => page.locator(`tr[data-session="${id}"]`);
+    await row(running).waitFor();
+    await waitFor(async () => (await row(failing).getAttribute('data-status')) === 'exited', { what: 'the exited row' });
+    assert.match(await row(running).innerText(), /running/);
+    assert.match(await row(failing).innerText(), /exited 3/);
+
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(RESULTS_DIR, 'dashboard.png') });
+
+    // Rename with the keyboard only: Tab to the button, Enter, type, Enter.
+    await page.getByRole('button', { name: 'rename build' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('compile');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await h.server.api<SessionRow>('GET', `/v1/sessions/${running}`)).body.name === 'compile', { what: 'the rename on the server' });
+    await page.getByRole('link', { name: 'compile' }).waitFor();
+
+    // Revive the exited one: a new shell in the same session.
+    await page.getByRole('button', { name: 'revive tests' }).click();
+    await waitFor(async () => (await h.server.api<SessionRow>('GET', `/v1/sessions/${failing}`)).body.status === 'running', { what: 'the revived session' });
+    await waitFor(async () => (await row(failing).getAttribute('data-status')) === 'running', { what: 'the row to say running' });
+
+    // Kill takes a second press to confirm.
+    await page.getByRole('button', { name: 'kill compile' }).click();
+    await page.getByRole('button', { name: 'confirm: kill compile' }).click();
+    await waitFor(async () => (await h.server.api<SessionRow>('GET', `/v1/sessions/${running}`)).status === 404, { what: 'the session to be gone' });
+    await row(running).waitFor({ state: 'detached' });
+  });
+});

@@ -1,0 +1,254 @@
+// Every session on the server: name, status (running / exited with its code /
+// cold / elsewhere, and an agent's state when one reports it), title, cwd and
+// last activity, with create, rename, kill and revive. Refreshed by polling,
+// and at once after each action.
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError, sessionLabel, sessionsApi, type SessionInfo } from '../api/sessions.js';
+import { listWorkspaces, type Workspace } from '../api/workspaces.js';
+import { leaves } from '../layout/layout-tree.js';
+import { StatusBadge } from './StatusBadge.js';
+
+const SESSIONS_POLL_MS = 2000;
+/** A second press within this time confirms a kill. */
+const KILL_CONFIRM_MS = 4000;
+
+function relativeTime(ms: number | null | undefined, now: number): string {
+  if (!ms) return '—';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return new Date(ms).toLocaleDateString();
+}
+
+export function Dashboard(props: { navigate(path: string): void }) {
+  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [now, setNow] = useState(Date.now());
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [confirmKill, setConfirmKill] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      const [list, ws] = await Promise.all([sessionsApi.list(), listWorkspaces().catch(() => [])]);
+      setSessions(list);
+      setWorkspaces(ws);
+      setError(null);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+    setNow(Date.now());
+  }, []);
+
+  useEffect(() => {
+    void refresh();
+    const timer = window.setInterval(() => void refresh(), SESSIONS_POLL_MS);
+    return () => window.clearInterval(timer);
+  }, [refresh]);
+
+  useEffect(() => {
+    if (confirmKill === null) return;
+    const timer = window.setTimeout(() => setConfirmKill(null), KILL_CONFIRM_MS);
+    return () => window.clearTimeout(timer);
+  }, [confirmKill]);
+
+  const act = async (what: () => Promise<unknown>) => {
+    try {
+      await what();
+      setError(null);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    }
+    await refresh();
+  };
+
+  const open = (s: SessionInfo) => props.navigate(`/w/${encodeURIComponent(s.name ?? s.id)}`);
+
+  return (
+    <main className="dashboard">
+      <h1>Sessions</h1>
+      <CreateForm
+        onCreate={(body) =>
+          act(async () => {
+            const s = await sessionsApi.create(body);
+            open(s);
+          })
+        }
+      />
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {sessions === null ? (
+        <p>loading…</p>
+      ) : sessions.length === 0 ? (
+        <p className="empty">No sessions yet. Start one above.</p>
+      ) : (
+        <table className="sessions" aria-label="sessions">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Title</th>
+              <th scope="col">Directory</th>
+              <th scope="col">Last activity</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.id} data-session={s.id} data-status={s.status}>
+                <td className="num">{s.index ?? ''}</td>
+                <td>
+                  {renaming === s.id ? (
+                    <RenameField
+                      initial={s.name ?? ''}
+                      onDone={(name) => {
+                        setRenaming(null);
+                        if (name !== undefined) void act(() => sessionsApi.rename(s.id, name === '' ? null : name));
+                      }}
+                    />
+                  ) : (
+                    <a
+                      href={`/w/${encodeURIComponent(s.name ?? s.id)}`}
+                      className="session-name"
+                      onClick={(e) => {
+                        e.preventDefault();
+                        open(s);
+                      }}
+                    >
+                      {sessionLabel(s)}
+                    </a>
+                  )}
+                  {s.name && <span className="session-id">{s.id}</span>}
+                </td>
+                <td>
+                  <StatusBadge session={s} />
+                </td>
+                <td className="title" title={s.title ?? ''}>
+                  {s.title ?? ''}
+                </td>
+                <td className="cwd" title={s.cwd ?? ''}>
+                  {s.cwd ?? ''}
+                </td>
+                <td>{relativeTime(s.lastOutputAt ?? s.createdAt, now)}</td>
+                <td className="actions">
+                  <button type="button" className="small" onClick={() => open(s)} aria-label={`open ${sessionLabel(s)}`}>
+                    Open
+                  </button>
+                  <button type="button" className="small" onClick={() => setRenaming(s.id)} aria-label={`rename ${sessionLabel(s)}`}>
+                    Rename
+                  </button>
+                  {(s.status === 'exited' || s.status === 'cold') && (
+                    <button type="button" className="small" onClick={() => void act(() => sessionsApi.revive(s.id))} aria-label={`revive ${sessionLabel(s)}`}>
+                      Revive
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    className={`small${confirmKill === s.id ? ' danger' : ''}`}
+                    aria-label={confirmKill === s.id ? `confirm: kill ${sessionLabel(s)}` : `kill ${sessionLabel(s)}`}
+                    onClick={() => {
+                      if (confirmKill !== s.id) {
+                        setConfirmKill(s.id);
+                        return;
+                      }
+                      setConfirmKill(null);
+                      void act(() => sessionsApi.kill(s.id));
+                    }}
+                  >
+                    {confirmKill === s.id ? 'Really kill?' : 'Kill'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {workspaces.length > 0 && (
+        <section aria-label="workspaces">
+          <h2>Workspaces</h2>
+          <ul className="workspaces">
+            {workspaces.map((w) => (
+              <li key={w.name}>
+                <a
+                  href={`/w/${encodeURIComponent(w.name)}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    props.navigate(`/w/${encodeURIComponent(w.name)}`);
+                  }}
+                >
+                  {w.name}
+                </a>{' '}
+                <span className="muted">{w.layout ? leaves(w.layout).length : 0} panes</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </main>
+  );
+}
+
+function CreateForm(props: { onCreate(body: { name?: string; argv?: string[]; cwd?: string }): Promise<void> }) {
+  const [name, setName] = useState('');
+  const [command, setCommand] = useState('');
+  const [cwd, setCwd] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      className="create"
+      aria-label="new session"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setBusy(true);
+        const body: { name?: string; argv?: string[]; cwd?: string } = {};
+        if (name.trim()) body.name = name.trim();
+        // A command line is run by sh, like `tend new -- sh -c …`; empty means the user's shell.
+        if (command.trim()) body.argv = ['/bin/sh', '-c', command.trim()];
+        if (cwd.trim()) body.cwd = cwd.trim();
+        void props.onCreate(body).finally(() => {
+          setBusy(false);
+          setName('');
+          setCommand('');
+        });
+      }}
+    >
+      <label>
+        Name <input value={name} onChange={(e) => setName(e.target.value)} placeholder="optional" pattern="[A-Za-z0-9._\-]{1,64}" name="name" />
+      </label>
+      <label>
+        Command <input value={command} onChange={(e) => setCommand(e.target.value)} placeholder="your shell" name="command" />
+      </label>
+      <label>
+        Directory <input value={cwd} onChange={(e) => setCwd(e.target.value)} placeholder="home" name="cwd" />
+      </label>
+      <button type="submit" disabled={busy}>
+        New session
+      </button>
+    </form>
+  );
+}
+
+function RenameField(props: { initial: string; onDone(name: string | undefined): void }) {
+  const [value, setValue] = useState(props.initial);
+  return (
+    <input
+      autoFocus
+      aria-label="new name (empty to remove it)"
+      value={value}
+      onChange={(e) => setValue(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') props.onDone(value.trim());
+        else if (e.key === 'Escape') props.onDone(undefined);
+      }}
+      onBlur={() => props.onDone(undefined)}
+    />
+  );
+}

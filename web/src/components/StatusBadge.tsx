@@ -1,0 +1,42 @@
+// A session's status in words and colour; an agent's state, when the session
+// reports one, beside it.
+import type { SessionInfo } from '../api/sessions.js';
+
+function statusWords(s: SessionInfo): string {
+  switch (s.status) {
+    case 'running':
+      return 'running';
+    case 'exited':
+      if (s.exitCode === -1 && s.exitSignal) return `exited (signal ${s.exitSignal})`;
+      return `exited ${s.exitCode ?? '?'}`;
+    case 'cold':
+      return 'cold';
+    case 'elsewhere':
+      return 'elsewhere';
+    default:
+      return String(s.status);
+  }
+}
+
+function agentState(s: SessionInfo): string | null {
+  if (!s.agent) return null;
+  if (typeof s.agent === 'string') return s.agent;
+  return s.agent.state ?? null;
+}
+
+export function StatusBadge(props: { session: SessionInfo }) {
+  const s = props.session;
+  const agent = agentState(s);
+  const failed = s.status === 'exited' && s.exitCode !== 0;
+  return (
+    <span className="status">
+      <span className={`badge badge-${s.status}${failed ? ' badge-failed' : ''}`}>{statusWords(s)}</span>
+      {agent && <span className="badge badge-agent">agent: {agent}</span>}
+      {s.degraded && (
+        <span className="badge badge-degraded" title="output was lost before the server saw it">
+          incomplete
+        </span>
+      )}
+    </span>
+  );
+}
