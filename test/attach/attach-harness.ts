@@ -53,11 +53,11 @@ export async function newSession(server: TestServer, options: { name?: string; a
 export const BASH = ['bash', '--norc', '--noprofile', '-i'];
 /** The shell's prompt at the end of the screen (`tend screen` trims the blank after it). */
 export const PROMPT = /\$\s*$/;
-/** A program that shows, in hex, each read its terminal gave it: `[e3 ...]` per read. */
+/** A program that says `ready` once its terminal is raw, then shows, in hex, each read it got: `[e3...]` per read. */
 export const HEX_ECHO = [
   process.execPath,
   '-e',
-  "process.stdin.setRawMode(true); process.stdin.on('data', (b) => process.stdout.write('[' + b.toString('hex') + ']\\n'));",
+  "process.stdin.setRawMode(true); process.stdout.write('ready\\n'); process.stdin.on('data', (b) => process.stdout.write('[' + b.toString('hex') + ']\\n'));",
 ];
 
 export interface ServerScreen {
