@@ -1,0 +1,131 @@
+// Workspaces in a real browser: splitting from the keyboard, dragging a
+// divider, focus and maximise, and a second browser that shows the same
+// layout and the same screens because both read them from the server.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { useTestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { repoRoot } from '../server/harness.js';
+import {
+  RESULTS_DIR,
+  WEB_TEST_TIMEOUT_MS,
+  browserUnavailable,
+  debugPanes,
+  paneText,
+  startWebHarness,
+  typeInto,
+  waitForLivePane,
+  waitForSameScreen,
+} from './web-harness.js';
+
+interface WireNode {
+  type: 'session' | 'split';
+  sessionId?: string;
+  direction?: string;
+  ratio?: number;
+  first?: WireNode;
+  second?: WireNode;
+}
+interface WorkspaceBody {
+  name: string;
+  layout: WireNode | null;
+  sessions: string[];
+}
+
+async function dividerValue(page: Page): Promise<string | null> {
+  return page.locator('.divider').first().getAttribute('aria-valuenow');
+}
+
+describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable() ?? false }, () => {
+  test('split, drag the divider, move focus, maximise; a second browser shows the same layout and screens', async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const left = await h.newSession({ name: 'main' });
+    const page = await h.open('/w/main');
+    await waitForLivePane(page, left);
+    await typeInto(page, left, 'printf "\\033]2;left title\\007"; for c in 31 32 33 34 35 36; do printf "\\033[${c}m%s\\033[0m " colour$c; done; echo; echo left pane', { enter: true });
+    await waitFor(async () => (await paneText(page, left))?.includes('left pane'), { what: 'the left output' });
+    const wideCols = (await h.server.api<{ cols: number }>('GET', `/v1/sessions/${left}`)).body.cols;
+
+    // Split side by side from the keyboard: a new shell to the right, saved on the server.
+    await page.keyboard.press('Control+Shift+D');
+    const ws = await waitFor(
+      async () => {
+        const res = await h.server.api<WorkspaceBody>('GET', '/v1/workspaces/main');
+        return res.status === 200 && res.body.sessions.length === 2 ? res.body : null;
+      },
+      { what: 'the split saved as workspace "main"' },
+    );
+    assert.equal(ws.layout?.type, 'split');
+    assert.equal(ws.layout?.direction, 'right');
+    const right = ws.sessions.find((s) => s !== left)!;
+    await waitForLivePane(page, right);
+    await waitFor(async () => (await page.locator('.pane-focused').getAttribute('data-session')) === right, { what: 'focus on the new pane' });
+    // A plain prompt in the new shell (it is the user's default shell, with the user's prompt).
+    await typeInto(page, right, `PS1='$ '; printf '\\033[H\\033[2J'; echo right pane`, { enter: true });
+    await waitFor(async () => (await paneText(page, right))?.includes('right pane'), { what: 'the right output' });
+    // Each pane asked for its own size: half the width, so fewer columns.
+    await waitFor(async () => (await h.server.api<{ cols: number }>('GET', `/v1/sessions/${left}`)).body.cols < wideCols * 0.6, { what: 'the left PTY to narrow' });
+
+    // Drag the divider 200 px to the left: the ratio on the server follows.
+    const divider = page.locator('.divider');
+    const box = (await divider.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 - 100, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.move(box.x + box.width / 2 - 200, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const ratio = await waitFor(
+      async () => {
+        const r = (await h.server.api<WorkspaceBody>('GET', '/v1/workspaces/main')).body.layout?.ratio ?? 0.5;
+        return r < 0.45 ? r : null;
+      },
+      { what: 'the dragged ratio on the server' },
+    );
+    await waitFor(
+      async () => {
+        const [l, r] = await Promise.all([h.server.api<{ cols: number }>('GET', `/v1/sessions/${left}`), h.server.api<{ cols: number }>('GET', `/v1/sessions/${right}`)]);
+        return l.body.cols < r.body.cols;
+      },
+      { what: 'the PTYs to follow the divider' },
+    );
+
+    // Focus moves with the keyboard; a pane can be maximised and restored.
+    await page.keyboard.press('Control+Shift+ArrowLeft');
+    await waitFor(async () => (await page.locator('.pane-focused').getAttribute('data-session')) === left, { what: 'focus to move left' });
+    await page.keyboard.press('Control+Shift+Z');
+    await page.locator(`.pane[data-session="${right}"]`).waitFor({ state: 'hidden' });
+    await page.keyboard.press('Control+Shift+Z');
+    await page.locator(`.pane[data-session="${right}"]`).waitFor({ state: 'visible' });
+    // Focus follows the mouse too.
+    await page.locator(`.pane[data-session="${right}"] .pane-body`).click();
+    await waitFor(async () => (await page.locator('.pane-focused').getAttribute('data-session')) === right, { what: 'focus on the clicked pane' });
+
+    // A second browser: the same layout (divider where the first left it) and the same screens.
+    const other = await h.open('/w/main');
+    await waitForLivePane(other, left);
+    await waitForLivePane(other, right);
+    assert.equal(await dividerValue(other), String(Math.round(ratio * 100)));
+    assert.equal(await dividerValue(page), String(Math.round(ratio * 100)));
+    for (const p of [page, other]) {
+      assert.match(await waitForSameScreen(h, p, left), /^left pane$/m);
+      assert.match(await waitForSameScreen(h, p, right), /^right pane$/m);
+    }
+    assert.equal((await debugPanes(other)).length, 2);
+
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const shot = join(RESULTS_DIR, 'workspace.png');
+    await page.screenshot({ path: shot });
+    mkdirSync(join(repoRoot, 'docs'), { recursive: true });
+    copyFileSync(shot, join(repoRoot, 'docs', 'screenshot.png'));
+
+    // Closing a pane (not the session) collapses the split for both browsers.
+    await page.keyboard.press('Control+Shift+W');
+    await waitFor(async () => (await h.server.api<WorkspaceBody>('GET', '/v1/workspaces/main')).body.sessions.length === 1, { what: 'the closed pane saved' });
+    await other.locator(`.pane[data-session="${right}"]`).waitFor({ state: 'detached' });
+    assert.equal((await h.server.api<{ status: string }>('GET', `/v1/sessions/${right}`)).body.status, 'running');
+  });
+});
