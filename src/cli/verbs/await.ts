@@ -4,8 +4,12 @@ import { CliError, type TendClient } from '../client.js';
 
 /** The exit status of a wait that ran out, as timeout(1) uses. */
 export const AWAIT_TIMED_OUT_EXIT = 124;
-/** One HTTP call waits at most this long (the server's cap); longer waits loop. */
-const WAIT_PER_CALL_MS = 60 * 60 * 1000;
+/**
+ * One HTTP call waits at most this long; longer waits are a loop of calls.
+ * Short because Node's default HTTP agent drops a socket that has been idle
+ * for 5 s, and a waiting call is idle until its answer.
+ */
+const WAIT_PER_CALL_MS = 3000;
 const MAX_TIMEOUT_S = 7 * 24 * 3600;
 
 interface AwaitReply {

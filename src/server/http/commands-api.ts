@@ -12,8 +12,12 @@ import { AWAIT_RESULT_KEEP_MS, TooManyAwaitsError, type AwaitEntry, type AwaitRe
 /** One call waits at most this long; a longer wait is a loop over the await's location. */
 export const MAX_AWAIT_WAIT_MS = 60 * 60 * 1000;
 const DEFAULT_AWAIT_WAIT_MS = 30_000;
-/** A shell that has just started may not have drawn its first prompt (and its marks) yet. */
-const FIRST_MARKS_WAIT_MS = 5000;
+/**
+ * A shell that has just started may not have drawn its first prompt (and its
+ * marks) yet. Kept under 5 s: Node's default HTTP agent drops a socket idle
+ * that long, and this wait happens before the first byte of the answer.
+ */
+const FIRST_MARKS_WAIT_MS = 4000;
 const MAX_AWAIT_INPUT_BYTES = 1024 * 1024;
 const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
 
@@ -88,6 +92,8 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const input = reqString(body, 'input', { max: MAX_AWAIT_INPUT_BYTES });
     if (input.trim() === '') throw badRequest('"input" is empty: give the command line to run');
     const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_WAIT_MS;
+    // The wait for the first marks counts against the caller's timeout.
+    const deadline = Date.now() + timeoutMs;
     if (session.status !== 'running') throw new ApiError(409, 'session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
     const index = indexOf(session);
     if (!(await waitForMarks(session, index, FIRST_MARKS_WAIT_MS))) {
@@ -101,7 +107,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
       if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
       throw err;
     }
-    await entry.wait(timeoutMs);
+    await entry.wait(Math.max(0, deadline - Date.now()));
     return awaitReply(entry);
   });
 
