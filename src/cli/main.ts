@@ -12,8 +12,16 @@ import { reviveVerb } from './verbs/revive.js';
 import { sendVerb } from './verbs/send.js';
 import { screenVerb } from './verbs/screen.js';
 import { serverVerb } from './verbs/server.js';
+import { splitVerb } from './verbs/split.js';
+import { commandsVerb } from './verbs/commands.js';
+import { outputVerb } from './verbs/output.js';
+import { awaitVerb } from './verbs/await.js';
+import { shellIntegrationVerb } from './verbs/shell-integration.js';
 
-export const verbs: Verb[] = [newVerb, attachVerb, lsVerb, sendVerb, screenVerb, killVerb, renameVerb, reviveVerb, serverVerb];
+export const verbs: Verb[] = [
+  newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, commandsVerb, outputVerb, awaitVerb,
+  killVerb, renameVerb, reviveVerb, shellIntegrationVerb, serverVerb,
+];
 
 function helpText(): string {
   const width = Math.max(...verbs.map((v) => v.name.length));

@@ -9,6 +9,7 @@ import { acquirePidLock, AlreadyRunningError } from './pid-lock.js';
 import { createFileLogger, describeError } from './log.js';
 import { TendServer } from './server.js';
 import { StoreError } from './store/index.js';
+import { loopbackPortFromEnv } from './http/loopback.js';
 
 function report(readyFd: number | null, line: string): void {
   if (readyFd === null) {
@@ -40,6 +41,14 @@ async function main(): Promise<void> {
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);
   }
   const env = process.env;
+  let loopbackPort: number;
+  try {
+    loopbackPort = loopbackPortFromEnv(env.TEND_PORT);
+  } catch (err) {
+    report(readyFd, `ERR ${(err as Error).message}`);
+    release();
+    process.exit(2);
+  }
   const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
   // Tuning knobs, mostly for tests: scrollback, holder ring, checkpoint timing.
   const server = new TendServer({
@@ -49,6 +58,7 @@ async function main(): Promise<void> {
     ringBytes: num(env.TEND_RING_BYTES),
     checkpointQuietMs: num(env.TEND_CHECKPOINT_QUIET_MS),
     checkpointMaxIntervalMs: num(env.TEND_CHECKPOINT_MAX_MS),
+    loopbackPort,
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
   });

@@ -13,6 +13,13 @@ import { Router } from './http/router.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
+import { join } from 'node:path';
+import { addCommandRoutes } from './http/commands-api.js';
+import { addWorkspaceRoutes } from './http/workspaces-api.js';
+import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
+import { AwaitRegistry } from './awaits/index.js';
+import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface ServerOptions {
   paths: TendPaths;
@@ -22,6 +29,8 @@ export interface ServerOptions {
   ringBytes?: number;
   checkpointQuietMs?: number;
   checkpointMaxIntervalMs?: number;
+  /** TEND_PORT: the 127.0.0.1 listener's port; 0 = any free port. */
+  loopbackPort?: number;
   /** Called when a client asks the server to stop. */
   onStopRequested?: () => void;
 }
@@ -36,6 +45,9 @@ export class TendServer extends DisposableBase {
   private store!: Store;
   private checkpoints!: CheckpointWriter;
   private stopping = false;
+  private awaits!: AwaitRegistry;
+  private workspaces!: Workspaces;
+  private loopback: LoopbackListener | null = null;
   recovered: Record<string, number> = {};
 
   constructor(private readonly options: ServerOptions) {
@@ -71,7 +83,19 @@ export class TendServer extends DisposableBase {
       ringBytes: this.options.ringBytes,
       checkpointQuietMs: this.options.checkpointQuietMs,
       checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
+      shellIntegrationDir: join(paths.runtimeDir, 'shell-integration'),
     }));
+    this.awaits = this.register(new AwaitRegistry({ stagingDir: join(paths.runtimeDir, 'await'), log }));
+    this.workspaces = this.register(new Workspaces({
+      repository: WorkspaceRepository.open({
+        file: this.store.file,
+        readOnly: this.store.readOnly,
+        onBadRow: (name, why) => log.warn(`workspace ${name}: stored layout unreadable (${why}); treated as empty`),
+      }),
+      liveSessionIds: () => this.registry.list().map((s) => s.id),
+      log,
+    }));
+    this.register(this.registry.onSessionRemoved((s) => this.workspaces.sessionRemoved(s.id)));
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll();
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
@@ -92,6 +116,7 @@ export class TendServer extends DisposableBase {
         sessions: this.registry.list().length,
         storeReadOnly: this.store.readOnly,
         checkpoints: this.checkpoints.status,
+        port: this.loopback?.port ?? null,
       },
     }));
     router.add('POST', '/v1/server/stop', () => {
@@ -99,13 +124,16 @@ export class TendServer extends DisposableBase {
       return { status: 202, json: { stopping: true, pid: process.pid } };
     });
     addSessionRoutes(router, this.registry);
+    addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, commandsOf: (s) => s.commands });
+    addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces });
     return router;
   }
 
   private async listen(): Promise<void> {
     const { paths, log } = this.options;
     const router = this.routes();
-    const http = createServer((req, res) => void router.handle(req, res, log));
+    const handle = (req: IncomingMessage, res: ServerResponse) => void router.handle(req, res, log);
+    const http = createServer(handle);
     this.http = http;
     // We hold the pid lock, so a socket file here is a dead server's.
     try {
@@ -133,6 +161,25 @@ export class TendServer extends DisposableBase {
       log,
       findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
     }));
+    // Browsers reach the same API on 127.0.0.1, behind the same-user gate. A
+    // port in use is logged, and the unix socket still serves.
+    this.loopback = await tryStartLoopbackListener({
+      handle,
+      log,
+      port: this.options.loopbackPort ?? DEFAULT_LOOPBACK_PORT,
+      portFile: join(paths.runtimeDir, 'port'),
+    });
+    if (this.loopback) {
+      const loopback = this.loopback;
+      this.register(loopback);
+      this.register(attachViewerSocket(loopback.http, {
+        boot: this.boot,
+        version: TEND_VERSION,
+        log,
+        findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
+        refuseUpgrade: (req) => loopback.refusal(req),
+      }));
+    }
   }
 
   /** Checkpoints and lets go of every holder, then closes the API. */
@@ -140,6 +187,7 @@ export class TendServer extends DisposableBase {
     if (this.stopping) return;
     this.stopping = true;
     this.http?.close();
+    this.loopback?.http.close();
     await this.registry?.shutdown();
     await this.checkpoints?.drain();
     try {

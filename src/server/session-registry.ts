@@ -1,7 +1,7 @@
 // Every session this server knows, in creation order (the order `tend ls`
 // shows and indexes), created here or recovered from the store at start.
 import { randomBytes } from 'node:crypto';
-import { DisposableBase, toDisposable } from '../common/lifecycle.js';
+import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { Session, type SessionDeps } from './session.js';
 import { resolveTarget } from './targets.js';
 import { ApiError, conflict } from './http/errors.js';
@@ -13,6 +13,8 @@ export interface NewSessionSpec {
   env: Record<string, string>;
   cols: number;
   rows: number;
+  /** false: start argv exactly as given; otherwise a plain bash/zsh/fish gets tend's integration. */
+  shellIntegration?: boolean;
 }
 
 // Recovering holders is mostly waiting on sockets: overlap it, but not so
@@ -21,6 +23,7 @@ const RECOVERY_CONCURRENCY = 16;
 
 export class SessionRegistry extends DisposableBase {
   private readonly sessions = new Map<string, Session>();
+  private readonly removedListeners = new Set<(session: Session) => void>();
 
   constructor(private readonly deps: SessionDeps) {
     super();
@@ -75,7 +78,7 @@ export class SessionRegistry extends DisposableBase {
     });
     let session: Session;
     try {
-      session = await Session.start(this.deps, record);
+      session = await Session.start(this.deps, record, { shellIntegration: spec.shellIntegration !== false });
     } catch (err) {
       try {
         this.deps.store.markDisposed(id);
@@ -92,8 +95,15 @@ export class SessionRegistry extends DisposableBase {
     this.sessions.set(session.id, session);
   }
 
+  /** Called when a session is removed (killed): its workspace split collapses. */
+  onSessionRemoved(listener: (session: Session) => void): Disposable {
+    this.removedListeners.add(listener);
+    return toDisposable(() => this.removedListeners.delete(listener));
+  }
+
   async kill(session: Session): Promise<void> {
     this.sessions.delete(session.id);
+    for (const l of this.removedListeners) l(session);
     await session.kill();
   }
 

@@ -12,6 +12,8 @@ import { CheckpointSchedule } from './checkpoint-schedule.js';
 import { SessionViewers } from './viewers/session-viewers.js';
 import type { Snapshot } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
+import { CommandIndex } from './commands/index.js';
+import { injectShellIntegration } from '../shell-integration/index.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
 
@@ -28,6 +30,8 @@ export interface SessionDeps {
   ringBytes?: number;
   checkpointQuietMs?: number;
   checkpointMaxIntervalMs?: number;
+  /** Where the startup files that load shell integration into bash/zsh/fish are written. */
+  shellIntegrationDir: string;
 }
 
 export interface OutputListener {
@@ -87,6 +91,8 @@ export class Session extends DisposableBase {
   private readonly outputListeners = new Set<OutputListener>();
   private readonly exitWaiters: Array<() => void> = [];
   readonly viewers: SessionViewers;
+  /** Commands the shell's marks (OSC 133/633) delimit, by xterm markers on this screen. */
+  private _commands: CommandIndex;
   /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
   private parsedSeq: number;
 
@@ -95,9 +101,12 @@ export class Session extends DisposableBase {
     private record: SessionRecord,
     private _screen: Screen,
     status: SessionStatus,
+    commands: CommandIndex | null = null,
   ) {
     super();
     this._status = status;
+    this._commands = commands ?? new CommandIndex(_screen.terminal);
+    this.register(toDisposable(() => this._commands.dispose()));
     this.register(toDisposable(() => this._screen.dispose()));
     this.viewers = this.register(new SessionViewers({
       boot: deps.boot,
@@ -125,6 +134,9 @@ export class Session extends DisposableBase {
   }
   get screen(): Screen {
     return this._screen;
+  }
+  get commands(): CommandIndex {
+    return this._commands;
   }
   get degraded(): boolean {
     return this._degraded;
@@ -161,11 +173,11 @@ export class Session extends DisposableBase {
   // ---- creation and recovery -------------------------------------------
 
   /** Starts a new holder for a record already in the store. */
-  static async start(deps: SessionDeps, record: SessionRecord): Promise<Session> {
+  static async start(deps: SessionDeps, record: SessionRecord, options: { shellIntegration: boolean }): Promise<Session> {
     const screen = new Screen({ cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows });
     const session = new Session(deps, record, screen, 'running');
     try {
-      await session.launchHolder(record.argv, record.cwd, record.env);
+      await session.launchHolder(record.argv, record.cwd, record.env, options);
     } catch (err) {
       session.dispose();
       throw err;
@@ -179,7 +191,7 @@ export class Session extends DisposableBase {
    */
   static async recover(deps: SessionDeps, record: SessionRecord): Promise<Session> {
     const loaded = await loadCheckpointScreen(deps, record);
-    const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold');
+    const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold', loaded.commands);
     const cp = loaded.checkpoint;
     session.fedOffset = cp?.offset ?? 0;
     if (record.status === 'cold') return session;
@@ -230,16 +242,21 @@ export class Session extends DisposableBase {
     }
   }
 
-  private async launchHolder(argv: string[], cwd: string, env: Record<string, string>): Promise<void> {
+  private async launchHolder(argv: string[], cwd: string, env: Record<string, string>, options: { shellIntegration: boolean }): Promise<void> {
     const socketPath = `${this.deps.holdersDir}/${this.record.id}.sock`;
+    // A plain bash/zsh/fish gets tend's marks (OSC 133/7), which the command
+    // index and `await` need; anything else starts exactly as given.
+    const launch = options.shellIntegration
+      ? injectShellIntegration(argv, { ...env, TEND_SESSION: this.record.id }, this.deps.shellIntegrationDir)
+      : { argv, env: { ...env, TEND_SESSION: this.record.id } };
     const { holderPid, childPid } = await spawnHolder({
       holderPath: this.deps.holderPath,
       socketPath,
       cols: this._screen.cols,
       rows: this._screen.rows,
       cwd,
-      env: { ...env, TEND_SESSION: this.record.id },
-      argv,
+      env: launch.env,
+      argv: launch.argv,
       ringBytes: this.deps.ringBytes,
     });
     const holder = await HolderConnection.connect(socketPath, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
@@ -369,6 +386,8 @@ export class Session extends DisposableBase {
   private replaceScreen(screen: Screen): void {
     const old = this._screen;
     this._screen = screen;
+    this._commands.dispose();
+    this._commands = new CommandIndex(screen.terminal);
     old.dispose();
     this.watchScreen();
   }
@@ -447,7 +466,7 @@ export class Session extends DisposableBase {
     if (this._status === 'elsewhere') throw new SessionStateError(this, `session ${this.label} is controlled by another tend server`);
     const cwd = this._screen.cwd ?? this.record.cwd;
     this.record = { ...this.record, exitCode: null, exitSignal: null, endedAt: null, argv: shellArgv };
-    await this.launchHolder(shellArgv, cwd, this.record.env);
+    await this.launchHolder(shellArgv, cwd, this.record.env, { shellIntegration: true });
   }
 
   private async handleExit(code: number | null, signal: number | null): Promise<void> {
@@ -490,8 +509,9 @@ export class Session extends DisposableBase {
     const offset = this.fedOffset;
     const generation = this.record.generation;
     let snapshot: ScreenSnapshot;
+    let commands: unknown = null;
     try {
-      snapshot = await this._screen.snapshotAsync();
+      snapshot = await this._screen.snapshotAsync({ onCut: () => (commands = this._commands.toJSON()) });
     } catch (err) {
       this.deps.log.error(`session ${this.id}: snapshot failed`, err);
       return;
@@ -507,6 +527,7 @@ export class Session extends DisposableBase {
         cwd: this._screen.cwd,
         title: this._screen.title,
         degraded: this._degraded,
+        commands,
         snapshot: { ...snapshot, data: undefined },
       },
       screen: snapshot.data,
@@ -530,12 +551,18 @@ export class SessionStateError extends Error {
   }
 }
 
-async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): Promise<{ screen: Screen; checkpoint: Checkpoint | null }> {
+interface LoadedCheckpoint {
+  screen: Screen;
+  checkpoint: Checkpoint | null;
+  commands: CommandIndex | null;
+}
+
+async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): Promise<LoadedCheckpoint> {
   const options = { cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows };
   const loaded = await deps.checkpoints.load(record.id);
   if (!loaded.ok) {
     if (loaded.reason !== 'missing') deps.log.warn(`session ${record.id}: checkpoint ${loaded.reason} (${loaded.detail}); replaying from the holder`);
-    return { screen: new Screen(options), checkpoint: null };
+    return { screen: new Screen(options), checkpoint: null, commands: null };
   }
   const cp = loaded.checkpoint;
   const meta = (cp.meta.snapshot ?? {}) as Partial<ScreenSnapshot>;
@@ -543,9 +570,12 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
   try {
     const screen = Screen.fromSnapshot(snapshot, { ...options, cols: cp.cols, rows: cp.rows });
     await screen.flush();
-    return { screen, checkpoint: cp };
+    // Before any later byte: the saved rows must mean this buffer's rows. The
+    // checkpoint holds the whole scrollback, so no row was left out.
+    const commands = CommandIndex.restore(screen.terminal, cp.meta.commands, { rowsDropped: 0 });
+    return { screen, checkpoint: cp, commands };
   } catch (err) {
     deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);
-    return { screen: new Screen(options), checkpoint: null };
+    return { screen: new Screen(options), checkpoint: null, commands: null };
   }
 }

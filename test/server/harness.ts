@@ -63,7 +63,8 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
   if (options.asUser) {
     for (const dir of [home, runtime]) chownSync(dir, options.asUser.uid, options.asUser.gid);
   }
-  const env: NodeJS.ProcessEnv = { ...process.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtime, ...extraEnv };
+  // TEND_PORT=0: tests run side by side, each on a free loopback port.
+  const env: NodeJS.ProcessEnv = { ...process.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtime, TEND_PORT: '0', ...extraEnv };
   delete env.TMUX;
   if (options.asUser) env.HOME = home;
   const client = new TendClient(env);

@@ -12,7 +12,7 @@ export function parseSize(text: string): { cols: number; rows: number } {
 export const newVerb: Verb = {
   name: 'new',
   summary: 'start a new session (default: your shell)',
-  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--json] [-- CMD ARGS...]
+  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--workspace W] [--json] [-- CMD ARGS...]
 
 Starts a terminal session whose program keeps running whatever happens to
 its viewers or the server, and prints its id.
@@ -20,8 +20,10 @@ its viewers or the server, and prints its id.
   -n, --name N          name it, to target it later as :N
   -C, --cwd DIR         working directory (default: the current one)
   -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)
+  -w, --workspace W     place it in workspace W (created if missing), beside its last session
+      --no-shell-integration  start a shell without tend's prompt marks (await needs them)
   -j, --json            print the session as JSON`,
-  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' } },
+  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
   async run({ args, client, stdout }) {
     const size = typeof args.values.size === 'string'
       ? parseSize(args.values.size)
@@ -33,9 +35,13 @@ its viewers or the server, and prints its id.
       env: process.env,
     };
     if (typeof args.values.name === 'string') body.name = args.values.name;
+    if (args.values['no-shell-integration']) body.shellIntegration = false;
     const argv = args.rest ?? (args.positionals.length ? args.positionals : null);
     if (argv) body.argv = argv;
     const session = await client.call<SessionView>('POST', '/v1/sessions', body);
+    if (typeof args.values.workspace === 'string') {
+      await client.call('POST', `/v1/workspaces/${encodeURIComponent(args.values.workspace)}/sessions`, { session: session.id });
+    }
     if (args.values.json) printJson(stdout, session);
     else stdout.write(`${session.id}\n`);
     return 0;

@@ -55,7 +55,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const cwd = parseCwd(optString(body, 'cwd', { max: 4096 }), env.HOME ?? process.cwd());
     const cols = optInt(body, 'cols', 1, 1000) ?? 80;
     const rows = optInt(body, 'rows', 1, 1000) ?? 24;
-    const session = await registry.create({ name, argv, cwd, env, cols, rows });
+    if (body.shellIntegration !== undefined && typeof body.shellIntegration !== 'boolean') throw badRequest('"shellIntegration" must be true or false');
+    const session = await registry.create({ name, argv, cwd, env, cols, rows, shellIntegration: body.shellIntegration !== false });
     return { status: 201, json: session.info() };
   });
 

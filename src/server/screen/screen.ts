@@ -306,7 +306,7 @@ export class Screen extends DisposableBase {
    * `sliceMs` each; writes and resizes that arrive meanwhile are held and
    * applied after, in order, so the picture is consistent.
    */
-  snapshotAsync(options: SnapshotOptions & { sliceMs?: number } = {}): Promise<ScreenSnapshot> {
+  snapshotAsync(options: SnapshotOptions & { sliceMs?: number; onCut?: () => void } = {}): Promise<ScreenSnapshot> {
     if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed before its snapshot'));
     return new Promise<ScreenSnapshot>((resolve, reject) => {
       const start = () => {
@@ -336,11 +336,14 @@ export class Screen extends DisposableBase {
     }
   }
 
-  private async runSlicedSnapshot(options: SnapshotOptions & { sliceMs?: number }): Promise<ScreenSnapshot> {
+  private async runSlicedSnapshot(options: SnapshotOptions & { sliceMs?: number; onCut?: () => void }): Promise<ScreenSnapshot> {
     if (this.isDisposed) throw new Error('tend: screen disposed before its snapshot');
     const sliceMs = options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS;
     await new Promise<void>((resolve) => this.pass(EMPTY, false, resolve));
     if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
+    // The terminal is now exactly the snapshot's picture: state that must
+    // match it (the command index's rows) is read here, synchronously.
+    options.onCut?.();
     const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
       scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
       title: this.currentTitle,
