@@ -77,8 +77,8 @@ export const serverLoopSuite: Suite = {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
     const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
-    const keys = ctx.quick ? 10 : 100;
-    const healthMs = ctx.quick ? 500 : 3000;
+    const keys = ctx.quick ? 10 : 40;
+    const healthMs = ctx.quick ? 500 : 2000;
     const settleMs = ctx.quick ? QUICK_ATTACH_SETTLE_MS : ATTACH_SETTLE_MS;
     const tui = ctx.streams.find((s) => s.name.startsWith('tui')) ?? ctx.streams[0]!;
     const tendBin = join(ctx.root, 'bin', 'tend.js');
@@ -151,6 +151,7 @@ export const serverLoopSuite: Suite = {
             notes: [
               `tend: \`ptytool echo --settle-ms ${settleMs} -- sh -c 'stty raw -echo; exec tend attach ID'\` on a private server with ${OPEN_SESSIONS - FLOODING} \`cat\` sessions, plus ${FLOODING} running \`while :; do cat ${tui.name}.bin; done\` for the flooding side.`,
               `tmux: private server, the same idle and flooding sessions as windows' sessions, \`ptytool echo -- tmux new-session cat\`.`,
+              'A key with no echo within 1 s (ptytool\'s limit) is a timeout and is left out of p50/p99/max, so with timeouts the percentiles understate.',
               'Targets (issue 9): echo p99 ≤ 10 ms with 20 flooding; tmux measured 32 ms in the baseline.',
             ],
           },

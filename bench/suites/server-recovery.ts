@@ -44,9 +44,13 @@ function pendingChunk(ctx: BenchContext, dir: string): { path: string; bytes: nu
   return { path, bytes: Buffer.byteLength(text, 'latin1') };
 }
 
-/** Each release of the gate (one line on its FIFO) prints the chunk once. */
+/**
+ * Each release of the gate (one line on its FIFO) prints the chunk once. The
+ * `if`: a reader that reopens the FIFO before the last writer has closed it
+ * reads EOF, not a line, and must not print again.
+ */
 function gatedArgv(fifo: string, chunk: string): string[] {
-  return ['sh', '-c', 'stty -opost; while :; do read go < "$0"; cat "$1"; done', fifo, chunk];
+  return ['sh', '-c', 'stty -opost; while :; do if read go < "$0"; then cat "$1"; fi; done', fifo, chunk];
 }
 
 async function holderOffset(socket: string): Promise<number> {
@@ -140,7 +144,7 @@ export const serverRecoverySuite: Suite = {
             `${Math.min(...samples.map((s) => s.running))} / ${Math.min(...samples.map((s) => s.atHolderOffset))} of ${count}`],
         ],
         notes: [
-          `Each session runs \`stty -opost; while :; do read go < FIFO; cat CHUNK; done\`, CHUNK = the first ${PENDING_BYTES / 1e3} kB of text-sgr with CR LF line ends (${chunk.bytes} bytes). The first chunk goes through a live server (TEND_CHECKPOINT_QUIET_MS=${CHECKPOINT_QUIET_MS}) and into each session's checkpoint (offset checked by loading it).`,
+          `Each session runs \`stty -opost; while :; do if read go < FIFO; then cat CHUNK; fi; done\`, CHUNK = the first ${PENDING_BYTES / 1e3} kB of text-sgr with CR LF line ends (${chunk.bytes} bytes). The first chunk goes through a live server (TEND_CHECKPOINT_QUIET_MS=${CHECKPOINT_QUIET_MS}) and into each session's checkpoint (offset checked by loading it).`,
           'Then per round: SIGKILL the server; release every gate, so each holder reads one more chunk with no server; wait until every holder\'s STATE shows it; start the server (its main with a ready pipe, as `tend server start` does; Node start-up included) and time.',
           'The server reports ready only after recoverAll(): checkpoint loaded, DUMP_SINCE(checkpoint offset) replayed and parsed for every session. The holder\'s offset is known exactly (gated output) and checked by STATE before the restart.',
         ],
