@@ -87,6 +87,7 @@ describe('control plane errors and access', { timeout: CONTROL_TEST_TIMEOUT_MS }
       assert.match(bash.stdout, /133;/);
       assert.equal(spawnSync('bash', ['-n'], { input: bash.stdout }).status, 0, 'bash -n accepts the snippet');
       assert.equal((await s.cli(['shell-integration', 'zsh'])).code, 0);
+      assert.equal(JSON.parse((await s.cli(['shell-integration', 'fish', '--json'])).stdout).shell, 'fish');
       assert.equal((await s.cli(['shell-integration', 'fish'])).code, 0);
       const other = await s.cli(['shell-integration', 'tcsh']);
       assert.equal(other.code, 2);

@@ -1,11 +1,12 @@
 import type { Verb } from '../verb.js';
+import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { INTEGRATED_SHELLS, isIntegratedShell, shellIntegration } from '../../shell-integration/index.js';
 
 export const shellIntegrationVerb: Verb = {
   name: 'shell-integration',
   summary: "print the snippet that makes a shell report its commands",
-  usage: `tend shell-integration bash|zsh|fish
+  usage: `tend shell-integration bash|zsh|fish [--json]
 
 Prints a snippet for the shell's rc file. With it the shell marks each
 prompt, command line, output start and exit status (OSC 133 and 633) and
@@ -14,13 +15,16 @@ read. Shells that tend starts itself load it without this.
 
   bash:  eval "$(tend shell-integration bash)"     in ~/.bashrc
   zsh:   eval "$(tend shell-integration zsh)"      in ~/.zshrc
-  fish:  tend shell-integration fish | source      in ~/.config/fish/config.fish`,
-  options: {},
+  fish:  tend shell-integration fish | source      in ~/.config/fish/config.fish
+
+  -j, --json   { shell, snippet }`,
+  options: { ...jsonOption },
   async run({ args, stdout }) {
     const [shell] = args.positionals;
     if (shell === undefined || args.positionals.length > 1) throw new CliError(`usage: tend shell-integration ${INTEGRATED_SHELLS.join('|')}`, 2);
     if (!isIntegratedShell(shell)) throw new CliError(`no shell integration for "${shell}"; there is one for ${INTEGRATED_SHELLS.join(', ')}`, 2);
-    stdout.write(shellIntegration(shell));
+    if (args.values.json) printJson(stdout, { shell, snippet: shellIntegration(shell) });
+    else stdout.write(shellIntegration(shell));
     return 0;
   },
 };
