@@ -83,7 +83,8 @@ export function TerminalPane(props: TerminalPaneProps) {
     term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener')));
     term.open(element);
     let renderer: 'webgl' | 'dom' = 'dom';
-    try {
+    // ?renderer=dom keeps xterm's DOM renderer: for machines whose WebGL is software-only or broken.
+    if (new URLSearchParams(location.search).get('renderer') !== 'dom') try {
       const webgl = new WebglAddon();
       // A lost GPU context falls back to the DOM renderer instead of a blank pane.
       webgl.onContextLoss(() => {

@@ -80,6 +80,8 @@ export function WorkspaceView(props: WorkspaceViewProps) {
     setError(null);
     void (async () => {
       try {
+        // Both lookups at once: the time to a first painted terminal is the page's first impression.
+        const sessionLookup = resolveSession(props.name).catch(() => null);
         const ws = await loadWorkspace(props.name);
         if (cancelled) return;
         if (ws?.layout) {
@@ -87,7 +89,7 @@ export function WorkspaceView(props: WorkspaceViewProps) {
           setFocused(leaves(ws.layout)[0] ?? null);
           return;
         }
-        const session = await resolveSession(props.name);
+        const session = await sessionLookup;
         if (cancelled) return;
         if (!session) {
           setError(`no workspace or session is named "${props.name}"`);

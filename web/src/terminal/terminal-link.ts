@@ -124,6 +124,8 @@ export class TerminalLink implements ChannelHandler {
     this.lastAcked = this.expectedSeq;
     if (resume) this.stats.resumes++;
     this.options.socket.send({ type: 'subscribe', channel: this.channel, sessionId: this.options.sessionId, cols, rows, ...(resume ? { resume } : {}) });
+    // Marks for the benchmarks (performance.getEntriesByName): subscribe → snapshot → parsed.
+    performance.mark(`tend:subscribe:${this.options.sessionId}`);
     this.lastSizeAsked = `${cols}x${rows}`;
     if (this._status !== 'exited' && this._status !== 'gone') this.setStatus(this.written ? 'reconnecting' : 'connecting');
   }
@@ -138,6 +140,7 @@ export class TerminalLink implements ChannelHandler {
     switch (frame.type) {
       case 'snapshot': {
         this.stats.snapshots++;
+        performance.mark(`tend:snapshot:${this.options.sessionId}`, { detail: { bytes: frame.data.length } });
         this.expectedSeq = frame.seq;
         this.written = { boot: frame.boot, seq: frame.seq };
         if (term.cols !== frame.cols || term.rows !== frame.rows) term.resize(frame.cols, frame.rows);
@@ -213,6 +216,7 @@ export class TerminalLink implements ChannelHandler {
     const generation = this.generation;
     this.options.terminal.write(data, () => {
       if (generation !== this.generation || this.disposed) return;
+      if (this.parsed === null) performance.mark(`tend:first-parse:${this.options.sessionId}`);
       this.parsed = seq;
       // Ack after parse, not arrival: the server keeps sending only while we keep up.
       if (this.lastAcked !== null && seq <= this.lastAcked) return;
