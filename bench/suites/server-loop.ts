@@ -127,18 +127,20 @@ export const serverLoopSuite: Suite = {
         },
       });
 
-      const sides = [tendSide(0), tendSide(FLOODING), tmuxSide(0), tmuxSide(FLOODING)];
+      // --quick keeps only the flooding sides: the no-flood figures are the echo suite's business
+      const sides = ctx.quick ? [tendSide(FLOODING), tmuxSide(FLOODING)] : [tendSide(0), tendSide(FLOODING), tmuxSide(0), tmuxSide(FLOODING)];
       const samples = await alternate(rounds, sides, (side, round, x) =>
         ctx.log(`  round ${round + 1} ${side}: echo p50 ${(x.echo.p50_us / 1000).toFixed(2)} ms, p99 ${(x.echo.p99_us / 1000).toFixed(2)} ms, ${x.echo.timeouts} timeouts` +
           (Number.isFinite(x.healthP99Ms) ? `; health p99 ${x.healthP99Ms.toFixed(1)} ms` : '')));
 
       const ms = (side: string, pick: (x: Sample) => number): number[] => field(samples, side, pick);
       const f = (xs: number[]): string => formatSummary(summarize(xs));
-      const echoRows = SIDES.map((side) => [side,
+      const shown = SIDES.filter((side) => sides.some((x) => x.name === side));
+      const echoRows = shown.map((side) => [side,
         f(ms(side, (x) => x.echo.p50_us / 1000)), f(ms(side, (x) => x.echo.p99_us / 1000)), f(ms(side, (x) => x.echo.max_us / 1000)),
         f(ms(side, (x) => x.echo.timeouts))]);
       const p99 = (side: string): number[] => ms(side, (x) => x.echo.p99_us);
-      const healthRows = SIDES.slice(0, 2).map((side) => [side,
+      const healthRows = shown.filter((side) => side.startsWith('tend')).map((side) => [side,
         f(ms(side, (x) => x.healthP50Ms)), f(ms(side, (x) => x.healthP99Ms)), f(ms(side, (x) => x.healthMaxMs))]);
       return {
         tables: [
@@ -146,7 +148,7 @@ export const serverLoopSuite: Suite = {
             title: `Echo in a quiet \`cat\` session, ms (${keys} keys, ${KEY_GAP_MS} ms apart; ${rounds} round${rounds > 1 ? 's' : ''})`,
             columns: ['side', 'p50', 'p99', 'max', 'timeouts'],
             rows: [...echoRows,
-              ['tend / tmux p99, no flood (same round)', '', f(roundRatios(p99(SIDES[0]), p99(SIDES[2]))), '', ''],
+              ...(ctx.quick ? [] : [['tend / tmux p99, no flood (same round)', '', f(roundRatios(p99(SIDES[0]), p99(SIDES[2]))), '', '']]),
               [`tend / tmux p99, ${FLOODING} flooding (same round)`, '', f(roundRatios(p99(SIDES[1]), p99(SIDES[3]))), '', '']],
             notes: [
               `tend: \`ptytool echo --settle-ms ${settleMs} -- sh -c 'stty raw -echo; exec tend attach ID'\` on a private server with ${OPEN_SESSIONS - FLOODING} \`cat\` sessions, plus ${FLOODING} running \`while :; do cat ${tui.name}.bin; done\` for the flooding side.`,
