@@ -88,7 +88,7 @@ export class TendServer extends DisposableBase {
     this.awaits = this.register(new AwaitRegistry({ stagingDir: join(paths.runtimeDir, 'await'), log }));
     this.workspaces = this.register(new Workspaces({
       repository: WorkspaceRepository.open({
-        file: this.store.file,
+        db: this.store.database,
         readOnly: this.store.readOnly,
         onBadRow: (name, why) => log.warn(`workspace ${name}: stored layout unreadable (${why}); treated as empty`),
       }),

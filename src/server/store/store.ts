@@ -65,6 +65,15 @@ export class Store implements Disposable {
   /** The version the file had before this open migrated it (0 for a new file). */
   readonly foundSchemaVersion: number;
   private readonly db: Database.Database;
+
+  /**
+   * The open connection, for repositories of other tables in the same file
+   * (workspaces): one connection also works where SQLite could only open the
+   * store as an in-memory copy (a read-only directory).
+   */
+  get database(): Database.Database {
+    return this.db;
+  }
   private readonly sql: ReturnType<typeof prepareStatements>;
   private disposed = false;
 

@@ -1,13 +1,10 @@
 // Workspaces in the store's SQLite file (the `workspaces` table, migration 3).
-// The store opened, checked and migrated the file; this is a second
-// connection to it for the workspace rows only, so the session store keeps
-// one job. WAL lets both connections of this one process work side by side.
+// The store opened, checked and migrated the file; this repository uses the
+// store's connection for the workspace rows only, so the session store keeps
+// one job (and a read-only store, read from an in-memory copy, still works).
 import Database from 'better-sqlite3';
 import type { Disposable } from '../../common/lifecycle.js';
 import { parseLayout, LayoutError, type LayoutNode } from './layout-tree.js';
-
-/** As for the store: long enough to ride out a CLI reading while the server writes. */
-const BUSY_TIMEOUT_MS = 5000;
 
 export interface WorkspaceRecord {
   name: string;
@@ -24,8 +21,8 @@ interface WorkspaceRow {
 }
 
 export interface WorkspaceRepositoryOptions {
-  /** The store's file (Store.file), already migrated. */
-  file: string;
+  /** The store's connection (Store.database), its file already migrated. */
+  db: Database.Database;
   /** The store opened read-only: rows are read, writes are skipped. */
   readOnly: boolean;
   /** Told about a stored layout that no longer reads as one (it is treated as empty). */
@@ -41,8 +38,7 @@ export class WorkspaceRepository implements Disposable {
 
   private constructor(private readonly options: WorkspaceRepositoryOptions) {
     this.readOnly = options.readOnly;
-    this.db = new Database(options.file, { readonly: options.readOnly, fileMustExist: true });
-    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.db = options.db;
     this.sql = {
       list: this.db.prepare<[], WorkspaceRow>('SELECT name, layout, created_at, updated_at FROM workspaces ORDER BY created_at, name'),
       get: this.db.prepare<[string], WorkspaceRow>('SELECT name, layout, created_at, updated_at FROM workspaces WHERE name = ?'),
@@ -94,6 +90,6 @@ export class WorkspaceRepository implements Disposable {
   }
 
   dispose(): void {
-    if (this.db.open) this.db.close();
+    // The connection is the store's; the store closes it.
   }
 }

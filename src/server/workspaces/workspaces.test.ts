@@ -13,7 +13,7 @@ const quietLog = { info() {}, warn() {}, error() {} };
 function open(dir: string, live: Set<string>, readOnly = false) {
   const store = Store.open({ dir });
   const workspaces = new Workspaces({
-    repository: WorkspaceRepository.open({ file: store.file, readOnly }),
+    repository: WorkspaceRepository.open({ db: store.database, readOnly }),
     liveSessionIds: () => live,
     log: quietLog as never,
   });
