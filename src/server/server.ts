@@ -20,6 +20,7 @@ import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener 
 import { AwaitRegistry } from './awaits/index.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createStaticFiles } from './http/static-files.js';
 
 export interface ServerOptions {
   paths: TendPaths;
@@ -132,7 +133,11 @@ export class TendServer extends DisposableBase {
   private async listen(): Promise<void> {
     const { paths, log } = this.options;
     const router = this.routes();
-    const handle = (req: IncomingMessage, res: ServerResponse) => void router.handle(req, res, log);
+    // The browser app's files, then the API.
+    const web = createStaticFiles();
+    const handle = (req: IncomingMessage, res: ServerResponse) => {
+      if (!web.handle(req, res)) void router.handle(req, res, log);
+    };
     const http = createServer(handle);
     this.http = http;
     // We hold the pid lock, so a socket file here is a dead server's.
