@@ -35,6 +35,9 @@ export class TendClient {
       const req = httpRequest(
         {
           socketPath: this.paths.serverSocket,
+          // The global agent drops a pooled socket after 5 s idle, and a call
+          // that waits for its answer (await) is idle until answered.
+          agent: false,
           method,
           path,
           headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
