@@ -1,13 +1,15 @@
 /*
  * pty_modes.c -- the raw-PTY modes: drain (throughput), echo (keystroke
- * latency) and attach (time to paint).  The program under test decides what
- * is on the other side: `cat FILE` for the raw PTY, a tmux client, a tend
- * attach.
+ * latency), attach (time to paint) and watch (a viewer's time to show a
+ * stream's end).  The program under test decides what is on the other side:
+ * `cat FILE` for the raw PTY, a tmux client, a tend attach.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ptytool.h"
@@ -18,8 +20,13 @@
 /* keys between untimed carriage returns, so a line never wraps or fills MAX_CANON */
 #define KEYS_PER_LINE 64
 #define LINE_QUIET_MS 20
+/* watch: a viewer that shows nothing new for this long has stalled */
+#define WATCH_STALL_MS 60000
+#define MARKER_MAX_BYTES 256
 
 static char buf[READ_CHUNK_BYTES];
+/* watch reads here: the tail of the previous read, then the new bytes */
+static char scan[MARKER_MAX_BYTES + READ_CHUNK_BYTES];
 
 size_t
 drain_until_quiet(int fd, int quiet_ms, int max_ms)
@@ -40,6 +47,24 @@ drain_until_quiet(int fd, int quiet_ms, int max_ms)
 		total += (size_t)n;
 	}
 	return total;
+}
+
+/*
+ * Lets the program paint its first screen before anything is timed.  With
+ * await_paint the first byte is waited for (up to FIRST_BYTE_LIMIT_MS), and
+ * only then settle_ms of quiet: a client that starts slower than settle_ms
+ * (a Node viewer on a busy machine) would otherwise get keys while its tty is
+ * still cooked, and the kernel would echo them at once, timing nothing.
+ * Without it the first quiet spell ends the wait, as a bare `cat` paints
+ * nothing.  Returns -1 when a paint was awaited and none came.
+ */
+static int
+settle(int fd, const struct pty_opts *o)
+{
+	if (o->await_paint && wait_readable(fd, FIRST_BYTE_LIMIT_MS) != 1)
+		return -1;
+	drain_until_quiet(fd, o->settle_ms, FIRST_BYTE_LIMIT_MS);
+	return 0;
 }
 
 /* Hangs up the PTY (SIGHUP to its session) and reaps the leader. */
@@ -95,8 +120,11 @@ mode_echo(const struct pty_opts *o)
 		fprintf(stderr, "ptytool: %s\n", lat ? cause : "out of memory");
 		return 1;
 	}
-	/* let the program paint its first screen before any key is timed */
-	drain_until_quiet(c.master, o->settle_ms, FIRST_BYTE_LIMIT_MS);
+	if (settle(c.master, o) < 0) {
+		fprintf(stderr, "ptytool: %s painted nothing in %d ms\n", o->argv[0], FIRST_BYTE_LIMIT_MS);
+		hang_up(&c);
+		return 1;
+	}
 	for (i = 0; i < o->keys; i++) {
 		char key = (char)('a' + i % 26);
 		int64_t t0 = now_ns();
@@ -156,5 +184,96 @@ mode_attach(const struct pty_opts *o)
 	}
 	printf("{\"first_byte_ms\":%.3f,\"last_byte_ms\":%.3f,\"bytes\":%llu}\n",
 	    ns_to_ms(first - start), ns_to_ms(last - start), (unsigned long long)bytes);
+	return 0;
+}
+
+/* Lets the program (blocked on `read < FIFO`) go. */
+static int
+release_program(const char *fifo)
+{
+	int fd = open(fifo, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write_all(fd, "\n", 1) < 0) {
+		fprintf(stderr, "ptytool: cannot write %s: %s\n", fifo, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * A viewer (CMD) of a program that waits on FIFO: once the viewer has painted
+ * and gone quiet, the program is let go and the clock runs until MARKER, which
+ * the program prints after its stream, has come out of the viewer.  A marker
+ * split across reads is still found: the last bytes of each read are kept in
+ * front of the next one.
+ */
+int
+mode_watch(const struct pty_opts *o)
+{
+	char cause[CAUSE_BYTES];
+	struct pty_child c;
+	struct pty_opts painted = *o;
+	size_t mlen, keep = 0;
+	uint64_t bytes = 0;
+	int64_t start, elapsed;
+	int found = 0;
+
+	if (o->go_fifo == NULL || o->until == NULL) {
+		fprintf(stderr, "ptytool: watch needs --go FIFO and --until MARKER\n");
+		return 1;
+	}
+	mlen = strlen(o->until);
+	if (mlen > MARKER_MAX_BYTES) {
+		fprintf(stderr, "ptytool: the marker is longer than %d bytes\n", MARKER_MAX_BYTES);
+		return 1;
+	}
+	if (pty_spawn(&c, o->cols, o->rows, o->argv, cause) < 0) {
+		fprintf(stderr, "ptytool: %s\n", cause);
+		return 1;
+	}
+	painted.await_paint = 1;
+	if (settle(c.master, &painted) < 0) {
+		fprintf(stderr, "ptytool: %s painted nothing in %d ms\n", o->argv[0], FIRST_BYTE_LIMIT_MS);
+		hang_up(&c);
+		return 1;
+	}
+	start = now_ns();
+	if (release_program(o->go_fifo) < 0) {
+		hang_up(&c);
+		return 1;
+	}
+	while (!found) {
+		ssize_t n;
+
+		if (wait_readable(c.master, WATCH_STALL_MS) != 1)
+			break;
+		n = read(c.master, scan + keep, READ_CHUNK_BYTES);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;   /* the viewer has gone */
+		bytes += (uint64_t)n;
+		if (memmem(scan, keep + (size_t)n, o->until, mlen) != NULL) {
+			found = 1;
+			break;
+		}
+		if (keep + (size_t)n >= mlen - 1) {
+			memmove(scan, scan + keep + (size_t)n - (mlen - 1), mlen - 1);
+			keep = mlen - 1;
+		} else {
+			keep += (size_t)n;
+		}
+	}
+	elapsed = now_ns() - start;
+	hang_up(&c);
+	if (!found) {
+		fprintf(stderr, "ptytool: %s never showed the marker (%llu bytes in %.0f ms)\n",
+		    o->argv[0], (unsigned long long)bytes, ns_to_ms(elapsed));
+		return 1;
+	}
+	printf("{\"bytes\":%llu,\"elapsed_ms\":%.3f}\n", (unsigned long long)bytes, ns_to_ms(elapsed));
 	return 0;
 }

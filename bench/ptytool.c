@@ -3,8 +3,10 @@
  *
  *   ptytool drain  [--cols N --rows N] -- CMD...     bytes and time until EIO
  *   ptytool echo   -n KEYS [--gap-ms 3] [--settle-ms 300] [--timeout-ms 1000]
- *                  [--per-key] [--cols N --rows N] -- CMD...
+ *                  [--await-paint] [--per-key] [--cols N --rows N] -- CMD...
  *   ptytool attach -q QUIET_MS [--cols N --rows N] -- CMD...
+ *   ptytool watch  --go FIFO --until MARKER [--settle-ms 300] [--cols N --rows N]
+ *                  -- CMD...                         a viewer's time to MARKER
  *   ptytool holder-drain [--go FIFO] SOCKET           a holder's stream to EXIT
  *   ptytool holder-echo  -n KEYS [--gap-ms 3] [--settle-ms 300]
  *                  [--timeout-ms 1000] [--per-key] SOCKET
@@ -20,7 +22,7 @@ static int
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: ptytool drain|echo|attach [options] -- CMD...\n"
+	    "usage: ptytool drain|echo|attach|watch [options] -- CMD...\n"
 	    "       ptytool holder-drain|holder-echo [options] SOCKET\n");
 	return 1;
 }
@@ -77,7 +79,16 @@ parse_opts(int argc, char **argv, struct pty_opts *p, struct holder_opts *h)
 		else if (strcmp(a, "--go") == 0) {
 			if (v == NULL)
 				break;
-			h->go_fifo = v;
+			h->go_fifo = p->go_fifo = v;
+		} else if (strcmp(a, "--until") == 0) {
+			if (v == NULL || v[0] == '\0') {
+				fprintf(stderr, "ptytool: --until needs a marker\n");
+				exit(1);
+			}
+			p->until = v;
+		} else if (strcmp(a, "--await-paint") == 0) {
+			p->await_paint = 1;
+			continue;
 		} else if (strcmp(a, "--per-key") == 0) {
 			p->per_key = h->per_key = 1;
 			continue;
@@ -124,5 +135,7 @@ main(int argc, char **argv)
 		return mode_echo(&p);
 	if (strcmp(mode, "attach") == 0)
 		return mode_attach(&p);
+	if (strcmp(mode, "watch") == 0)
+		return mode_watch(&p);
 	return usage();
 }

@@ -33,7 +33,7 @@ int pty_spawn(struct pty_child *out, unsigned cols, unsigned rows,
 int pty_reap(pid_t pid);
 int write_all(int fd, const void *buf, size_t len);
 
-/* pty_modes.c: the three raw-PTY modes */
+/* pty_modes.c: the raw-PTY modes */
 struct pty_opts {
 	unsigned cols, rows;
 	int keys;           /* echo: how many timed keys */
@@ -42,11 +42,15 @@ struct pty_opts {
 	int timeout_ms;     /* echo: a key not echoed by then is a timeout */
 	int quiet_ms;       /* attach: quiet that ends the paint */
 	int per_key;        /* echo: print every latency, not just percentiles */
+	int await_paint;    /* echo: wait for the first byte before settling */
+	const char *go_fifo;   /* watch: written once the viewer has painted; the clock starts there */
+	const char *until;     /* watch: the bytes whose arrival stops the clock */
 	char *const *argv;
 };
 int mode_drain(const struct pty_opts *o);
 int mode_echo(const struct pty_opts *o);
 int mode_attach(const struct pty_opts *o);
+int mode_watch(const struct pty_opts *o);
 /* Reads and discards until fd has been quiet for quiet_ms (or closed). */
 size_t drain_until_quiet(int fd, int quiet_ms, int max_ms);
 

@@ -2,6 +2,8 @@
 // bench/suites/ exporting a Suite, added to this list.
 
 import type { Suite } from '../lib/suite.js';
+import { attachEchoSuite } from './attach-echo.js';
+import { attachThroughputSuite } from './attach-throughput.js';
 import { echoSuite } from './echo.js';
 import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
@@ -28,4 +30,6 @@ export const SUITES: readonly Suite[] = [
   serverCheckpointSuite,
   serverRecoverySuite,
   serverLoopSuite,
+  attachEchoSuite,
+  attachThroughputSuite,
 ];

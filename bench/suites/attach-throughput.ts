@@ -1,0 +1,174 @@
+// Throughput to an attached viewer: a large `cat` in a session while a
+// `tend attach` client shows it on a PTY that ptytool drains, against tmux
+// and the raw PTY on the same streams, alternating in each round.
+//
+// tend and "tmux, released" are timed the same way (ptytool watch): the
+// session's program waits on a FIFO; the viewer attaches and paints; the
+// clock starts when the program is let go and stops when the marker the
+// program prints after the stream comes out of the viewer. That is the time
+// until the program has finished and the viewer has shown all of it.
+// "tmux, client creates" is the baseline's method (the attaching client
+// starts the session, timed until the client exits once the pane has died),
+// kept so these figures line up with the earlier ones. MB/s is 10^6 bytes of
+// the stream file per second on every side.
+
+import { mkdirSync, openSync, readSync, closeSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { alternate, field, type Side } from '../lib/rounds.js';
+import { BenchServer, serverMissing } from '../lib/server-instance.js';
+import { formatSummary, roundRatios, summarize } from '../lib/stats.js';
+import type { StreamFile } from '../lib/streams.js';
+import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
+import { endTmuxServer, TMUX_HISTORY_ROWS, tmuxArgv, TmuxServer, uniqueTmuxName } from '../lib/tmux.js';
+import { gate, gatedCatScript, tendAttachArgv, VIEWER_SETTLE_MS, watchUntilMarker } from '../lib/attach-viewer.js';
+
+interface Sample {
+  mbPerS: number;
+  /** bytes the viewer wrote to its terminal for the stream */
+  viewerBytes: number;
+}
+
+const RAW = 'raw PTY';
+const TMUX_CREATES = 'tmux attach, client creates';
+const TMUX_RELEASED = 'tmux attach, released';
+const TEND = 'tend attach';
+const SIDES = [RAW, TMUX_CREATES, TMUX_RELEASED, TEND] as const;
+
+/** A long-running server's parser is compiled; a fresh one warms on this much of each stream, unmeasured. */
+const WARMUP_BYTES = 1_000_000;
+
+function mbPerS(s: StreamFile, ms: number): number {
+  return s.bytes / 1e6 / (ms / 1e3);
+}
+
+function rawSide(ctx: BenchContext, s: StreamFile): Side<Sample> {
+  return {
+    name: `${s.name}/${RAW}`,
+    async run() {
+      const r = await ctx.ptytool.drain(['cat', s.path]);
+      return { mbPerS: mbPerS(s, r.elapsed_ms), viewerBytes: r.bytes };
+    },
+  };
+}
+
+function tmuxCreatesSide(ctx: BenchContext, s: StreamFile): Side<Sample> {
+  return {
+    name: `${s.name}/${TMUX_CREATES}`,
+    async run() {
+      const name = uniqueTmuxName();
+      try {
+        const r = await ctx.ptytool.drain(tmuxArgv(name, 'set', '-g', 'history-limit', String(TMUX_HISTORY_ROWS), ';',
+          'new-session', `cat '${s.path}'`));
+        return { mbPerS: mbPerS(s, r.elapsed_ms), viewerBytes: r.bytes };
+      } finally {
+        await endTmuxServer(name, ctx.env);
+      }
+    },
+  };
+}
+
+function tmuxReleasedSide(ctx: BenchContext, s: StreamFile, tmux: TmuxServer, dir: string): Side<Sample> {
+  let n = 0;
+  return {
+    name: `${s.name}/${TMUX_RELEASED}`,
+    async run() {
+      const g = gate(dir);
+      const id = `tp${n++}`;
+      await tmux.run(['new-session', '-d', '-s', id, '-x', '80', '-y', '24', gatedCatScript(g.fifo, s.path, g.head, g.tail)]);
+      try {
+        const r = await watchUntilMarker(ctx, tmuxArgv(tmux.name, 'attach', '-t', id), g.fifo, g.marker);
+        return { mbPerS: mbPerS(s, r.elapsed_ms), viewerBytes: r.bytes };
+      } finally {
+        await tmux.run(['kill-session', '-t', id]);
+      }
+    },
+  };
+}
+
+function tendSide(ctx: BenchContext, s: StreamFile, server: BenchServer, dir: string): Side<Sample> {
+  return {
+    name: `${s.name}/${TEND}`,
+    async run() {
+      const g = gate(dir);
+      const session = await server.createSession(['sh', '-c', gatedCatScript(g.fifo, s.path, g.head, g.tail)]);
+      try {
+        const r = await watchUntilMarker(ctx, tendAttachArgv(ctx, server, session.id), g.fifo, g.marker);
+        return { mbPerS: mbPerS(s, r.elapsed_ms), viewerBytes: r.bytes };
+      } finally {
+        await server.deleteSession(session.id);
+      }
+    },
+  };
+}
+
+function prefixOf(s: StreamFile, dir: string): StreamFile {
+  const buf = Buffer.alloc(Math.min(WARMUP_BYTES, s.bytes));
+  const fd = openSync(s.path, 'r');
+  try {
+    readSync(fd, buf, 0, buf.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  // ends after a newline: a character cut in half would swallow the marker's first byte
+  const end = buf.lastIndexOf(0x0a) + 1 || buf.length;
+  const path = join(dir, `warmup-${s.name}.bin`);
+  writeFileSync(path, buf.subarray(0, end));
+  return { name: `warmup-${s.name}`, path, bytes: end };
+}
+
+export const attachThroughputSuite: Suite = {
+  name: 'attach-throughput',
+  title: 'Throughput to an attached viewer: tend attach vs tmux attach vs raw PTY, MB/s',
+  async run(ctx: BenchContext): Promise<SuiteReport> {
+    const missing = serverMissing(ctx.root);
+    if (missing) return skipped(missing);
+    const rounds = ctx.quick ? 1 : ctx.rounds;
+    const dir = join(ctx.tmpDir, 'attach-throughput');
+    mkdirSync(dir, { recursive: true });
+    const server = await BenchServer.start(ctx);
+    const tmux = ctx.owned.add(await TmuxServer.start(ctx.env));
+    try {
+      for (const s of ctx.streams) await tendSide(ctx, prefixOf(s, dir), server, dir).run(0);
+      const sides = ctx.streams.flatMap((s) => [rawSide(ctx, s), tmuxCreatesSide(ctx, s),
+        tmuxReleasedSide(ctx, s, tmux, dir), tendSide(ctx, s, server, dir)]);
+      const samples = await alternate(rounds, sides, (side, round, x) =>
+        ctx.log(`  round ${round + 1} ${side}: ${x.mbPerS.toFixed(1)} MB/s, viewer wrote ${(x.viewerBytes / 1e6).toFixed(1)} MB`));
+
+      const mb = (stream: string, side: string): number[] => field(samples, `${stream}/${side}`, (x) => x.mbPerS);
+      const f = (xs: number[]): string => formatSummary(summarize(xs));
+      const rows = ctx.streams.map((s) => [s.name, `${(s.bytes / 1e6).toFixed(1)} MB`, ...SIDES.map((side) => f(mb(s.name, side)))]);
+      const ratioRows = ctx.streams.map((s) => [s.name,
+        f(roundRatios(mb(s.name, TEND), mb(s.name, TMUX_RELEASED))),
+        f(roundRatios(mb(s.name, TEND), mb(s.name, TMUX_CREATES))),
+        f(roundRatios(mb(s.name, TEND), mb(s.name, RAW))),
+        f(field(samples, `${s.name}/${TEND}`, (x) => x.viewerBytes / 1e6)),
+        f(field(samples, `${s.name}/${TMUX_RELEASED}`, (x) => x.viewerBytes / 1e6))]);
+      return {
+        tables: [
+          {
+            title: `Throughput to an attached viewer, MB/s (80x24; ${rounds} round${rounds > 1 ? 's' : ''})`,
+            columns: ['stream', 'size', ...SIDES],
+            rows,
+          },
+          {
+            title: 'Same-round ratios, and what each viewer wrote',
+            columns: ['stream', 'tend / tmux released', 'tend / tmux client creates', 'tend / raw', 'tend viewer wrote, MB', 'tmux viewer wrote, MB'],
+            rows: ratioRows,
+            notes: [
+              'raw PTY: `ptytool drain -- cat FILE`, spawn until EIO.',
+              'tmux attach, client creates: `ptytool drain -- tmux -L NAME -f /dev/null set -g history-limit 10000 \\; new-session "cat FILE"` (the baseline\'s method; includes the client\'s start).',
+              `tmux attach, released / tend attach: the session runs \`read go < FIFO; cat FILE; printf MARKER; exec cat\`; \`ptytool watch --go FIFO --until MARKER -- tmux attach -t ID\` (or \`tend attach ID\`) waits for the viewer's first paint and ${VIEWER_SETTLE_MS} ms of quiet, then writes the FIFO and times until MARKER comes out of the viewer.`,
+              'tmux paints only the latest state of a fast pane, so its client writes less than the stream; tend forwards the stream to a viewer that keeps up, or a fresh snapshot to one that lags more than 512 KiB (the written MB shows which).',
+              `Before the rounds the tend server shows the first ${WARMUP_BYTES / 1e6} MB of each stream once, unmeasured (a long-running server's parser is warm).`,
+              'Target (issues 4, 7): tend ≥ tmux attach on every stream.',
+            ],
+          },
+        ],
+        data: Object.fromEntries(samples),
+      };
+    } finally {
+      tmux.dispose();
+      await server.close();
+    }
+  },
+};
