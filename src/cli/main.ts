@@ -17,10 +17,11 @@ import { commandsVerb } from './verbs/commands.js';
 import { outputVerb } from './verbs/output.js';
 import { awaitVerb } from './verbs/await.js';
 import { shellIntegrationVerb } from './verbs/shell-integration.js';
+import { openVerb } from './verbs/open.js';
 
 export const verbs: Verb[] = [
   newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, commandsVerb, outputVerb, awaitVerb,
-  killVerb, renameVerb, reviveVerb, shellIntegrationVerb, serverVerb,
+  killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb,
 ];
 
 function helpText(): string {

@@ -109,3 +109,21 @@ test('an unreadable store is reported, not overwritten', { timeout: 60_000 }, as
     await t.dispose();
   }
 });
+
+test('tend open --print gives the browser app address, and the server serves the app there', { timeout: 60_000 }, async () => {
+  const t = startTestServer();
+  try {
+    const r = await t.cli(['open', '--print']);
+    assert.equal(r.code, 0, r.stderr);
+    const url = r.stdout.trim();
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(await page.text(), /<div id="root">|<html/i);
+    const health = await fetch(new URL('/v1/health', url));
+    assert.equal(health.status, 200);
+  } finally {
+    await t.dispose();
+  }
+});
