@@ -19,10 +19,15 @@ export interface WatchResult {
 /** Quiet after the first paint that means the viewer has finished painting. */
 export const VIEWER_SETTLE_MS = 300;
 
-/** `tend attach ID` as a user would run it, against the bench's private server. */
-export function tendAttachArgv(ctx: BenchContext, server: BenchServer, sessionId: string): string[] {
+/** `tend ARGS` as a user would run it, against the bench's private server. */
+export function tendArgv(ctx: BenchContext, server: BenchServer, ...args: string[]): string[] {
   return ['env', `TEND_HOME=${server.home}`, `TEND_RUNTIME_DIR=${server.runtimeDir}`,
-    process.execPath, join(ctx.root, 'bin', 'tend.js'), 'attach', sessionId];
+    process.execPath, join(ctx.root, 'bin', 'tend.js'), ...args];
+}
+
+/** `tend attach ID` against the bench's private server. */
+export function tendAttachArgv(ctx: BenchContext, server: BenchServer, sessionId: string): string[] {
+  return tendArgv(ctx, server, 'attach', sessionId);
 }
 
 /** `node bin/tend.js ARGS`: the CLI's start-up alone, with the same Node. */

@@ -109,8 +109,10 @@ function prefixOf(s: StreamFile, dir: string): StreamFile {
   } finally {
     closeSync(fd);
   }
-  // ends after a newline: a character cut in half would swallow the marker's first byte
-  const end = buf.lastIndexOf(0x0a) + 1 || buf.length;
+  // Ends just before an ESC (or after a newline): an escape sequence or a
+  // character cut in half would swallow the start of the marker after it.
+  const esc = buf.lastIndexOf(0x1b);
+  const end = esc > 0 ? esc : buf.lastIndexOf(0x0a) + 1 || buf.length;
   const path = join(dir, `warmup-${s.name}.bin`);
   writeFileSync(path, buf.subarray(0, end));
   return { name: `warmup-${s.name}`, path, bytes: end };

@@ -3,6 +3,7 @@
 
 import type { Suite } from '../lib/suite.js';
 import { attachEchoSuite } from './attach-echo.js';
+import { attachReattachSuite } from './attach-reattach.js';
 import { attachThroughputSuite } from './attach-throughput.js';
 import { echoSuite } from './echo.js';
 import { holderEchoSuite } from './holder-echo.js';
@@ -32,4 +33,5 @@ export const SUITES: readonly Suite[] = [
   serverLoopSuite,
   attachEchoSuite,
   attachThroughputSuite,
+  attachReattachSuite,
 ];
