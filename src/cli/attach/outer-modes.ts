@@ -5,6 +5,7 @@
 // (no DA, no DSR): inside tmux or over a slow ssh link an unanswered query
 // would hang the attach.
 import type { ScreenModes } from '../../protocol/viewer-frames.js';
+import { inputModesOn } from '../../protocol/input-modes.js';
 
 const CSI = '\x1b[';
 
@@ -15,40 +16,15 @@ const MOUSE_OFF = `${CSI}?1003l${CSI}?1002l${CSI}?1000l${CSI}?9l${CSI}?1016l${CS
 export const INPUT_MODES_OFF =
   `${MOUSE_OFF}${CSI}?2004l${CSI}?1004l${CSI}?1l\x1b>${CSI}?25h`;
 
-const MOUSE_TRACKING_MODE: Record<ScreenModes['mouseTracking'], number | null> = {
-  none: null,
-  x10: 9,
-  vt200: 1000,
-  drag: 1002,
-  any: 1003,
-};
-
-const MOUSE_ENCODING_MODE: Record<ScreenModes['mouseEncoding'], number | null> = {
-  unknown: null,
-  default: null,
-  utf8: 1005,
-  sgr: 1006,
-  urxvt: 1015,
-  'sgr-pixels': 1016,
-};
-
 /**
  * The session's input modes set on the outer terminal, as a snapshot says
  * they are: the serialized screen does not carry all of them, and the outer
  * terminal must encode keys and mouse the way the program expects.
  */
 export function assertInputModes(modes: ScreenModes): string {
-  let out = INPUT_MODES_OFF.replace(`${CSI}?25h`, '');
-  const tracking = MOUSE_TRACKING_MODE[modes.mouseTracking];
-  if (tracking !== null) out += `${CSI}?${tracking}h`;
-  const encoding = MOUSE_ENCODING_MODE[modes.mouseEncoding];
-  if (tracking !== null && encoding !== null) out += `${CSI}?${encoding}h`;
-  if (modes.bracketedPaste) out += `${CSI}?2004h`;
-  if (modes.sendFocus) out += `${CSI}?1004h`;
-  if (modes.applicationCursorKeys) out += `${CSI}?1h`;
-  if (modes.applicationKeypad) out += '\x1b=';
-  out += modes.cursorHidden ? `${CSI}?25l` : `${CSI}?25h`;
-  return out;
+  // Off first (a mode the program dropped while we were away), then on as the snapshot says.
+  const off = INPUT_MODES_OFF.replace(`${CSI}?25h`, '');
+  return off + inputModesOn(modes) + (modes.cursorHidden ? '' : `${CSI}?25h`);
 }
 
 export interface PaintOptions {
