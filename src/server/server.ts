@@ -9,6 +9,7 @@ import type { Logger } from './log.js';
 import { Store } from './store/index.js';
 import { CheckpointWriter, collectStale } from './checkpoint/index.js';
 import { SessionRegistry } from './session-registry.js';
+import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
@@ -36,7 +37,6 @@ export interface ServerOptions {
   onStopRequested?: () => void;
 }
 
-export const DEFAULT_SCROLLBACK_ROWS = 10_000;
 
 export class TendServer extends DisposableBase {
   readonly boot = randomBytes(8).toString('hex');
