@@ -13,7 +13,11 @@ export interface RunReport {
   machine: Machine;
   /** the 1-minute load average when the last suite ended: how busy the machine was */
   loadAverageAtEnd1m?: number;
-  suites: Array<{ name: string; title: string } & SuiteReport>;
+  /** 1, 5 and 15-minute load averages when the last suite ended */
+  loadAverageAtEnd?: [number, number, number];
+  /** wall time of the whole run, stream generation included */
+  elapsedSeconds?: number;
+  suites: Array<{ name: string; title: string; seconds?: number } & SuiteReport>;
 }
 
 function width(s: string): number {
@@ -37,6 +41,15 @@ function markdownTable(t: Table): string {
   return out.join('\n');
 }
 
+function loadText(l: readonly number[]): string {
+  return l.join(' / ');
+}
+
+function packagesText(p: Record<string, string> | undefined): string {
+  if (!p) return '';
+  return Object.entries(p).map(([name, v]) => `${name} ${v}, `).join('');
+}
+
 export function formatMarkdown(r: RunReport): string {
   const m = r.machine;
   const out = [
@@ -45,11 +58,13 @@ export function formatMarkdown(r: RunReport): string {
     `Run ${m.date} with \`${r.command}\` (${r.mode}, ${r.rounds} rounds, sides alternating A B A B in each round).`,
     'Every figure is median [min–max] over the rounds; a ratio is taken per round, then summarised the same way.',
     '',
-    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.kernel}, load ${m.loadAverage1m} at start${r.loadAverageAtEnd1m === undefined ? '' : `, ${r.loadAverageAtEnd1m} at end`}.`,
-    `Versions: Node ${m.node}, ${m.tmux}, ${m.cc}.`,
+    `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.kernel}.`,
+    `Load average (1/5/15 min): ${loadText(m.loadAverageAtStart ?? [m.loadAverage1m])} at start, ${r.loadAverageAtEnd ? loadText(r.loadAverageAtEnd) : r.loadAverageAtEnd1m ?? 'unknown'} at end${r.elapsedSeconds === undefined ? '' : `; the run took ${Math.round(r.elapsedSeconds)} s`}.`,
+    `Versions: tend ${m.tendCommit ?? 'unknown'}, Node ${m.node}, ${m.tmux}, ${packagesText(m.packages)}${m.cc}.`,
   ];
   for (const s of r.suites) {
     out.push('', `## ${s.title}`, '');
+    if (s.seconds !== undefined) out.push(`\`${s.name}\`, ${s.seconds.toFixed(1)} s.`, '');
     if (s.skipped) out.push(`Skipped: ${s.skipped}`);
     for (const t of s.tables) out.push(markdownTable(t), '');
   }

@@ -5,6 +5,8 @@ import type { Suite } from '../lib/suite.js';
 import { attachEchoSuite } from './attach-echo.js';
 import { attachReattachSuite } from './attach-reattach.js';
 import { attachThroughputSuite } from './attach-throughput.js';
+import { cliAwaitSuite } from './cli-await.js';
+import { cliLatencySuite } from './cli-latency.js';
 import { echoSuite } from './echo.js';
 import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
@@ -34,4 +36,6 @@ export const SUITES: readonly Suite[] = [
   attachEchoSuite,
   attachThroughputSuite,
   attachReattachSuite,
+  cliLatencySuite,
+  cliAwaitSuite,
 ];
