@@ -18,7 +18,10 @@ import type { BenchContext } from './lib/suite.js';
 import { SUITES } from './suites/index.js';
 
 const FULL_ROUNDS = 5;
-const QUICK_ROUNDS = 2;
+// One round: --quick is CI's smoke run of every suite, with figures but no
+// spread (most suites already ran one round under ctx.quick); figures worth
+// quoting come from the full run.
+const QUICK_ROUNDS = 1;
 const FILL_ROWS = 10_000;
 
 /**
