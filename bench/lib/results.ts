@@ -55,7 +55,7 @@ export function formatMarkdown(r: RunReport): string {
   const out = [
     '# tend benchmark results',
     '',
-    `Run ${m.date} with \`${r.command}\` (${r.mode}, ${r.rounds} round${r.rounds === 1 ? "" : "s"}, sides alternating A B A B in each round).`,
+    `Run ${m.date} with \`${r.command}\` (${r.mode}, ${r.rounds} round${r.rounds === 1 ? '' : 's'}, sides alternating A B A B in each round).`,
     'Every figure is median [min–max] over the rounds; a ratio is taken per round, then summarised the same way.',
     '',
     `Machine: ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, ${m.kernel}.`,
