@@ -8,6 +8,9 @@
 //   screen.write(bytes, { live: true });        // PTY output as it arrives
 //   screen.write(bytes, { live: false });       // replayed bytes (recovery, ring replay)
 //   await screen.flush();                       // everything written so far is parsed
+//
+// Bytes are parsed when the server's ParseScheduler gives the screen its turn
+// (fair across sessions; see parse-scheduler.ts), never inside write().
 //   screen.onReply((bytes) => holder.input(bytes)); // answers to queries in *live* output, once
 //   screen.onTitle / onCwd / onBell             // OSC 0/2, OSC 7 and OSC 633;P;Cwd=, BEL
 //   screen.title, screen.cwd, screen.modes, screen.cursor
@@ -50,7 +53,9 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
 import { screenText, type TextOptions } from './screen-text.js';
-import { assertInternals, eraseAboveGuard, readInternals } from './xterm-private.js';
+import { assertInternals, eraseAboveGuard, parseNow, readInternals } from './xterm-private.js';
+import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
+import { ParseQueue, type ParseMode } from './parse-queue.js';
 
 export const DEFAULT_SCROLLBACK_ROWS = 10_000;
 /** Longest a snapshotAsync slice may hold the event loop. */
@@ -61,6 +66,8 @@ export interface ScreenOptions {
   rows: number;
   /** Rows kept above the screen in the normal buffer (default 10 000). */
   scrollbackRows?: number;
+  /** Who hands out parse time (default: the process's one scheduler). */
+  scheduler?: ParseScheduler;
 }
 
 export interface TerminalModes {
@@ -116,7 +123,6 @@ class Signal<T> {
   }
 }
 
-const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
 
 export class Screen extends DisposableBase {
@@ -130,10 +136,12 @@ export class Screen extends DisposableBase {
   private readonly titles = new Signal<string>();
   private readonly cwds = new Signal<string>();
   private readonly bells = new Signal<void>();
-  /** One flag per chunk handed to xterm and not yet parsed: is it live output? */
-  private readonly liveFlags: boolean[] = [];
-  /** While a sliced snapshot runs, later writes and resizes wait here, in order. */
-  private held: (() => void)[] | undefined;
+  /** Bytes and steps waiting for their parse time, in order. */
+  private readonly queue: ParseQueue;
+  /** What the bytes being parsed right now are (replies go out only for live ones). */
+  private parsing: ParseMode | null = null;
+  /** The size last asked for; the terminal takes it when the bytes before it are parsed. */
+  private size: { cols: number; rows: number };
   private currentTitle = '';
   private currentCwd: string | null = null;
 
@@ -146,14 +154,23 @@ export class Screen extends DisposableBase {
       allowProposedApi: true,
     });
     this.terminal = terminal;
+    this.size = { cols: options.cols, rows: options.rows };
     this.register(toDisposable(() => terminal.dispose()));
     assertInternals(terminal);
+    this.queue = new ParseQueue(options.scheduler ?? defaultParseScheduler(), (data, mode) => {
+      this.parsing = mode;
+      try {
+        parseNow(terminal, data);
+      } finally {
+        this.parsing = null;
+      }
+    });
+    this.register(toDisposable(() => this.queue.close()));
     this.register(terminal.onData((data) => {
-      // Parsing is synchronous within a chunk, so the head flag is the chunk that asked.
-      if (this.liveFlags[0] === true) this.replies.fire(encoder.encode(data));
+      if (this.parsing === 'live') this.replies.fire(encoder.encode(data));
     }));
     this.register(terminal.onBinary((data) => {
-      if (this.liveFlags[0] === true) this.replies.fire(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
+      if (this.parsing === 'live') this.replies.fire(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
     }));
     this.register(terminal.onTitleChange((title) => {
       this.currentTitle = title;
@@ -175,7 +192,6 @@ export class Screen extends DisposableBase {
       this.titles.clear();
       this.cwds.clear();
       this.bells.clear();
-      this.held = undefined;
     }));
   }
 
@@ -189,12 +205,13 @@ export class Screen extends DisposableBase {
     this.cwds.fire(cwd);
   }
 
+  /** The size last asked for (the PTY's); the terminal takes it once the bytes queued before it are parsed. */
   get cols(): number {
-    return this.terminal.cols;
+    return this.size.cols;
   }
 
   get rows(): number {
-    return this.terminal.rows;
+    return this.size.rows;
   }
 
   get title(): string {
@@ -205,33 +222,26 @@ export class Screen extends DisposableBase {
     return this.currentCwd;
   }
 
+  /** Bytes written and not yet parsed. */
+  get backlogBytes(): number {
+    return this.queue.backlogBytes;
+  }
+
   /**
-   * Feeds PTY bytes. `live: false` for replayed bytes: the terminal's answers
+   * Feeds PTY bytes; they are parsed when the parse scheduler gives this
+   * screen its turn. `live: false` for replayed bytes: the terminal's answers
    * to queries in them (DA, DSR/CPR, OSC colour queries, DECRQM…) are
    * swallowed, never forwarded. `done` runs once these bytes are parsed.
    */
   write(bytes: Uint8Array | string, options: { live: boolean }, done?: () => void): void {
     if (this.isDisposed) return;
-    if (this.held !== undefined) {
-      this.held.push(() => this.pass(bytes, options.live, done));
-      return;
-    }
-    this.pass(bytes, options.live, done);
-  }
-
-  private pass(bytes: Uint8Array | string, live: boolean, done: (() => void) | undefined): void {
-    if (this.isDisposed) return;
-    this.liveFlags.push(live);
-    this.terminal.write(bytes, () => {
-      this.liveFlags.shift();
-      done?.();
-    });
+    this.queue.pushBytes(bytes, options.live ? 'live' : 'replay', done);
   }
 
   /** Resolves once everything written so far is parsed (at once if disposed). */
   flush(): Promise<void> {
     if (this.isDisposed) return Promise.resolve();
-    return new Promise((resolve) => this.write(EMPTY, { live: false }, resolve));
+    return new Promise((resolve) => this.queue.pushStep(resolve, resolve));
   }
 
   onReply(listener: (bytes: Uint8Array) => void): Disposable {
@@ -277,21 +287,19 @@ export class Screen extends DisposableBase {
     return { x: buffer.cursorX, y: buffer.cursorY, visible: !readInternals(this.terminal).cursorHidden };
   }
 
-  /** Resizes at once, or after a running snapshotAsync (so its picture stays consistent). */
+  /** Resizes once the bytes written before it are parsed (at once when nothing waits), so they are parsed at the size they were written for. */
   resize(cols: number, rows: number): void {
     if (this.isDisposed) return;
-    if (this.held !== undefined) {
-      this.held.push(() => this.terminal.resize(cols, rows));
-      return;
-    }
-    this.terminal.resize(cols, rows);
+    this.size = { cols, rows };
+    if (this.queue.idle) this.terminal.resize(cols, rows);
+    else this.queue.pushStep(() => this.terminal.resize(cols, rows));
   }
 
   /**
-   * The screen as parsed so far (bytes still queued in the terminal are not
-   * in it; await flush() first for "everything written"). Blocks for the
-   * whole serialization: keep scrollbackRows small here, use snapshotAsync
-   * for whole buffers.
+   * The screen as parsed so far (bytes still queued are not in it; await
+   * flush() first for "everything written"). Blocks for the whole
+   * serialization: keep scrollbackRows small here, use snapshotAsync for
+   * whole buffers.
    */
   snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
     const result = snapshotNow(this.terminal, readInternals(this.terminal), {
@@ -303,44 +311,23 @@ export class Screen extends DisposableBase {
 
   /**
    * Everything written so far, serialized in slices of at most about
-   * `sliceMs` each; writes and resizes that arrive meanwhile are held and
-   * applied after, in order, so the picture is consistent.
+   * `sliceMs` each; parsing of this screen waits meanwhile (writes and
+   * resizes queue up and are applied after, in order), so the picture is
+   * consistent. `onCut` runs at the moment the picture is fixed.
    */
   snapshotAsync(options: SnapshotOptions & { sliceMs?: number; onCut?: () => void } = {}): Promise<ScreenSnapshot> {
     if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed before its snapshot'));
     return new Promise<ScreenSnapshot>((resolve, reject) => {
-      const start = () => {
-        // Cut here: from now on, writes wait until this snapshot is done.
-        this.held = [];
-        this.runSlicedSnapshot(options).then(resolve, reject).finally(() => this.releaseHeld());
-      };
-      // A snapshot already running: queue this one at its place among the held writes.
-      if (this.held !== undefined) this.held.push(Object.assign(() => start(), { startsSnapshot: true }));
-      else start();
+      this.queue.pushStep(() => {
+        this.queue.hold();
+        this.runSlicedSnapshot(options).then(resolve, reject).finally(() => this.queue.release());
+      }, () => reject(new Error('tend: screen disposed before its snapshot')));
     });
-  }
-
-  /** Applies held writes in order; a queued snapshot takes over holding what comes after it. */
-  private releaseHeld(): void {
-    const held = this.held ?? [];
-    this.held = undefined;
-    for (let i = 0; i < held.length; i++) {
-      const item = held[i]!;
-      item();
-      // item() may have started a queued snapshot, which set this.held again.
-      const nowHeld = this.held as (() => void)[] | undefined;
-      if ((item as { startsSnapshot?: boolean }).startsSnapshot === true && nowHeld !== undefined) {
-        nowHeld.push(...held.slice(i + 1));
-        return;
-      }
-    }
   }
 
   private async runSlicedSnapshot(options: SnapshotOptions & { sliceMs?: number; onCut?: () => void }): Promise<ScreenSnapshot> {
     if (this.isDisposed) throw new Error('tend: screen disposed before its snapshot');
     const sliceMs = options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS;
-    await new Promise<void>((resolve) => this.pass(EMPTY, false, resolve));
-    if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
     // The terminal is now exactly the snapshot's picture: state that must
     // match it (the command index's rows) is read here, synchronously.
     options.onCut?.();
@@ -362,8 +349,8 @@ export class Screen extends DisposableBase {
 
   private toSnapshot(result: SnapshotResult): ScreenSnapshot {
     return {
-      cols: this.cols,
-      rows: this.rows,
+      cols: this.terminal.cols,
+      rows: this.terminal.rows,
       data: result.data,
       scrollbackRows: result.scrollbackRows,
       title: this.currentTitle,
@@ -376,7 +363,7 @@ export class Screen extends DisposableBase {
   static fromSnapshot(snapshot: ScreenSnapshot, options: ScreenOptions): Screen {
     const screen = new Screen({ ...options, cols: snapshot.cols, rows: snapshot.rows });
     screen.currentCwd = snapshot.cwd;
-    screen.write(snapshot.data, { live: false });
+    screen.queue.pushBytes(snapshot.data, 'restore');
     return screen;
   }
 

@@ -102,7 +102,7 @@ interface CoreShape {
   coreMouseService: { activeEncoding: string };
   _charsetService: { _charsets: (object | undefined)[]; glevel: number; charset: object | undefined };
   _oscLinkService: { getLinkData(id: number): { id?: string; uri: string } | undefined };
-  _inputHandler: { _curAttrData: AttrShape; selectCharset(collectAndFlag: string): boolean };
+  _inputHandler: { _curAttrData: AttrShape; selectCharset(collectAndFlag: string): boolean; parse(data: string | Uint8Array): unknown };
   buffers: { normal: BufferShape; alt: BufferShape };
 }
 
@@ -122,6 +122,7 @@ export function assertInternals(terminal: Terminal): void {
     typeof core._charsetService.glevel === 'number' &&
     typeof core._oscLinkService?.getLinkData === 'function' &&
     typeof core._inputHandler?._curAttrData?.fg === 'number' &&
+    typeof core._inputHandler.parse === 'function' &&
     typeof core._inputHandler._curAttrData.extended?._ext === 'number' &&
     typeof core.buffers?.normal?.scrollTop === 'number' &&
     typeof core.buffers.normal.tabs === 'object' &&
@@ -136,6 +137,18 @@ export function assertInternals(terminal: Terminal): void {
  * bits above the index (31 after 38;2;r;g;b keeps g and r); only the low byte
  * means anything then. Normalised so equal looks compare equal.
  */
+/**
+ * Parses bytes now, in this call, the way xterm's own write queue does for
+ * each chunk (its action is exactly this call). The server schedules parse
+ * time across sessions itself (parse-scheduler.ts), so it cannot use write(),
+ * which queues and parses on xterm's own timer in 12 ms slices. Only sync
+ * parser handlers are registered anywhere in the server, so nothing is lost
+ * by not waiting for async ones.
+ */
+export function parseNow(terminal: Terminal, data: string | Uint8Array): void {
+  coreOf(terminal)._inputHandler.parse(data);
+}
+
 function normalColor(word: number): number {
   const mode = word & COLOR_MODE_MASK;
   if (mode === COLOR_MODE_RGB) return word;
