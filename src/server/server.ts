@@ -22,6 +22,7 @@ import { AwaitRegistry } from './awaits/index.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createStaticFiles } from './http/static-files.js';
+import { LoopMonitor } from './loop-monitor.js';
 
 export interface ServerOptions {
   paths: TendPaths;
@@ -49,6 +50,7 @@ export class TendServer extends DisposableBase {
   private awaits!: AwaitRegistry;
   private workspaces!: Workspaces;
   private loopback: LoopbackListener | null = null;
+  private readonly loop = this.register(new LoopMonitor());
   recovered: Record<string, number> = {};
 
   constructor(private readonly options: ServerOptions) {
@@ -105,7 +107,7 @@ export class TendServer extends DisposableBase {
 
   private routes(): Router {
     const router = new Router();
-    router.add('GET', '/v1/health', () => ({
+    router.add('GET', '/v1/health', (req) => ({
       status: 200,
       json: {
         ok: true,
@@ -118,6 +120,7 @@ export class TendServer extends DisposableBase {
         storeReadOnly: this.store.readOnly,
         checkpoints: this.checkpoints.status,
         port: this.loopback?.port ?? null,
+        eventLoop: this.loop.read({ reset: req.query.get('reset-event-loop') === '1' }),
       },
     }));
     router.add('POST', '/v1/server/stop', () => {

@@ -96,7 +96,7 @@ export class ParseQueue implements ParseJob {
       const { data } = item;
       if (item.at < data.length) {
         const end = Math.min(item.at + PIECE_BYTES, data.length);
-        const piece = item.at === 0 && end === data.length ? data : data.slice(item.at, end);
+        const piece = item.at === 0 && end === data.length ? data : typeof data === 'string' ? data.slice(item.at, end) : data.subarray(item.at, end);
         this.backlog -= end - item.at;
         item.at = end;
         this.consume(piece, item.mode);

@@ -17,9 +17,9 @@
 import { performance } from 'node:perf_hooks';
 
 /** Parse time one screen may take before the next one's turn. */
-export const SLICE_MS = 2;
+export const SLICE_MS = 1;
 /** Parse time per loop turn, all screens together, before I/O gets its turn. */
-export const TURN_MS = 8;
+export const TURN_MS = 4;
 /** A queue this small is interactive output: parsed whole at the start of a turn. */
 export const SMALL_BACKLOG_BYTES = 4096;
 
