@@ -50,11 +50,14 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
-  // Tuning knobs, mostly for tests: scrollback, holder ring, checkpoint timing.
+  // Tuning knobs, mostly for tests and the bench: scrollback and history, holder ring, checkpoint timing.
   const server = new TendServer({
     paths,
     log,
     scrollbackRows: num(env.TEND_SCROLLBACK_ROWS),
+    liveScrollbackRows: num(env.TEND_LIVE_ROWS),
+    historyBytes: num(env.TEND_HISTORY_BYTES),
+    historyBudgetBytes: num(env.TEND_HISTORY_BUDGET_BYTES),
     ringBytes: num(env.TEND_RING_BYTES),
     checkpointQuietMs: num(env.TEND_CHECKPOINT_QUIET_MS),
     checkpointMaxIntervalMs: num(env.TEND_CHECKPOINT_MAX_MS),

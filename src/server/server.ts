@@ -23,11 +23,29 @@ import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createStaticFiles } from './http/static-files.js';
 import { LoopMonitor } from './loop-monitor.js';
+import { HistoryBudget } from './screen/history/budget.js';
+import { totalmem } from 'node:os';
+
+/**
+ * Bytes of history the whole server keeps: a quarter of the machine's
+ * memory, at most 1 GiB. Past it the oldest rows of any session go first
+ * (and are reported as dropped); the server must never grow until the OOM
+ * killer takes every screen at once.
+ */
+function defaultHistoryBudgetBytes(): number {
+  return Math.min(1024 ** 3, Math.floor(totalmem() / 4));
+}
 
 export interface ServerOptions {
   paths: TendPaths;
   log: Logger;
   scrollbackRows?: number;
+  /** Rows of each session's scrollback kept live in xterm (TEND_LIVE_ROWS). */
+  liveScrollbackRows?: number;
+  /** Bytes of history per session (TEND_HISTORY_BYTES). */
+  historyBytes?: number;
+  /** Bytes of history for the whole server (TEND_HISTORY_BUDGET_BYTES). */
+  historyBudgetBytes?: number;
   holderPath?: string;
   ringBytes?: number;
   checkpointQuietMs?: number;
@@ -51,10 +69,12 @@ export class TendServer extends DisposableBase {
   private workspaces!: Workspaces;
   private loopback: LoopbackListener | null = null;
   private readonly loop = this.register(new LoopMonitor());
+  private readonly historyBudget: HistoryBudget;
   recovered: Record<string, number> = {};
 
   constructor(private readonly options: ServerOptions) {
     super();
+    this.historyBudget = new HistoryBudget(options.historyBudgetBytes ?? defaultHistoryBudgetBytes());
   }
 
   get sessions(): SessionRegistry {
@@ -82,6 +102,9 @@ export class TendServer extends DisposableBase {
       checkpointsDir: paths.checkpointsDir,
       holdersDir: paths.holdersDir,
       scrollbackRows: this.options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
+      liveScrollbackRows: this.options.liveScrollbackRows,
+      historyBytes: this.options.historyBytes,
+      historyBudget: this.historyBudget,
       holderPath: this.options.holderPath,
       ringBytes: this.options.ringBytes,
       checkpointQuietMs: this.options.checkpointQuietMs,
@@ -121,6 +144,8 @@ export class TendServer extends DisposableBase {
         checkpoints: this.checkpoints.status,
         port: this.loopback?.port ?? null,
         eventLoop: this.loop.read({ reset: req.query.get('reset-event-loop') === '1' }),
+        history: { bytes: this.historyBudget.bytes, budgetBytes: this.historyBudget.limitBytes },
+        memory: { rssBytes: process.memoryUsage.rss() },
       },
     }));
     router.add('POST', '/v1/server/stop', () => {

@@ -4,7 +4,8 @@
 // generation and the byte offset the screen covers).
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
-import { Screen, type ScreenSnapshot } from './screen/index.js';
+import { DEFAULT_LIVE_SCROLLBACK_ROWS, Screen, type ScreenOptions, type ScreenSnapshot } from './screen/index.js';
+import type { HistoryBudgetLike, HistoryCheckpoint, HistoryState } from './screen/history/history.js';
 import { StoreError, type SessionRecord, type Store } from './store/index.js';
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
@@ -25,7 +26,14 @@ export interface SessionDeps {
   checkpoints: CheckpointWriter;
   checkpointsDir: string;
   holdersDir: string;
+  /** Rows of scrollback per session in all (live and history). */
   scrollbackRows: number;
+  /** Of those, rows kept live in xterm (default: the screen's). */
+  liveScrollbackRows?: number;
+  /** Bytes of history per session (default: the screen's). */
+  historyBytes?: number;
+  /** The server's budget for every session's history. */
+  historyBudget?: HistoryBudgetLike;
   holderPath?: string;
   ringBytes?: number;
   checkpointQuietMs?: number;
@@ -105,7 +113,7 @@ export class Session extends DisposableBase {
   ) {
     super();
     this._status = status;
-    this._commands = commands ?? new CommandIndex(_screen.terminal);
+    this._commands = commands ?? new CommandIndex(_screen);
     this.register(toDisposable(() => this._commands.dispose()));
     this.register(toDisposable(() => this._screen.dispose()));
     this.viewers = this.register(new SessionViewers({
@@ -174,7 +182,7 @@ export class Session extends DisposableBase {
 
   /** Starts a new holder for a record already in the store. */
   static async start(deps: SessionDeps, record: SessionRecord, options: { shellIntegration: boolean }): Promise<Session> {
-    const screen = new Screen({ cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows });
+    const screen = new Screen(screenOptions(deps, record.cols, record.rows));
     const session = new Session(deps, record, screen, 'running');
     try {
       await session.launchHolder(record.argv, record.cwd, record.env, options);
@@ -222,7 +230,7 @@ export class Session extends DisposableBase {
         from = cp.offset;
       } else {
         if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
-        session.replaceScreen(new Screen({ cols: state.cols, rows: state.rows, scrollbackRows: deps.scrollbackRows }));
+        session.replaceScreen(new Screen(screenOptions(deps, state.cols, state.rows)));
       }
       if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
         session._screen.resize(state.cols, state.rows);
@@ -387,7 +395,7 @@ export class Session extends DisposableBase {
     const old = this._screen;
     this._screen = screen;
     this._commands.dispose();
-    this._commands = new CommandIndex(screen.terminal);
+    this._commands = new CommandIndex(screen);
     old.dispose();
     this.watchScreen();
   }
@@ -510,8 +518,16 @@ export class Session extends DisposableBase {
     const generation = this.record.generation;
     let snapshot: ScreenSnapshot;
     let commands: unknown = null;
+    let history: HistoryCheckpoint | null = null;
     try {
-      snapshot = await this._screen.snapshotAsync({ onCut: () => (commands = this._commands.toJSON()) });
+      // The live rows only: the history goes to its own file, only the blocks sealed since the last checkpoint.
+      snapshot = await this._screen.snapshotAsync({
+        history: false,
+        onCut: () => {
+          commands = this._commands.toJSON();
+          history = this._screen.history.checkpoint();
+        },
+      });
     } catch (err) {
       this.deps.log.error(`session ${this.id}: snapshot failed`, err);
       return;
@@ -529,10 +545,11 @@ export class Session extends DisposableBase {
         degraded: this._degraded,
         commands,
         snapshot: { ...snapshot, data: undefined },
+        history: history!.state,
       },
       screen: snapshot.data,
     };
-    await this.deps.checkpoints.write(cp);
+    await this.deps.checkpoints.write({ ...cp, history: { epoch: history!.epoch, blocks: history!.blocks } });
     this.persist('its title and cwd', (store) =>
       store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd }));
   }
@@ -557,8 +574,27 @@ interface LoadedCheckpoint {
   commands: CommandIndex | null;
 }
 
+function screenOptions(deps: SessionDeps, cols: number, rows: number): ScreenOptions {
+  return {
+    cols,
+    rows,
+    scrollbackRows: deps.scrollbackRows,
+    liveScrollbackRows: deps.liveScrollbackRows,
+    historyBytes: deps.historyBytes,
+    budget: deps.historyBudget,
+  };
+}
+
+/** The history a checkpoint recorded, or null for one written before there was a history. */
+function historyStateOf(meta: Record<string, unknown>): HistoryState | null {
+  const h = meta.history as Partial<HistoryState> | undefined;
+  const ok = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  if (h === undefined || h === null || typeof h !== 'object' || !ok(h.firstRow) || !ok(h.endRow) || !ok(h.droppedRows) || h.firstRow > h.endRow) return null;
+  return { firstRow: h.firstRow, endRow: h.endRow, droppedRows: h.droppedRows };
+}
+
 async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): Promise<LoadedCheckpoint> {
-  const options = { cols: record.cols, rows: record.rows, scrollbackRows: deps.scrollbackRows };
+  const options = screenOptions(deps, record.cols, record.rows);
   const loaded = await deps.checkpoints.load(record.id);
   if (!loaded.ok) {
     if (loaded.reason !== 'missing') deps.log.warn(`session ${record.id}: checkpoint ${loaded.reason} (${loaded.detail}); replaying from the holder`);
@@ -567,12 +603,20 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
   const cp = loaded.checkpoint;
   const meta = (cp.meta.snapshot ?? {}) as Partial<ScreenSnapshot>;
   const snapshot = { ...meta, cols: cp.cols, rows: cp.rows, data: cp.screen } as ScreenSnapshot;
+  const historyState = historyStateOf(cp.meta);
   try {
-    const screen = Screen.fromSnapshot(snapshot, { ...options, cols: cp.cols, rows: cp.rows });
+    // A checkpoint from before the history holds its whole scrollback in the snapshot: rows past the live ones become history.
+    // One with a history holds only live rows: all of them must fit live again (the setting may have shrunk since).
+    const live = Math.max(options.liveScrollbackRows ?? DEFAULT_LIVE_SCROLLBACK_ROWS, historyState === null ? 0 : snapshot.scrollbackRows ?? 0);
+    const screen = Screen.fromSnapshot(snapshot, { ...options, liveScrollbackRows: live, cols: cp.cols, rows: cp.rows, archive: historyState === null });
     await screen.flush();
-    // Before any later byte: the saved rows must mean this buffer's rows. The
-    // checkpoint holds the whole scrollback, so no row was left out.
-    const commands = CommandIndex.restore(screen.terminal, cp.meta.commands, { rowsDropped: 0 });
+    if (historyState !== null) {
+      const stored = await deps.checkpoints.loadHistory(record.id, historyState.endRow);
+      if (stored.problem !== '') deps.log.warn(`session ${record.id}: history file: ${stored.problem}; rows it lacks are reported as dropped`);
+      screen.history.restore(stored.blocks, historyState);
+    }
+    // Before any later byte: the saved rows must mean this buffer's rows.
+    const commands = CommandIndex.restore(screen, cp.meta.commands, { rowsDropped: 0 });
     return { screen, checkpoint: cp, commands };
   } catch (err) {
     deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);

@@ -28,6 +28,9 @@ export const CHECKPOINT_SUFFIX = '.ckpt';
 // A temp file is `<id>.ckpt.tmp-<pid>-<random>`: the pid shows which server
 // left it, the random part keeps two writes of one session apart.
 const TEMP_MARK = '.ckpt.tmp-';
+// A session's history file (history-file.ts) and its rewrites' temp files.
+const HISTORY_FILE_SUFFIX = '.hist';
+const HISTORY_TEMP_MARK = '.hist.tmp-';
 const CORRUPT_MARK = '.ckpt.corrupt-';
 // A damaged file is kept this long for inspection, then collected.
 export const CORRUPT_KEEP_MS = 7 * 24 * 3600 * 1000;
@@ -174,11 +177,13 @@ export async function collectStale(dir: string, options: CollectOptions = {}): P
   }
   for (const name of names) {
     let list: string[] | null = null;
-    if (name.includes(TEMP_MARK)) list = report.tempFiles;
+    if (name.includes(TEMP_MARK) || name.includes(HISTORY_TEMP_MARK)) list = report.tempFiles;
     else if (name.includes(CORRUPT_MARK)) {
       const stamp = Number(name.slice(name.indexOf(CORRUPT_MARK) + CORRUPT_MARK.length));
       if (Number.isFinite(stamp) && now - stamp > CORRUPT_KEEP_MS) list = report.expiredCorrupt;
     } else if (live && name.endsWith(CHECKPOINT_SUFFIX) && !live.has(name.slice(0, -CHECKPOINT_SUFFIX.length))) {
+      list = report.orphans;
+    } else if (live && name.endsWith(HISTORY_FILE_SUFFIX) && !live.has(name.slice(0, -HISTORY_FILE_SUFFIX.length))) {
       list = report.orphans;
     }
     if (!list) continue;

@@ -41,8 +41,10 @@ export {
   type WriteResult,
   type CollectReport,
 } from './files.js';
+export { readHistoryFile, historyFilePath, type HistorySource, type StoredBlock, type HistoryFileContents } from './history-file.js';
 export {
   CheckpointWriter,
+  type CheckpointJob,
   RETRY_INTERVAL_MS,
   type CheckpointWriteOutcome,
   type CheckpointStatus,

@@ -12,6 +12,14 @@ import { performance } from 'node:perf_hooks';
 import type { Disposable } from '../../common/lifecycle.js';
 import type { CheckpointInput } from './format.js';
 import { loadCheckpoint, nodeFs, removeCheckpoint, writeCheckpoint, type CheckpointFs, type LoadResult } from './files.js';
+import { HistoryFiles, readHistoryFile, type HistoryFileContents, type HistorySource } from './history-file.js';
+
+/**
+ * A checkpoint to write, with the session's history blocks at its cut: those
+ * not yet in its history file are appended (and synced) before the
+ * checkpoint that counts them is written.
+ */
+export type CheckpointJob = CheckpointInput & { history?: HistorySource };
 
 export const RETRY_INTERVAL_MS = 60_000;
 // The probe writes as much as the largest checkpoint so far (within bounds),
@@ -70,7 +78,7 @@ interface Waiter {
 }
 
 interface Lane {
-  queued: { cp: CheckpointInput; waiters: Waiter[] } | null;
+  queued: { cp: CheckpointJob; waiters: Waiter[] } | null;
   /** Settles when the lane has nothing running or queued. */
   idle: Promise<void> | null;
 }
@@ -92,6 +100,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
   private dirReady = false;
   private largestBytes = 0;
   private disposed = false;
+  private readonly historyFiles: HistoryFiles;
 
   constructor(options: CheckpointWriterOptions) {
     super();
@@ -99,6 +108,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     this.log = options.log;
     this.fs = options.fs ?? nodeFs;
     this.retryIntervalMs = options.retryIntervalMs ?? RETRY_INTERVAL_MS;
+    this.historyFiles = new HistoryFiles(this.dir, this.fs);
   }
 
   get status(): CheckpointStatus {
@@ -114,7 +124,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
    * replaced by a newer one that has since settled ('superseded'), was not
    * attempted ('skipped'), or failed ('failed'). Never rejects.
    */
-  write(cp: CheckpointInput): Promise<CheckpointWriteOutcome> {
+  write(cp: CheckpointJob): Promise<CheckpointWriteOutcome> {
     if (this.disposed) return Promise.resolve('skipped');
     if (!this.enabled) {
       this.skipped.add(cp.sessionId);
@@ -144,7 +154,21 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     return loadCheckpoint(this.dir, sessionId, { fs: this.fs });
   }
 
-  /** Drops a queued write of the session, waits for one in flight, then deletes its file. */
+  /**
+   * Reads a session's history file up to the rows its checkpoint covers
+   * (cutting off what came after), after any write of it in flight; later
+   * checkpoints append to the file from there.
+   */
+  async loadHistory(sessionId: string, endRow: number): Promise<HistoryFileContents> {
+    await this.lanes.get(sessionId)?.idle;
+    const contents = await readHistoryFile(this.dir, sessionId, endRow, { fs: this.fs });
+    const last = contents.blocks[contents.blocks.length - 1];
+    if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch: 0, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
+    else this.historyFiles.forget(sessionId);
+    return contents;
+  }
+
+  /** Drops a queued write of the session, waits for one in flight, then deletes its files. */
   async remove(sessionId: string): Promise<void> {
     const lane = this.lanes.get(sessionId);
     if (lane?.queued) {
@@ -155,6 +179,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     this.skipped.delete(sessionId);
     try {
       await removeCheckpoint(this.dir, sessionId, { fs: this.fs });
+      await this.historyFiles.remove(sessionId);
     } catch (err) {
       this.log.error(`checkpoint of session ${sessionId}: could not remove it from ${this.dir}`, err);
     }
@@ -192,7 +217,8 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     this.lanes.delete(sessionId);
   }
 
-  private async attempt(cp: CheckpointInput): Promise<CheckpointWriteOutcome> {
+  private async attempt(job: CheckpointJob): Promise<CheckpointWriteOutcome> {
+    const { history, ...cp } = job;
     if (this.disposed) return 'skipped';
     if (!this.enabled) {
       this.skipped.add(cp.sessionId);
@@ -201,6 +227,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     const started = performance.now();
     try {
       await this.ensureDir();
+      if (history !== undefined) await this.historyFiles.sync(cp.sessionId, history);
       const { bytes } = await writeCheckpoint(this.dir, cp, { fs: this.fs });
       this.largestBytes = Math.max(this.largestBytes, bytes);
       this.emit('checkpoint-written', { sessionId: cp.sessionId, bytes, ms: performance.now() - started, offset: cp.offset });

@@ -62,7 +62,9 @@ async function roundTrip(source: Terminal, index: CommandIndex, opts: { scrollba
   const copy = newTerminal(source.cols, source.rows, source.options.scrollback);
   await feed(copy, serializeScreen(source, opts.scrollback));
   const rowsDropped = source.buffer.normal.length - copy.buffer.normal.length;
-  const restored = CommandIndex.restore(copy, json, { rowsDropped });
+  // The copy's line 0 is the source's line rowsDropped: its rows keep their numbers, as a screen's do after a restore.
+  const rows = { terminal: copy, rowBase: rowsDropped, firstRow: rowsDropped, lineAt: (r: number) => copy.buffer.normal.getLine(r - rowsDropped) };
+  const restored = CommandIndex.restore(rows, json);
   return { copy, restored, rowsDropped };
 }
 
@@ -131,7 +133,7 @@ describe('CommandIndex checkpoint round trip', { timeout: TEST_TIMEOUT_MS }, () 
     source.dispose();
   });
 
-  test('a checkpoint that keeps only part of the scrollback shifts rows by what it dropped', async () => {
+  test('rows keep their numbers when the restored buffer starts further down (the oldest rows left out)', async () => {
     const source = newTerminal(80, 10, 1000);
     const index = new CommandIndex(source);
     await feed(source, sessionStream());

@@ -1,19 +1,19 @@
 // The command index as plain data, for checkpoints.
 //
-// A place is saved as its absolute row in the normal buffer (0 = the oldest
-// scrollback row) and its offset into the logical line. Rows counted from the
-// top of the buffer are what a checkpoint preserves: a screen serialized with
-// its whole scrollback and written into a fresh terminal puts row k of the old
-// buffer at row k of the new one. A checkpoint that leaves out the oldest N
-// rows shifts every row up by N; restore takes that N (`rowsDropped`). The
-// buffer's length and scrolled-off row count (baseY) at save time are kept so
-// the restoring side can check the screen it restored matches.
+// A place is saved as its row number (screen/history/history.ts: numbers
+// count every row that ever left the live buffer, so they mean the same row
+// in the history and after a restore that brings the history and the live
+// rows back) and its offset into the logical line. Version 1, written before
+// rows were numbered, saved rows counted from the top of the buffer (a
+// checkpoint held the whole scrollback then); it is still read. The buffer's
+// row base, length and scrolled-off row count (baseY) at save time are kept
+// so the restoring side can check the screen it restored matches.
 //
 // Saved data comes back from disk, so parsing checks every field and drops
 // what does not fit rather than trusting it.
 import { MAX_COMMAND_LINE_CHARS, MAX_CWD_CHARS } from './shell-marks.js';
 
-export const COMMAND_INDEX_JSON_VERSION = 1;
+export const COMMAND_INDEX_JSON_VERSION = 2;
 
 export interface SavedPlace {
   row: number;
@@ -41,7 +41,10 @@ export interface SavedPrompt {
 }
 
 export interface CommandIndexJson {
-  version: typeof COMMAND_INDEX_JSON_VERSION;
+  /** 1: rows counted from the buffer's top; 2: row numbers. */
+  version: 1 | typeof COMMAND_INDEX_JSON_VERSION;
+  /** The row number of the buffer's line 0 when saved (0 in version 1). */
+  rowBase: number;
   /** buffer.normal.length when saved. */
   bufferLength: number;
   /** Rows scrolled off the screen into the scrollback when saved (buffer.normal.baseY). */
@@ -56,7 +59,10 @@ type Fields = Record<string, unknown>;
 
 /** The saved index, or null when the value is not one this version wrote. */
 export function parseCommandIndexJson(value: unknown): CommandIndexJson | null {
-  if (!isObject(value) || value['version'] !== COMMAND_INDEX_JSON_VERSION) return null;
+  if (!isObject(value) || (value['version'] !== 1 && value['version'] !== COMMAND_INDEX_JSON_VERSION)) return null;
+  const version = value['version'];
+  const rowBase = version === 1 ? 0 : value['rowBase'];
+  if (!isCount(rowBase)) return null;
   const bufferLength = value['bufferLength'];
   const baseY = value['baseY'];
   const lastNumber = value['lastNumber'];
@@ -77,7 +83,8 @@ export function parseCommandIndexJson(value: unknown): CommandIndexJson | null {
   });
   const pending = isObject(value['pending']) ? value['pending'] : {};
   return {
-    version: COMMAND_INDEX_JSON_VERSION,
+    version,
+    rowBase,
     bufferLength,
     baseY,
     cwd: parseCwd(value['cwd']),

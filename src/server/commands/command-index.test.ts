@@ -157,7 +157,7 @@ describe('CommandIndex', { timeout: TEST_TIMEOUT_MS }, () => {
     const t = setup();
     await feed(t.terminal, MARK_A + 'stale prompt\r\n' + MARK_A + '$ ' + MARK_B + command('ls', '', 0));
     const first = t.index.get(1)!;
-    assert.equal(first.promptStart?.marker.line, 1);
+    assert.equal(first.promptStart?.marker?.line, 1);
     assert.equal(first.commandLine, 'ls');
     t.dispose();
   });

@@ -4,11 +4,13 @@
 //
 // The index listens to the terminal's parser, so a mark is seen at the exact
 // point of the byte stream it was written at, and every place is an xterm
-// marker that moves with its line. The marks come from whatever runs in the
-// terminal, so none is trusted: a mark out of place is ignored (D without C,
-// B/C/E while a command runs, marks on the alternate screen), lengths are
-// bounded, and a place whose row has left the buffer reads as null — never
-// as the rows that came after it.
+// marker that moves with its line, frozen to the row's number when the row
+// moves to the history (buffer-position.ts), so output that scrolled far is
+// still read exactly. The marks come from whatever runs in the terminal, so
+// none is trusted: a mark out of place is ignored (D without C, B/C/E while a
+// command runs, marks on the alternate screen), lengths are bounded, and a
+// place whose row is no longer held (erased, dropped by a budget) reads as
+// null — never as the rows that came after it.
 //
 // The state machine, per prompt:
 //   A   prompt starts   — while a command runs, A also ends it (its D was
@@ -22,14 +24,18 @@ import type { Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { ListenerSet } from '../../holder-client/listener-set.js';
 import {
+  freezeIfLeaving,
   normalCursor,
   positionAtCursor,
   positionAtRow,
+  positionRow,
   readBufferText,
   resolvePosition,
   resolveRowOffset,
+  terminalRows,
   type BufferCell,
   type BufferPosition,
+  type BufferRows,
 } from './buffer-position.js';
 import {
   COMMAND_INDEX_JSON_VERSION,
@@ -95,7 +101,11 @@ interface UnplacedPlaces {
 }
 
 export interface RestoreOptions extends CommandIndexOptions {
-  /** How many of the oldest buffer rows the restored screen left out (0 when it holds the whole scrollback). */
+  /**
+   * For an index saved before rows were numbered (version 1): how many of
+   * the oldest buffer rows the restored screen left out (0 when it holds the
+   * whole scrollback).
+   */
   rowsDropped?: number;
 }
 
@@ -118,13 +128,20 @@ export class CommandIndex extends DisposableBase {
   // there before). Rows are already shifted for the rows the checkpoint dropped.
   private unplaced: UnplacedPlaces | null = null;
   private unplacedWait: Disposable | null = null;
+  /** Commands before this index have no live marker left (all frozen or gone). */
+  private liveFrom = 0;
+  readonly terminal: Terminal;
+  private readonly rows: BufferRows;
 
-  constructor(
-    readonly terminal: Terminal,
-    options: CommandIndexOptions = {},
-  ) {
+  /** Indexes a screen's rows (history included), or a bare terminal's. */
+  constructor(source: Terminal | BufferRows, options: CommandIndexOptions = {}) {
     super();
+    this.rows = 'lineAt' in source ? source : terminalRows(source);
+    this.terminal = this.rows.terminal;
+    const terminal = this.terminal;
     this.now = options.now ?? Date.now;
+    const leaving = this.rows.onRowsLeaving?.((event) => this.freezeLeaving(event));
+    if (leaving !== undefined) this.register(leaving);
     // Each handler observes and reports "not handled" only for payloads it
     // could not read, so another handler registered for the same OSC (or
     // xterm's own) still gets those. OSC 7 is passed on always: the cwd is
@@ -208,8 +225,8 @@ export class CommandIndex extends DisposableBase {
     // still exact: the normal buffer does not change under the alternate screen.
     const saved = this.unplaced?.commands.get(number);
     const resolve = (place: BufferPosition | null, savedPlace: SavedPlace | null | undefined): BufferCell | null => {
-      if (saved !== undefined) return savedPlace ? resolveRowOffset(this.terminal, savedPlace.row, savedPlace.offset) : null;
-      return place === null ? null : resolvePosition(this.terminal, place);
+      if (saved !== undefined) return savedPlace ? resolveRowOffset(this.rows, savedPlace.row, savedPlace.offset) : null;
+      return place === null ? null : resolvePosition(this.rows, place);
     };
     const from = resolve(command.outputStart, saved?.outputStart);
     if (from === null) return null;
@@ -217,20 +234,24 @@ export class CommandIndex extends DisposableBase {
     const hasEnd = saved !== undefined ? saved.outputEnd !== null : command.outputEnd !== null;
     let to: BufferCell | null;
     if (hasEnd) to = resolve(command.outputEnd, saved?.outputEnd);
-    else if (isRunning) to = normalCursor(this.terminal);
+    else if (isRunning) to = normalCursor(this.rows);
     else to = null; // finished where no place could be taken (the alternate screen)
     if (to === null) return null;
-    return { text: readBufferText(this.terminal, from, to), complete: !isRunning };
+    const text = readBufferText(this.rows, from, to);
+    return text === null ? null : { text, complete: !isRunning };
   }
 
   /** The index as plain data for a checkpoint; see command-index-json.ts for what a row means. */
   toJSON(): CommandIndexJson {
     const buffer = this.terminal.buffer.normal;
     const unplaced = this.unplaced;
-    const save = (place: BufferPosition | null): SavedPlace | null =>
-      place === null || place.marker.isDisposed || place.marker.line < 0 ? null : { row: place.marker.line, offset: place.offset };
+    const save = (place: BufferPosition | null): SavedPlace | null => {
+      const row = place === null ? null : positionRow(this.rows, place);
+      return row === null ? null : { row, offset: place!.offset };
+    };
     return {
       version: COMMAND_INDEX_JSON_VERSION,
+      rowBase: this.rows.rowBase,
       bufferLength: buffer.length,
       baseY: buffer.baseY,
       cwd: this.cwd,
@@ -264,16 +285,20 @@ export class CommandIndex extends DisposableBase {
    * any later bytes are, so saved rows still mean the same rows. Data that is
    * not a saved index gives an empty index (numbering from 1).
    */
-  static restore(terminal: Terminal, json: unknown, options: RestoreOptions = {}): CommandIndex {
-    const index = new CommandIndex(terminal, options);
+  static restore(source: Terminal | BufferRows, json: unknown, options: RestoreOptions = {}): CommandIndex {
+    const index = new CommandIndex(source, options);
     const saved = parseCommandIndexJson(json);
     if (saved !== null) index.load(saved, options.rowsDropped ?? 0);
     return index;
   }
 
   private load(saved: CommandIndexJson, rowsDropped: number): void {
-    const shift = (place: SavedPlace | null): SavedPlace | null =>
-      place === null || place.row < rowsDropped ? null : { row: place.row - rowsDropped, offset: place.offset };
+    // Version 2 saves row numbers; version 1 saved rows counted from the top
+    // of the buffer, which restored is the first row held.
+    const shift = saved.version === 1
+      ? (place: SavedPlace | null): SavedPlace | null =>
+        place === null || place.row < rowsDropped ? null : { row: place.row - rowsDropped + this.rows.firstRow, offset: place.offset }
+      : (place: SavedPlace | null): SavedPlace | null => place;
     const kept = saved.commands.slice(-MAX_COMMANDS_KEPT);
     this.lastNumber = saved.lastNumber;
     this.cwd = saved.cwd;
@@ -314,7 +339,7 @@ export class CommandIndex extends DisposableBase {
     this.unplacedWait = null;
     if (unplaced === null) return;
     const place = (saved: SavedPlace | null): BufferPosition | null =>
-      saved === null ? null : positionAtRow(this.terminal, saved.row, saved.offset);
+      saved === null ? null : positionAtRow(this.rows, saved.row, saved.offset);
     for (const entry of this.commands) {
       const saved = unplaced.commands.get(entry.number);
       if (saved === undefined) continue;
@@ -337,12 +362,12 @@ export class CommandIndex extends DisposableBase {
     switch (mark.kind) {
       case 'prompt-start':
         if (this.running !== null) this.finish(null);
-        this.replacePending({ promptStart: positionAtCursor(this.terminal), inputStart: null, commandLine: null });
+        this.replacePending({ promptStart: positionAtCursor(this.rows), inputStart: null, commandLine: null });
         break;
       case 'input-start':
         if (this.running !== null) break;
-        this.pending.inputStart?.marker.dispose();
-        this.pending.inputStart = positionAtCursor(this.terminal);
+        this.pending.inputStart?.marker?.dispose();
+        this.pending.inputStart = positionAtCursor(this.rows);
         break;
       case 'command-line':
         if (this.running === null) this.pending.commandLine = mark.commandLine;
@@ -361,11 +386,11 @@ export class CommandIndex extends DisposableBase {
   }
 
   private start(): void {
-    const outputStart = positionAtCursor(this.terminal);
+    const outputStart = positionAtCursor(this.rows);
     const { promptStart, inputStart, commandLine } = this.pending;
     let line = commandLine;
     if (line === null && inputStart !== null && outputStart !== null) line = this.readCommandLine(inputStart, outputStart);
-    inputStart?.marker.dispose();
+    inputStart?.marker?.dispose();
     this.pending = emptyPrompt();
     const entry: CommandEntry = {
       number: ++this.lastNumber,
@@ -380,14 +405,17 @@ export class CommandIndex extends DisposableBase {
     };
     this.commands.push(entry);
     this.running = entry;
-    while (this.commands.length > MAX_COMMANDS_KEPT) disposeEntry(this.commands.shift()!);
+    while (this.commands.length > MAX_COMMANDS_KEPT) {
+      disposeEntry(this.commands.shift()!);
+      this.liveFrom = Math.max(0, this.liveFrom - 1);
+    }
     this.onStarted.fire(entry);
   }
 
   private finish(exitCode: number | null): void {
     const entry = this.running!;
     this.running = null;
-    entry.outputEnd = positionAtCursor(this.terminal);
+    entry.outputEnd = positionAtCursor(this.rows);
     entry.endedAt = this.now();
     entry.exitCode = exitCode;
     this.onFinished.fire(entry);
@@ -397,16 +425,37 @@ export class CommandIndex extends DisposableBase {
   // of the prompt and Enter. Continuation prompts of a multi-line command are
   // part of it, which the 633;E line avoids.
   private readCommandLine(inputStart: BufferPosition, outputStart: BufferPosition): string | null {
-    const from = resolvePosition(this.terminal, inputStart);
-    const to = resolvePosition(this.terminal, outputStart);
+    const from = resolvePosition(this.rows, inputStart);
+    const to = resolvePosition(this.rows, outputStart);
     if (from === null || to === null) return null;
-    return readBufferText(this.terminal, from, to).trim().slice(0, MAX_COMMAND_LINE_CHARS);
+    return readBufferText(this.rows, from, to)?.trim().slice(0, MAX_COMMAND_LINE_CHARS) ?? null;
   }
 
   private replacePending(next: PendingPrompt): void {
-    this.pending.promptStart?.marker.dispose();
-    this.pending.inputStart?.marker.dispose();
+    this.pending.promptStart?.marker?.dispose();
+    this.pending.inputStart?.marker?.dispose();
     this.pending = next;
+  }
+
+  /**
+   * Rows are moving to the history: places on them become row numbers.
+   * Places are in buffer order (commands oldest first, then the prompt being
+   * edited), so the walk starts at the oldest command with a live marker
+   * and stops at the first place below the leaving rows.
+   */
+  private freezeLeaving(event: { count: number; firstRow: number }): void {
+    for (let i = this.liveFrom; i < this.commands.length; i++) {
+      const entry = this.commands[i]!;
+      for (const place of [entry.promptStart, entry.outputStart, entry.outputEnd]) {
+        if (place === null || place.marker === null || place.marker.isDisposed) continue;
+        if (!freezeIfLeaving(place, event)) return;
+      }
+      // Every place of this command is frozen or gone (a running command gets its end later).
+      if (i === this.liveFrom && entry !== this.running) this.liveFrom++;
+    }
+    for (const place of [this.pending.promptStart, this.pending.inputStart]) {
+      if (place !== null && !freezeIfLeaving(place, event) && place.marker !== null && !place.marker.isDisposed) return;
+    }
   }
 
   // Drops every place (the records stay): after a reset or at dispose.
@@ -424,7 +473,7 @@ function emptyPrompt(): PendingPrompt {
 }
 
 function disposeEntry(entry: CommandEntry): void {
-  for (const place of [entry.promptStart, entry.outputStart, entry.outputEnd]) place?.marker.dispose();
+  for (const place of [entry.promptStart, entry.outputStart, entry.outputEnd]) place?.marker?.dispose();
   entry.promptStart = null;
   entry.outputStart = null;
   entry.outputEnd = null;

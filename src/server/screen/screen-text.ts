@@ -1,6 +1,8 @@
 // Text of a screen for people and scripts (`tend screen`): plain or with SGR,
-// trailing blanks trimmed, soft-wrapped rows optionally joined.
-import type { IBufferLine, Terminal } from '@xterm/headless';
+// trailing blanks trimmed, soft-wrapped rows optionally joined. Rows come
+// from any source of xterm rows (history rows first, then the live buffer),
+// each at its own width.
+import type { IBufferCell, IBufferLine } from '@xterm/headless';
 import { DEFAULT_ATTRS, sameAttrs, sgrOf } from './cell-style.js';
 import { rawAttrsOf, type RawAttrs } from './xterm-private.js';
 
@@ -13,9 +15,17 @@ export interface TextOptions {
   joinWrapped?: boolean;
 }
 
-function ansiLine(terminal: Terminal, line: IBufferLine, trimRight: boolean): string {
-  const cell = terminal.buffer.active.getNullCell();
-  let end = terminal.cols;
+/** Rows to print, top to bottom; a row that is gone (dropped meanwhile) reads as undefined and is skipped. */
+export interface TextRows {
+  readonly count: number;
+  getLine(i: number): IBufferLine | undefined;
+}
+
+/** How many rows go between two chances to yield. */
+const ROWS_PER_SLICE_CHECK = 64;
+
+function ansiLine(line: IBufferLine, cell: IBufferCell, trimRight: boolean): string {
+  let end = line.length;
   if (trimRight) {
     while (end > 0) {
       line.getCell(end - 1, cell);
@@ -39,20 +49,34 @@ function ansiLine(terminal: Terminal, line: IBufferLine, trimRight: boolean): st
   return pen === DEFAULT_ATTRS ? out : out + '\x1b[0m';
 }
 
-export function screenText(terminal: Terminal, options: TextOptions = {}): string {
-  const buffer = terminal.buffer.active;
-  const start = Math.max(0, buffer.baseY - Math.max(0, options.scrollbackRows ?? 0));
-  const end = buffer.baseY + terminal.rows;
+/** The text as a generator: each `yield` is a point where a sliced caller may hand the loop back. */
+export function* textSlices(rows: TextRows, cell: IBufferCell, options: TextOptions = {}): Generator<void, string, void> {
   const lines: string[] = [];
-  for (let i = start; i < end; i++) {
-    const line = buffer.getLine(i);
-    if (line === undefined) break;
-    const next = buffer.getLine(i + 1);
-    const continues = options.joinWrapped === true && i + 1 < end && next !== undefined && next.isWrapped;
-    const text = options.ansi === true ? ansiLine(terminal, line, !continues) : continues ? line.translateToString(false) : line.translateToString(true).replace(/ +$/, '');
-    if (options.joinWrapped === true && line.isWrapped && i > start && lines.length > 0) lines[lines.length - 1] += text;
+  let prevKept = false;
+  for (let i = 0; i < rows.count; i++) {
+    if (i % ROWS_PER_SLICE_CHECK === ROWS_PER_SLICE_CHECK - 1) yield;
+    const line = rows.getLine(i);
+    if (line === undefined) {
+      prevKept = false;
+      continue;
+    }
+    const next = i + 1 < rows.count ? rows.getLine(i + 1) : undefined;
+    const continues = options.joinWrapped === true && next !== undefined && next.isWrapped;
+    const text = options.ansi === true
+      ? ansiLine(line, cell, !continues)
+      : continues ? line.translateToString(false) : line.translateToString(true).replace(/ +$/, '');
+    if (options.joinWrapped === true && line.isWrapped && prevKept && lines.length > 0) lines[lines.length - 1] += text;
     else lines.push(text);
+    prevKept = true;
   }
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines.join('\n');
+}
+
+export function screenText(rows: TextRows, cell: IBufferCell, options: TextOptions = {}): string {
+  const slices = textSlices(rows, cell, options);
+  for (;;) {
+    const step = slices.next();
+    if (step.done) return step.value;
+  }
 }

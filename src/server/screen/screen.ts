@@ -48,24 +48,45 @@
 // * A viewer must use the same Unicode width tables as the server (xterm's
 //   default, Unicode 6) or wide characters land elsewhere.
 import xtermHeadless from '@xterm/headless';
-import type { IDisposable, Terminal } from '@xterm/headless';
+import type { IBufferLine, IDisposable, Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
-import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
-import { screenText, type TextOptions } from './screen-text.js';
-import { assertInternals, eraseAboveGuard, parseNow, readInternals } from './xterm-private.js';
+import { snapshotNow, snapshotSlices, type SnapshotRequest, type SnapshotResult } from './snapshot-writer.js';
+import { screenText, textSlices, type TextOptions, type TextRows } from './screen-text.js';
+import { flushScrollback, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
+import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
+import { HistoryLines } from './history/history-lines.js';
+import { OlderRows } from './history/older-rows.js';
+import { assertInternals, eraseAboveGuard, keepLinks, lineFactory, linkOf, parseNow, readInternals, type LineFactory, type LinkData } from './xterm-private.js';
 import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
 import { ParseQueue, type ParseMode } from './parse-queue.js';
 
+/** Rows of scrollback a session keeps in all: the live rows in xterm and the history below them. */
 export const DEFAULT_SCROLLBACK_ROWS = 10_000;
+/**
+ * Rows of scrollback kept live in xterm (~2 KB each at 80 columns); older
+ * rows move to the compact history. Enough for a viewer's snapshot (1 000
+ * rows) to come from xterm alone.
+ */
+export const DEFAULT_LIVE_SCROLLBACK_ROWS = 1000;
+/** A session's history never holds more than this (a budget: past it the oldest rows are dropped, and said to be). */
+export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
+/** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */
+const MAX_BUILDER_LINKS = 10_000;
 /** Longest a snapshotAsync slice may hold the event loop. */
 export const DEFAULT_SNAPSHOT_SLICE_MS = 8;
 
 export interface ScreenOptions {
   cols: number;
   rows: number;
-  /** Rows kept above the screen in the normal buffer (default 10 000). */
+  /** Rows kept above the screen in all, live and history (default 10 000). */
   scrollbackRows?: number;
+  /** Of those, rows kept live in xterm (default 1 000); the rest are history. */
+  liveScrollbackRows?: number;
+  /** Bytes of history this screen may hold (default 32 MiB). */
+  historyBytes?: number;
+  /** The server's budget for all histories. */
+  budget?: HistoryBudgetLike;
   /** Who hands out parse time (default: the process's one scheduler). */
   scheduler?: ParseScheduler;
 }
@@ -104,6 +125,8 @@ export interface ScreenSnapshot {
 export interface SnapshotOptions {
   /** Scrollback rows to include (default: all there are). */
   scrollbackRows?: number;
+  /** Include history rows where the live scrollback runs out (default true; a checkpoint stores the history apart). */
+  history?: boolean;
 }
 
 type Listener<T> = (value: T) => void;
@@ -136,6 +159,12 @@ export class Screen extends DisposableBase {
   private readonly titles = new Signal<string>();
   private readonly cwds = new Signal<string>();
   private readonly bells = new Signal<void>();
+  /** Rows that left the live buffer's top, compact; live line i is row history.endRow + i. */
+  readonly history: History;
+  private readonly tap: ScrollbackTap;
+  private readonly rowsLeaving = new Signal<{ count: number; firstRow: number }>();
+  private factory: LineFactory | undefined;
+  private builder: HistoryLines | undefined;
   /** Bytes and steps waiting for their parse time, in order. */
   private readonly queue: ParseQueue;
   /** What the bytes being parsed right now are (replies go out only for live ones). */
@@ -147,22 +176,40 @@ export class Screen extends DisposableBase {
 
   constructor(options: ScreenOptions) {
     super();
+    const totalRows = options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS;
+    const liveRows = Math.min(totalRows, options.liveScrollbackRows ?? DEFAULT_LIVE_SCROLLBACK_ROWS);
     const terminal = new xtermHeadless.Terminal({
       cols: options.cols,
       rows: options.rows,
-      scrollback: options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
+      scrollback: liveRows,
       allowProposedApi: true,
     });
     this.terminal = terminal;
     this.size = { cols: options.cols, rows: options.rows };
     this.register(toDisposable(() => terminal.dispose()));
     assertInternals(terminal);
+    keepLinks(terminal);
+    const history = new History({ maxRows: totalRows - liveRows, maxBytes: options.historyBytes ?? DEFAULT_HISTORY_BYTES }, options.budget ?? null);
+    this.history = history;
+    this.register(toDisposable(() => history.dispose()));
+    this.tap = tapScrollback(terminal, {
+      rowsLeaving: (rows) => {
+        this.rowsLeaving.fire({ count: rows.length, firstRow: history.endRow });
+        history.append(rows, (urlId) => linkOf(terminal, urlId));
+      },
+      cleared: (rowsRemoved) => history.erase(rowsRemoved),
+      rowsLost: (count) => history.lose(count),
+    });
+    this.register(this.tap);
     this.queue = new ParseQueue(options.scheduler ?? defaultParseScheduler(), (data, mode) => {
       this.parsing = mode;
+      // A snapshot being restored is not the program's output: what it scrolls or erases is not history.
+      this.tap.suspended = mode === 'restore';
       try {
         parseNow(terminal, data);
       } finally {
         this.parsing = null;
+        this.tap.endOfParse();
       }
     });
     this.register(toDisposable(() => this.queue.close()));
@@ -177,7 +224,11 @@ export class Screen extends DisposableBase {
       this.titles.fire(title);
     }));
     this.register(terminal.onBell(() => this.bells.fire()));
-    this.registerHook(terminal.parser.registerCsiHandler({ final: 'J' }, (params) => eraseAboveGuard(terminal, params, false)));
+    this.registerHook(terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
+      // ED 3 erases the scrollback: the history goes with it, as in the terminal the program thinks it has.
+      if (params[0] === 3) this.tap.eraseScrollbackNext();
+      return eraseAboveGuard(terminal, params, false);
+    }));
     this.registerHook(terminal.parser.registerCsiHandler({ prefix: '?', final: 'J' }, (params) => eraseAboveGuard(terminal, params, true)));
     this.registerHook(terminal.parser.registerOscHandler(7, (data) => {
       this.setCwd(parseOsc7Cwd(data));
@@ -192,6 +243,7 @@ export class Screen extends DisposableBase {
       this.titles.clear();
       this.cwds.clear();
       this.bells.clear();
+      this.rowsLeaving.clear();
     }));
   }
 
@@ -291,8 +343,78 @@ export class Screen extends DisposableBase {
   resize(cols: number, rows: number): void {
     if (this.isDisposed) return;
     this.size = { cols, rows };
-    if (this.queue.idle) this.terminal.resize(cols, rows);
-    else this.queue.pushStep(() => this.terminal.resize(cols, rows));
+    if (this.queue.idle) this.applyResize(cols, rows);
+    else this.queue.pushStep(() => this.applyResize(cols, rows));
+  }
+
+  private applyResize(cols: number, rows: number): void {
+    // Narrower rows rewrap into more rows, and xterm's reflow drops what no
+    // longer fits without a word: the live scrollback moves to the history
+    // first, at the width it was written at (history is not reflowed).
+    if (cols < this.terminal.cols) flushScrollback(this.terminal);
+    this.terminal.resize(cols, rows);
+  }
+
+  /**
+   * Fires before rows leave the live buffer's top for the history:
+   * `firstRow` is the row number the first of them takes (live line i is
+   * row firstRow + i until then).
+   */
+  onRowsLeaving(listener: (event: { count: number; firstRow: number }) => void): Disposable {
+    return this.rowsLeaving.on(listener);
+  }
+
+  /** The row number of live line 0 of the normal buffer (rows before it are history). */
+  get rowBase(): number {
+    return this.history.endRow;
+  }
+
+  /** The oldest row still held (history or live). */
+  get firstRow(): number {
+    return this.history.rowCount > 0 ? this.history.firstRow : this.history.endRow;
+  }
+
+  /** Row `r` of the normal buffer, history or live, at its own width (undefined if not held). */
+  lineAt(r: number): IBufferLine | undefined {
+    const base = this.history.endRow;
+    if (r >= base) return this.terminal.buffer.normal.getLine(r - base);
+    const row = this.history.row(r);
+    return row === undefined ? undefined : this.historyLines().line(r, row);
+  }
+
+  private lines(): LineFactory {
+    this.factory ??= lineFactory(this.terminal);
+    return this.factory;
+  }
+
+  /**
+   * The builder of history rows as xterm rows. Kept, so the link ids it gives
+   * rows stay valid between calls (linkOf resolves them); replaced when it
+   * has named many links (whoever still holds the old one keeps using it).
+   */
+  private historyLines(): HistoryLines {
+    if (this.builder === undefined || this.builder.linkCount > MAX_BUILDER_LINKS) {
+      this.builder = new HistoryLines(this.lines(), (r, link) => this.history.linkOf(r, link));
+    }
+    return this.builder;
+  }
+
+  /** The link a cell of a row from lineAt() names (history rows carry negative ids). */
+  linkOf(urlId: number): LinkData | undefined {
+    return urlId < 0 ? this.builder?.link(urlId) : linkOf(this.terminal, urlId);
+  }
+
+  /** History rows to paint above the live scrollback for a snapshot of `scrollbackRows`, or undefined if none are needed. */
+  private older(scrollbackRows: number): SnapshotRequest['older'] {
+    const normal = this.terminal.buffer.normal;
+    const wanted = scrollbackRows - normal.baseY;
+    if (wanted <= 0 || this.history.rowCount === 0) return undefined;
+    const builder = this.historyLines();
+    const to = this.history.endRow;
+    const from = Math.max(this.history.firstRow, to - wanted);
+    const factory = this.lines();
+    const rows = new OlderRows(this.history, builder, from, to, this.terminal.cols, () => factory.view(factory.line(this.terminal.cols, false)));
+    return { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId) };
   }
 
   /**
@@ -302,9 +424,11 @@ export class Screen extends DisposableBase {
    * whole buffers.
    */
   snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
+    const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
     const result = snapshotNow(this.terminal, readInternals(this.terminal), {
-      scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
+      scrollbackRows,
       title: this.currentTitle,
+      older: options.history === false ? undefined : this.older(scrollbackRows),
     });
     return this.toSnapshot(result);
   }
@@ -331,9 +455,11 @@ export class Screen extends DisposableBase {
     // The terminal is now exactly the snapshot's picture: state that must
     // match it (the command index's rows) is read here, synchronously.
     options.onCut?.();
+    const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
     const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
-      scrollbackRows: options.scrollbackRows ?? Number.MAX_SAFE_INTEGER,
+      scrollbackRows,
       title: this.currentTitle,
+      older: options.history === false ? undefined : this.older(scrollbackRows),
     });
     let sliceStart = performance.now();
     for (;;) {
@@ -359,16 +485,69 @@ export class Screen extends DisposableBase {
     };
   }
 
-  /** A fresh screen of the snapshot's size with the snapshot written as not-live (await flush() before reading it). */
-  static fromSnapshot(snapshot: ScreenSnapshot, options: ScreenOptions): Screen {
+  /**
+   * A fresh screen of the snapshot's size with the snapshot written as
+   * not-live (await flush() before reading it). Rows the snapshot scrolls
+   * past the live scrollback are not history (a checkpoint restores its
+   * history apart), unless `archive` says they are: a checkpoint written
+   * before the history existed holds its whole scrollback in the snapshot.
+   */
+  static fromSnapshot(snapshot: ScreenSnapshot, options: ScreenOptions & { archive?: boolean }): Screen {
     const screen = new Screen({ ...options, cols: snapshot.cols, rows: snapshot.rows });
     screen.currentCwd = snapshot.cwd;
-    screen.queue.pushBytes(snapshot.data, 'restore');
+    screen.queue.pushBytes(snapshot.data, options.archive === true ? 'replay' : 'restore');
     return screen;
   }
 
-  /** Plain (or ANSI) text of the screen, with `scrollbackRows` rows above it, trailing blanks trimmed. */
+  /** Plain (or ANSI) text of the screen, with `scrollbackRows` rows above it (history included), trailing blanks trimmed. */
   text(options: TextOptions = {}): string {
-    return screenText(this.terminal, options);
+    return screenText(this.textRows(options.scrollbackRows ?? 0), this.terminal.buffer.normal.getNullCell(), options);
+  }
+
+  /**
+   * text(), in slices of about `sliceMs` (for thousands of rows of history);
+   * parsing of this screen waits meanwhile, so the text is of one moment.
+   */
+  textAsync(options: TextOptions & { sliceMs?: number } = {}): Promise<string> {
+    if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
+    return new Promise<string>((resolve, reject) => {
+      this.queue.pushStep(() => {
+        this.queue.hold();
+        const slices = textSlices(this.textRows(options.scrollbackRows ?? 0), this.terminal.buffer.normal.getNullCell(), options);
+        runSliced(slices, options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
+          .then(resolve, reject)
+          .finally(() => this.queue.release());
+      }, () => reject(new Error('tend: screen disposed')));
+    });
+  }
+
+  /** Rows of the active buffer from `scrollbackRows` above the screen to its bottom; history rows first where the live ones run out. */
+  private textRows(scrollbackRows: number): TextRows {
+    const buffer = this.terminal.buffer.active;
+    const wanted = Math.max(0, scrollbackRows);
+    const liveFrom = Math.max(0, buffer.baseY - wanted);
+    const liveCount = buffer.baseY + this.terminal.rows - liveFrom;
+    const base = this.history.endRow;
+    const olderWanted = buffer.type === 'normal' ? wanted - buffer.baseY : 0;
+    const olderFrom = olderWanted > 0 ? Math.max(this.history.firstRow, base - olderWanted) : base;
+    const olderCount = base - olderFrom;
+    return {
+      count: olderCount + liveCount,
+      getLine: (i) => (i < olderCount ? this.lineAt(olderFrom + i) : buffer.getLine(liveFrom + i - olderCount)),
+    };
+  }
+}
+
+/** Runs a generator to its end, handing the loop back whenever a slice has taken `sliceMs`. */
+async function runSliced<T>(slices: Generator<void, T, void>, sliceMs: number, disposed: () => boolean): Promise<T> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = slices.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (disposed()) throw new Error('tend: screen disposed');
+      sliceStart = performance.now();
+    }
   }
 }

@@ -23,7 +23,7 @@ import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headles
 import { DEFAULT_ATTRS, eraseAttrsFor, isEraseBlank, oscLinkOf, sameAttrs, sgrOf } from './cell-style.js';
 import {
   BG_HAS_EXTENDED, BG_PROTECTED, charsetDesignator, linkOf, rawAttrsOf, rawBg, rawExtended, rawFg,
-  type BufferInternals, type RawAttrs, type TerminalInternals,
+  type BufferInternals, type LinkData, type RawAttrs, type TerminalInternals,
 } from './xterm-private.js';
 
 const ESC = '\x1b';
@@ -38,6 +38,17 @@ export interface SnapshotRequest {
   /** Rows of normal-buffer scrollback to include (all if larger than what is there). */
   scrollbackRows: number;
   title: string;
+  /**
+   * Rows older than the live buffer (the history), already at the terminal's
+   * width, painted above it; they count towards scrollbackRows. `link`
+   * resolves the link ids their cells carry.
+   */
+  older?: { readonly count: number; getLine(i: number): IBufferLine | undefined; link(urlId: number): LinkData | undefined };
+}
+
+/** Rows a painter walks: the normal buffer's, or history rows followed by them. */
+interface Rows {
+  getLine(i: number): IBufferLine | undefined;
 }
 
 export interface SnapshotResult {
@@ -63,7 +74,10 @@ class Painter {
   private readonly cols: number;
   private readonly rows: number;
 
-  constructor(private readonly terminal: Terminal) {
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly olderLink: (urlId: number) => LinkData | undefined = () => undefined,
+  ) {
     this.cols = terminal.cols;
     this.rows = terminal.rows;
     this.cell = terminal.buffer.normal.getNullCell();
@@ -76,7 +90,7 @@ class Painter {
       this.out.push(sgrOf(attrs));
     }
     if (attrs.urlId !== this.penLink) {
-      this.out.push(oscLinkOf(linkOf(this.terminal, attrs.urlId)));
+      this.out.push(oscLinkOf(attrs.urlId < 0 ? this.olderLink(attrs.urlId) : linkOf(this.terminal, attrs.urlId)));
       this.penLink = attrs.urlId;
     }
     this.pen = attrs;
@@ -94,7 +108,7 @@ class Painter {
    * Paints lines [from, to) of `buffer` as yielding slices (one yield per
    * ROWS_PER_CLOCK_CHECK rows; the caller decides whether to pause).
    */
-  *paint(buffer: IBuffer, from: number, to: number, isAlternate: boolean): Generator<void, void, void> {
+  *paint(buffer: Rows, from: number, to: number, isAlternate: boolean): Generator<void, void, void> {
     let last = to - 1;
     const count = to - from;
     const first = buffer.getLine(from);
@@ -459,16 +473,25 @@ function isDefaultSaved(state: BufferInternals): boolean {
  * may hand the event loop back. The terminal must not change until it is done.
  */
 export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals, request: SnapshotRequest): Generator<void, SnapshotResult, void> {
-  const painter = new Painter(terminal);
+  const painter = new Painter(terminal, request.older?.link);
   const normal = terminal.buffer.normal;
   const isAlternate = terminal.buffer.active.type === 'alternate';
-  const included = Math.max(0, Math.min(request.scrollbackRows, normal.baseY));
-  const from = normal.baseY - included;
+  const liveIncluded = Math.max(0, Math.min(request.scrollbackRows, normal.baseY));
+  const from = normal.baseY - liveIncluded;
+  // History rows go above the live ones only when every live scrollback row is in.
+  const older = request.older !== undefined && liveIncluded === normal.baseY ? request.older : undefined;
+  const olderCount = older === undefined ? 0 : Math.min(older.count, Math.max(0, request.scrollbackRows - liveIncluded));
+  const olderStart = (older?.count ?? 0) - olderCount;
+  const rows: Rows = older === undefined || olderCount === 0 ? normal : {
+    getLine: (i) => (i < olderCount ? older.getLine(olderStart + i) : normal.getLine(from + i - olderCount)),
+  };
+  const included = liveIncluded + olderCount;
 
   painter.beginBuffer();
-  yield* painter.paint(normal, from, normal.length, false);
+  yield* painter.paint(rows, olderCount === 0 ? from : 0, olderCount === 0 ? normal.length : olderCount + normal.length - from, false);
   // Saved cursor, tab stops and region belong to each buffer: set each while its buffer is active.
-  painter.savedCursor({ ...internals.normal, ybase: internals.normal.ybase - from });
+  // xterm keeps the saved row as ybase + y, i.e. relative to the screen's top, which the target's screen shares.
+  painter.savedCursor(internals.normal);
   painter.tabStops(internals.normal);
   painter.scrollRegion(internals.normal);
   if (!isAlternate && !isDefaultSaved(internals.alternate)) {

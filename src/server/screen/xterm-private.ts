@@ -12,7 +12,7 @@
 // upgrade of @xterm/headless that renames a field fails loudly at
 // construction and in the tests, never as a wrong screen.
 import xtermHeadless from '@xterm/headless';
-import type { IBufferCell, Terminal } from '@xterm/headless';
+import type { IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 
 /** Attribute bits of xterm's cell model (src/common/buffer/Constants.ts). */
 export const FG_INVERSE = 0x4000000;
@@ -121,6 +121,7 @@ export function assertInternals(terminal: Terminal): void {
     Array.isArray(core._charsetService?._charsets) &&
     typeof core._charsetService.glevel === 'number' &&
     typeof core._oscLinkService?.getLinkData === 'function' &&
+    typeof (core._oscLinkService as unknown as { registerLink?: unknown }).registerLink === 'function' &&
     typeof core._inputHandler?._curAttrData?.fg === 'number' &&
     typeof core._inputHandler.parse === 'function' &&
     typeof core._inputHandler._curAttrData.extended?._ext === 'number' &&
@@ -190,8 +191,35 @@ export function rawExtended(cell: IBufferCell): object | null {
 
 export function linkOf(terminal: Terminal, urlId: number): LinkData | undefined {
   if (urlId === 0) return undefined;
-  const data = coreOf(terminal)._oscLinkService.getLinkData(urlId);
+  const data = coreOf(terminal)._oscLinkService.getLinkData(urlId) ?? keptLinks.get(terminal)?.get(urlId);
   return data === undefined ? undefined : { id: data.id, uri: data.uri };
+}
+
+/** Links most recently registered, per terminal, kept after xterm forgets them. */
+const keptLinks = new WeakMap<Terminal, Map<number, LinkData>>();
+/** How many links a terminal keeps beyond xterm's own memory. */
+const KEPT_LINKS = 4096;
+
+/**
+ * xterm forgets a link when the row it was opened on leaves the buffer
+ * (it keeps one marker per link, on that row), though a link that wrapped
+ * onto later rows still colours their cells. Those rows then move to the
+ * history with the link unresolvable. So each terminal remembers the last
+ * KEPT_LINKS links it registered, by id, and linkOf() falls back on them.
+ */
+export function keepLinks(terminal: Terminal): void {
+  if (keptLinks.has(terminal)) return;
+  const kept = new Map<number, LinkData>();
+  keptLinks.set(terminal, kept);
+  const service = coreOf(terminal)._oscLinkService as unknown as { registerLink(data: LinkData): number };
+  const register = service.registerLink.bind(service);
+  service.registerLink = (data: LinkData): number => {
+    const id = register(data);
+    kept.delete(id);
+    kept.set(id, { id: data.id, uri: data.uri });
+    if (kept.size > KEPT_LINKS) kept.delete(kept.keys().next().value as number);
+    return id;
+  };
 }
 
 function bufferInternals(buffer: BufferShape, cols: number): BufferInternals {
@@ -265,17 +293,73 @@ export function charsetDesignator(charset: object): string | undefined {
 /**
  * xterm 6.0 bug: ED 1 (`CSI 1 J`, also DECSED `CSI ? 1 J`) with the cursor at
  * the last column clears the wrap flag of the line *below* by screen row
- * instead of buffer line, and throws when that index is past the buffer end
- * (bottom row, no scrollback) — from inside its write loop, which would take
- * the whole server down. In exactly that case ED 1 means "erase every row"
- * (the cursor's row is the last one), so it is done as ED 2, which erases
- * the same cells and does not move the cursor. Returns true when it took over.
+ * instead of buffer line: it touches a scrollback row near the top of the
+ * buffer (which row depends on how much scrollback there is, so a terminal
+ * whose old rows moved to the history would touch another one), and throws
+ * when that index is past the buffer's end (bottom row, no scrollback) —
+ * from inside its write loop, which would take the whole server down.
+ * Here ED 1 at the last column does what xterm means: its own erase, with
+ * the stray flag put back and the row below the cursor unwrapped. With the
+ * cursor on the last row and no scrollback ED 1 means "erase every row",
+ * done as ED 2, which erases the same cells and does not move the cursor.
+ * Returns true when it took over.
  */
 export function eraseAboveGuard(terminal: Terminal, params: (number | number[])[], selective: boolean): boolean {
   if (params[0] !== 1) return false;
   const buffer = terminal.buffer.active;
-  if (buffer.cursorX + 1 < terminal.cols || buffer.cursorY + 1 < buffer.length) return false;
+  if (buffer.cursorX + 1 < terminal.cols) return false;
   const handler = (coreOf(terminal)._inputHandler as unknown as { eraseInDisplay(p: { params: number[] }, respectProtect: boolean): boolean });
-  handler.eraseInDisplay({ params: [2] }, selective);
+  if (buffer.cursorY + 1 >= buffer.length) {
+    handler.eraseInDisplay({ params: [2] }, selective);
+    return true;
+  }
+  const lines = (coreOf(terminal) as unknown as { buffer: { lines: { get(i: number): { isWrapped: boolean } | undefined } } }).buffer.lines;
+  const y = buffer.cursorY;
+  const stray = lines.get(y + 1);
+  const strayWasWrapped = stray?.isWrapped;
+  handler.eraseInDisplay({ params: [1] }, selective);
+  // Rows baseY..baseY+y were erased (and unwrapped) by the erase itself; a stray row above them was not meant to change.
+  if (stray !== undefined && strayWasWrapped !== undefined && y + 1 < buffer.baseY) stray.isWrapped = strayWasWrapped;
+  // (xterm's list wraps around: an index past its end reads its first row, so check.)
+  if (buffer.baseY + y + 1 < buffer.length) lines.get(buffer.baseY + y + 1)!.isWrapped = false;
   return true;
+}
+
+/** Builds xterm's own row objects (for rows read back from the history), seen through the public IBufferLine. */
+export interface LineFactory {
+  /** An empty row of `cols` cells. */
+  line(cols: number, wrapped: boolean): RawLine;
+  /** An extended-attributes record (underline style and colour in `ext`, a link id). */
+  extended(ext: number, urlId: number): object;
+  /** The public view of a row, as terminal.buffer.*.getLine() returns. */
+  view(line: RawLine): IBufferLine;
+}
+
+/** xterm's BufferLine, writable: 3 words per cell (content, fg, bg) and what hangs off them. */
+export interface RawLine {
+  _data: Uint32Array;
+  _combined: Record<number, string>;
+  _extendedAttrs: Record<number, object | undefined>;
+  length: number;
+  isWrapped: boolean;
+}
+
+/**
+ * The constructors come from the terminal's own objects (xterm does not
+ * export them): a live row of the normal buffer, its public view, and the
+ * pen's extended record.
+ */
+export function lineFactory(terminal: Terminal): LineFactory {
+  const core = coreOf(terminal) as unknown as CoreShape & { buffers: { normal: { lines: { get(i: number): object | undefined } } } };
+  const sample = core.buffers.normal.lines.get(0);
+  const view = terminal.buffer.normal.getLine(0);
+  if (sample === undefined || view === undefined) throw new Error('tend: a terminal without rows cannot build rows');
+  const LineCtor = sample.constructor as new (cols: number, fill?: unknown, isWrapped?: boolean) => RawLine;
+  const ViewCtor = view.constructor as new (line: RawLine) => IBufferLine;
+  const ExtCtor = core._inputHandler._curAttrData.extended.constructor as new (ext?: number, urlId?: number) => object;
+  return {
+    line: (cols, wrapped) => new LineCtor(cols, undefined, wrapped),
+    extended: (ext, urlId) => new ExtCtor(ext, urlId),
+    view: (line) => new ViewCtor(line),
+  };
 }

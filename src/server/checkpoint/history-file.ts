@@ -1,0 +1,282 @@
+// A session's history on disk: `<dir>/<session id>.hist`, the history's
+// sealed blocks (screen/history/) appended once each, in order. A block never
+// changes after it is sealed, so a checkpoint writes only the blocks sealed
+// since the last one, never the whole history again: checkpoint cost stays
+// flat however deep the scrollback.
+//
+//   file    := magic "TENDHIST" (8)  u16 version  u16 0  record*
+//   record  := u32 payload bytes  u32 CRC-32 of the payload  payload
+//   payload := u8 kind (1: block)  f64 first row  u32 rows  u32 data bytes  u32 link bytes
+//              u32 × rows (where each row starts in data)  data  links (JSON: [{id?, uri}])
+//
+// Appends are not atomic: a crash can leave a torn last record. A reader
+// stops at the first record that is short or fails its CRC and truncates the
+// file there, and the checkpoint says which rows it needs (it is written only
+// after the blocks it counts are synced), so a torn tail is never a row a
+// checkpoint relied on. The file is rewritten (temp file + rename) when the
+// history was erased, when blocks went missing in between (checkpoints were
+// off), or when blocks dropped from memory take more room than the rest.
+import { crc32 } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
+import type { LinkData } from '../screen/xterm-private.js';
+import type { HistoryBlock } from '../screen/history/history.js';
+import { nodeFs, type CheckpointFs } from './files.js';
+
+export const HISTORY_SUFFIX = '.hist';
+const MAGIC = Buffer.from('TENDHIST', 'ascii');
+const VERSION = 1;
+const FILE_HEADER_BYTES = 12;
+const RECORD_HEADER_BYTES = 8;
+const BLOCK_FIXED_BYTES = 1 + 8 + 4 + 4 + 4;
+const KIND_BLOCK = 1;
+/** A record longer than this is damage, not a block (blocks are ~32 KiB). */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+const FILE_MODE = 0o600;
+/** Rewrite when the bytes of dropped blocks pass the kept ones and this. */
+const MIN_WASTE_BYTES = 1024 * 1024;
+
+const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function historyFilePath(dir: string, sessionId: string): string {
+  if (!SESSION_ID_PATTERN.test(sessionId)) throw new Error(`not a valid session id for a history file: ${JSON.stringify(sessionId)}`);
+  return join(dir, sessionId + HISTORY_SUFFIX);
+}
+
+/** A block as read back: what a history needs to take it in (it gives it a serial of its own). */
+export type StoredBlock = Omit<HistoryBlock, 'serial'>;
+
+function fileHeader(): Buffer {
+  const header = Buffer.alloc(FILE_HEADER_BYTES);
+  MAGIC.copy(header, 0);
+  header.writeUInt16LE(VERSION, 8);
+  return header;
+}
+
+export function encodeBlockRecord(block: StoredBlock): Buffer {
+  const links = Buffer.from(JSON.stringify(block.links), 'utf8');
+  const payloadBytes = BLOCK_FIXED_BYTES + block.rows * 4 + block.data.length + links.length;
+  const record = Buffer.alloc(RECORD_HEADER_BYTES + payloadBytes);
+  let at = RECORD_HEADER_BYTES;
+  at = record.writeUInt8(KIND_BLOCK, at);
+  at = record.writeDoubleLE(block.firstRow, at);
+  at = record.writeUInt32LE(block.rows, at);
+  at = record.writeUInt32LE(block.data.length, at);
+  at = record.writeUInt32LE(links.length, at);
+  for (let i = 0; i < block.rows; i++) at = record.writeUInt32LE(block.starts[i]!, at);
+  record.set(block.data, at);
+  at += block.data.length;
+  links.copy(record, at);
+  record.writeUInt32LE(payloadBytes, 0);
+  record.writeUInt32LE(crc32(record.subarray(RECORD_HEADER_BYTES)), 4);
+  return record;
+}
+
+function decodeBlock(payload: Buffer): StoredBlock | null {
+  if (payload.length < BLOCK_FIXED_BYTES || payload[0] !== KIND_BLOCK) return null;
+  const firstRow = payload.readDoubleLE(1);
+  const rows = payload.readUInt32LE(9);
+  const dataBytes = payload.readUInt32LE(13);
+  const linkBytes = payload.readUInt32LE(17);
+  if (!Number.isSafeInteger(firstRow) || firstRow < 0 || rows === 0) return null;
+  if (BLOCK_FIXED_BYTES + rows * 4 + dataBytes + linkBytes !== payload.length) return null;
+  let at = BLOCK_FIXED_BYTES;
+  const starts = new Uint32Array(rows);
+  for (let i = 0; i < rows; i++, at += 4) {
+    starts[i] = payload.readUInt32LE(at);
+    if (starts[i]! >= dataBytes || (i > 0 && starts[i]! <= starts[i - 1]!)) return null;
+  }
+  const data = new Uint8Array(payload.subarray(at, at + dataBytes));
+  at += dataBytes;
+  let links: LinkData[];
+  try {
+    const parsed: unknown = JSON.parse(payload.subarray(at, at + linkBytes).toString('utf8'));
+    if (!Array.isArray(parsed) || !parsed.every((l) => typeof l === 'object' && l !== null && typeof (l as LinkData).uri === 'string')) return null;
+    links = (parsed as LinkData[]).map((l) => ({ id: typeof l.id === 'string' ? l.id : undefined, uri: l.uri }));
+  } catch {
+    return null;
+  }
+  return { firstRow, rows, data, starts, links };
+}
+
+export interface HistoryFileContents {
+  /** Whole blocks, in order, ending at or before the row asked for. */
+  blocks: StoredBlock[];
+  /** Bytes of the file those blocks take (header included): the file is cut there. */
+  bytes: number;
+  /** Why reading stopped early, for the log ('' when the file was whole). */
+  problem: string;
+}
+
+/**
+ * Reads `<id>.hist` up to the blocks that end at or before `endRow` (what a
+ * checkpoint covers), and cuts the file after them: later blocks are rows
+ * the replay after the checkpoint will archive again, and a torn tail is
+ * dropped. A missing file is an empty history.
+ */
+export async function readHistoryFile(dir: string, sessionId: string, endRow: number, options: { fs?: CheckpointFs } = {}): Promise<HistoryFileContents> {
+  const fs = options.fs ?? nodeFs;
+  const path = historyFilePath(dir, sessionId);
+  let file: Buffer;
+  try {
+    file = await fs.readFile(path);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return { blocks: [], bytes: 0, problem: '' };
+    return { blocks: [], bytes: 0, problem: `cannot read ${path}: ${(err as Error).message}` };
+  }
+  if (file.length < FILE_HEADER_BYTES || !file.subarray(0, 8).equals(MAGIC) || file.readUInt16LE(8) !== VERSION) {
+    return { blocks: [], bytes: 0, problem: `${path} is not a tend history file of version ${VERSION}` };
+  }
+  const blocks: StoredBlock[] = [];
+  let at = FILE_HEADER_BYTES;
+  let problem = '';
+  while (at < file.length) {
+    if (file.length - at < RECORD_HEADER_BYTES) {
+      problem = `${path}: torn record at byte ${at}`;
+      break;
+    }
+    const length = file.readUInt32LE(at);
+    const sum = file.readUInt32LE(at + 4);
+    if (length > MAX_RECORD_BYTES || file.length - at - RECORD_HEADER_BYTES < length) {
+      problem = `${path}: torn or damaged record at byte ${at}`;
+      break;
+    }
+    const payload = file.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
+    const block = crc32(payload) === sum ? decodeBlock(payload) : null;
+    if (block === null) {
+      problem = `${path}: damaged record at byte ${at}`;
+      break;
+    }
+    const previous = blocks[blocks.length - 1];
+    if (block.firstRow + block.rows > endRow) break;
+    if (previous !== undefined && block.firstRow !== previous.firstRow + previous.rows) {
+      // A rewrite or a drop left a gap: the older rows cannot be shown as continuing into these.
+      blocks.length = 0;
+    }
+    blocks.push(block);
+    at += RECORD_HEADER_BYTES + length;
+  }
+  if (at < file.length) {
+    const handle = await fs.open(path, 'r+');
+    try {
+      await handle.truncate(at);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+  return { blocks, bytes: at, problem };
+}
+
+/** What a checkpoint hands the writer: the history's sealed blocks at the cut. */
+export interface HistorySource {
+  /** Changes when the history is erased (ED 3, RIS): a file of another epoch starts over. */
+  epoch: number;
+  blocks: readonly StoredBlock[];
+}
+
+interface FileState {
+  epoch: number;
+  /** The row after the file's last block. */
+  endRow: number;
+  /** Bytes in the file. */
+  bytes: number;
+}
+
+/**
+ * Keeps each session's history file in step with its history: appends the
+ * blocks sealed since the last sync, or rewrites the file when appending
+ * would not do. One sync per session at a time (the checkpoint writer's lane
+ * sees to that).
+ */
+export class HistoryFiles {
+  private readonly state = new Map<string, FileState>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly fs: CheckpointFs = nodeFs,
+  ) {}
+
+  /** The file as recovery found it: it holds blocks up to `endRow` of this epoch. */
+  adopt(sessionId: string, state: FileState): void {
+    this.state.set(sessionId, state);
+  }
+
+  forget(sessionId: string): void {
+    this.state.delete(sessionId);
+  }
+
+  /** Makes the file hold `source`'s blocks, synced; throws the file system's error. */
+  async sync(sessionId: string, source: HistorySource): Promise<void> {
+    const known = this.state.get(sessionId);
+    const blocks = source.blocks;
+    const keptBytes = blocks.reduce((n, b) => n + b.data.length + b.rows * 4, 0);
+    const first = blocks.findIndex((b) => b.firstRow + b.rows > (known?.endRow ?? 0));
+    const fresh = first < 0 ? [] : blocks.slice(first);
+    const appendable = known !== undefined && known.epoch === source.epoch &&
+      (fresh.length === 0 || fresh[0]!.firstRow === known.endRow) &&
+      known.bytes - keptBytes < Math.max(MIN_WASTE_BYTES, keptBytes);
+    if (appendable) {
+      if (fresh.length === 0) return;
+      await this.append(sessionId, known, fresh);
+      return;
+    }
+    if (blocks.length === 0 && known === undefined) return;
+    await this.rewrite(sessionId, source);
+  }
+
+  private async append(sessionId: string, known: FileState, blocks: readonly StoredBlock[]): Promise<void> {
+    const records = blocks.map(encodeBlockRecord);
+    const handle = await this.fs.open(historyFilePath(this.dir, sessionId), 'a', FILE_MODE);
+    try {
+      await writeAll(handle, records);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const last = blocks[blocks.length - 1]!;
+    this.state.set(sessionId, { epoch: known.epoch, endRow: last.firstRow + last.rows, bytes: known.bytes + records.reduce((n, r) => n + r.length, 0) });
+  }
+
+  private async rewrite(sessionId: string, source: HistorySource): Promise<void> {
+    const path = historyFilePath(this.dir, sessionId);
+    const records = [fileHeader(), ...source.blocks.map(encodeBlockRecord)];
+    const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const handle = await this.fs.open(temp, 'wx', FILE_MODE);
+    try {
+      try {
+        await writeAll(handle, records);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.fs.rename(temp, path);
+    } catch (err) {
+      await this.fs.unlink(temp).catch(() => {});
+      throw err;
+    }
+    const last = source.blocks[source.blocks.length - 1];
+    this.state.set(sessionId, {
+      epoch: source.epoch,
+      endRow: last === undefined ? 0 : last.firstRow + last.rows,
+      bytes: records.reduce((n, r) => n + r.length, 0),
+    });
+  }
+
+  /** Deletes the session's file; a missing one is fine. */
+  async remove(sessionId: string): Promise<void> {
+    this.state.delete(sessionId);
+    try {
+      await this.fs.unlink(historyFilePath(this.dir, sessionId));
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
+async function writeAll(handle: FileHandle, parts: readonly Buffer[]): Promise<void> {
+  for (const part of parts) {
+    for (let at = 0; at < part.length; ) at += (await handle.write(part, at, part.length - at)).bytesWritten;
+  }
+}

@@ -1,0 +1,97 @@
+// Bytes in and out for the history's compact rows: a growable writer and a
+// bounds-checked reader, with LEB128 varints for unsigned 32-bit words (a
+// small number, the common case, takes one byte).
+
+export class ByteWriter {
+  private buf: Uint8Array;
+  private pos = 0;
+
+  constructor(initialBytes = 4096) {
+    this.buf = new Uint8Array(initialBytes);
+  }
+
+  get length(): number {
+    return this.pos;
+  }
+
+  private room(bytes: number): void {
+    if (this.pos + bytes <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + bytes) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  byte(value: number): void {
+    this.room(1);
+    this.buf[this.pos++] = value;
+  }
+
+  /** An unsigned 32-bit value (numbers are taken modulo 2^32). */
+  varint(value: number): void {
+    this.room(5);
+    let v = value >>> 0;
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  bytes(data: Uint8Array): void {
+    this.room(data.length);
+    this.buf.set(data, this.pos);
+    this.pos += data.length;
+  }
+
+  /** A copy of what was written, exactly as long. */
+  toBytes(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  /** The bytes from `start` on, as a view (valid until the next write). */
+  view(start = 0, end = this.pos): Uint8Array {
+    return this.buf.subarray(start, end);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+}
+
+export class ByteReader {
+  pos: number;
+
+  constructor(
+    private readonly buf: Uint8Array,
+    start = 0,
+    private readonly end = buf.length,
+  ) {
+    this.pos = start;
+  }
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  byte(): number {
+    if (this.pos >= this.end) throw new RangeError('history data ends early');
+    return this.buf[this.pos++]!;
+  }
+
+  varint(): number {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = this.byte();
+      if (shift === 28) {
+        if (b > 0x0f) throw new RangeError('history varint too long');
+        return (value | (b << 28)) >>> 0;
+      }
+      value |= (b & 0x7f) << shift;
+      if (b < 0x80) return value >>> 0;
+      shift += 7;
+    }
+  }
+}

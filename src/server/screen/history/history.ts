@@ -1,0 +1,378 @@
+// A session's history: the rows that scrolled off the short live scrollback
+// of its headless xterm, in compact form (row-codec.ts), oldest first.
+//
+// Rows are numbered absolutely: row r is the r-th row that ever left the
+// live buffer's top, so a number keeps meaning the same row while rows come
+// and go. The history holds rows [firstRow, endRow); the live buffer's line i
+// is row endRow + i. Rows below firstRow were erased (ED 3, RIS: the program
+// asked) or dropped (a budget, or a row lost in a reflow): `droppedRows`
+// counts the latter since the last erase, so readers can say that rows are
+// missing rather than show the rest as complete.
+//
+// Rows are appended to an open block; a block is sealed at BLOCK_ROWS rows or
+// BLOCK_BYTES bytes and never changes again, which is what lets a checkpoint
+// append it to the session's history file once (history-file.ts) and a budget
+// drop it whole. Limits: at least `maxRows` rows are kept (whole blocks are
+// dropped only while the rest still holds maxRows), and never more than
+// `maxBytes` bytes; a server-wide budget (HistoryBudget) drops the oldest
+// blocks across sessions first.
+import type { LinkData } from '../xterm-private.js';
+import type { RawBufferLine } from '../scrollback-tap.js';
+import { ByteReader, ByteWriter } from './bytes.js';
+import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
+
+/** A sealed block holds at most this many rows… */
+export const BLOCK_ROWS = 256;
+/** …or about this many bytes of encoded rows (a block of wide, dense rows seals early). */
+export const BLOCK_BYTES = 32 * 1024;
+/** Links a block can name (ids are block serial * LINKS_PER_BLOCK + index + 1). */
+const LINKS_PER_BLOCK = 0xffff;
+/** What a block costs besides its bytes: the object, its row index, its link table. */
+const BLOCK_OVERHEAD_BYTES = 200;
+
+export interface HistoryBlock {
+  /** Server-wide order of sealing: the budget drops the lowest first. */
+  readonly serial: number;
+  readonly firstRow: number;
+  readonly rows: number;
+  /** The rows' encodings, back to back. */
+  readonly data: Uint8Array;
+  /** Where each row starts in data. */
+  readonly starts: Uint32Array;
+  readonly links: readonly LinkData[];
+}
+
+/** Where a history stands: the rows it holds, and those dropped just below them. */
+export interface HistoryState {
+  firstRow: number;
+  endRow: number;
+  droppedRows: number;
+}
+
+export interface HistoryCheckpoint {
+  /** Changes with each erase: a history file of another epoch starts over. */
+  epoch: number;
+  blocks: readonly HistoryBlock[];
+  state: HistoryState;
+}
+
+export interface HistoryLimits {
+  /** Keep at least this many rows (whole blocks beyond it are dropped). */
+  maxRows: number;
+  /** Never keep more than this many bytes. */
+  maxBytes: number;
+}
+
+/** What the server-wide budget sees of a history. */
+export interface BudgetMember {
+  readonly bytes: number;
+  /** Serial of the oldest block, or Infinity when there is none. */
+  readonly oldestSerial: number;
+  /** Drops the oldest block; returns the bytes freed. */
+  dropOldestBlock(reason: 'budget'): number;
+}
+
+export interface HistoryBudgetLike {
+  nextSerial(): number;
+  /** `member` grew by `bytes` (negative: shrank); the budget may drop blocks anywhere. */
+  charge(member: BudgetMember, bytes: number): void;
+  remove(member: BudgetMember): void;
+}
+
+export function blockBytes(block: HistoryBlock): number {
+  let linkBytes = 0;
+  for (const l of block.links) linkBytes += 2 * (l.uri.length + (l.id?.length ?? 0)) + 32;
+  return block.data.length + block.starts.byteLength + linkBytes + BLOCK_OVERHEAD_BYTES;
+}
+
+interface OpenBlock {
+  writer: ByteWriter;
+  starts: number[];
+  links: LinkTable;
+  firstRow: number;
+}
+
+export class History implements BudgetMember {
+  private blocks: HistoryBlock[] = [];
+  private open: OpenBlock;
+  private _firstRow = 0;
+  private _endRow = 0;
+  private _droppedRows = 0;
+  private sealedBytes = 0;
+  /** Bumped by erase(): a history file must then start over. */
+  private _epoch = 0;
+  private readonly sealedListeners = new Set<(block: HistoryBlock) => void>();
+  /** The last decoded block, for reading rows in order. */
+  private cache: { serial: number; rows: DecodedRow[] } | null = null;
+
+  constructor(
+    private limits: HistoryLimits,
+    private readonly budget: HistoryBudgetLike | null = null,
+  ) {
+    this.open = this.newOpen();
+  }
+
+  get firstRow(): number {
+    return this._firstRow;
+  }
+  get endRow(): number {
+    return this._endRow;
+  }
+  get rowCount(): number {
+    return this._endRow - this._firstRow;
+  }
+  /**
+   * Rows a memory budget dropped (or a reflow lost) just below firstRow,
+   * since the last erase: rows the program wrote that tend no longer holds.
+   */
+  get droppedRows(): number {
+    return this._droppedRows;
+  }
+  get epoch(): number {
+    return this._epoch;
+  }
+  /** Bytes held, sealed and open. */
+  get bytes(): number {
+    return this.sealedBytes + this.open.writer.length + this.open.starts.length * 4;
+  }
+  get oldestSerial(): number {
+    return this.blocks[0]?.serial ?? Number.POSITIVE_INFINITY;
+  }
+  /** Sealed blocks, oldest first. */
+  get sealed(): readonly HistoryBlock[] {
+    return this.blocks;
+  }
+
+  setLimits(limits: HistoryLimits): void {
+    this.limits = limits;
+    this.enforceLimits();
+  }
+
+  /** Called for each block as it is sealed (the history file appends it). */
+  onSealed(listener: (block: HistoryBlock) => void): { dispose(): void } {
+    this.sealedListeners.add(listener);
+    return { dispose: () => this.sealedListeners.delete(listener) };
+  }
+
+  /** Rows leaving the live buffer, oldest first; `linkOf` resolves the terminal's link ids. */
+  append(lines: readonly RawBufferLine[], linkOf: (urlId: number) => LinkData | undefined): void {
+    const before = this.bytes;
+    for (const line of lines) {
+      const open = this.open;
+      open.starts.push(open.writer.length);
+      encodeRow(line, open.writer, open.links, linkOf);
+      this._endRow++;
+      if (open.starts.length >= BLOCK_ROWS || open.writer.length >= BLOCK_BYTES || open.links.size >= LINKS_PER_BLOCK - 64) {
+        this.sealOpen();
+      }
+    }
+    this.budget?.charge(this, this.bytes - before);
+    this.enforceLimits();
+  }
+
+  /** Seals the open block if it holds rows (a checkpoint wants every row in a sealed block). */
+  seal(): void {
+    if (this.open.starts.length === 0) return;
+    const before = this.bytes;
+    this.sealOpen();
+    this.budget?.charge(this, this.bytes - before);
+  }
+
+  private sealOpen(): void {
+    const open = this.open;
+    if (open.starts.length === 0) return;
+    const block: HistoryBlock = {
+      serial: this.budget?.nextSerial() ?? nextLocalSerial(),
+      firstRow: open.firstRow,
+      rows: open.starts.length,
+      data: open.writer.toBytes(),
+      starts: Uint32Array.from(open.starts),
+      links: open.links.links,
+    };
+    this.blocks.push(block);
+    this.sealedBytes += blockBytes(block);
+    this.open = this.newOpen();
+    for (const l of this.sealedListeners) l(block);
+  }
+
+  /**
+   * What a checkpoint needs, at its cut: every row sealed (the open block
+   * too, however small), the sealed blocks, and where the history stands.
+   */
+  checkpoint(): HistoryCheckpoint {
+    this.seal();
+    return {
+      epoch: this._epoch,
+      blocks: [...this.blocks],
+      state: { firstRow: this._firstRow, endRow: this._endRow, droppedRows: this._droppedRows },
+    };
+  }
+
+  /**
+   * Takes back blocks read from a history file (recovery), in order, before
+   * any row is appended; `state` is what the checkpoint recorded. Rows the
+   * blocks do not reach back to count as dropped.
+   */
+  restore(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): void {
+    const blocks = stored.map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
+    this.blocks = blocks;
+    this.sealedBytes = blocks.reduce((sum, b) => sum + blockBytes(b), 0);
+    this._firstRow = blocks[0]?.firstRow ?? state.endRow;
+    this._endRow = state.endRow;
+    this._droppedRows = state.droppedRows + Math.max(0, this._firstRow - state.firstRow);
+    this.open = this.newOpen();
+    this.cache = null;
+    this.budget?.charge(this, this.sealedBytes);
+    this.enforceLimits();
+  }
+
+  /**
+   * The program erased the scrollback (ED 3) or reset the terminal: every
+   * row so far is gone, and `liveRowsRemoved` rows of the live buffer with
+   * them (numbers move on past them).
+   */
+  erase(liveRowsRemoved: number): void {
+    const before = this.bytes;
+    this._endRow += liveRowsRemoved;
+    this.blocks = [];
+    this.sealedBytes = 0;
+    this.open = this.newOpen();
+    this._firstRow = this._endRow;
+    this._droppedRows = 0;
+    this._epoch++;
+    this.cache = null;
+    this.budget?.charge(this, this.bytes - before);
+  }
+
+  /**
+   * `count` rows left the live buffer without being offered (a reflow that
+   * overflowed it): they are numbered and counted as dropped, and so are all
+   * rows before them, so the history never reads across a hole.
+   */
+  lose(count: number): void {
+    const before = this.bytes;
+    this._droppedRows += this.rowCount + count;
+    this.blocks = [];
+    this.sealedBytes = 0;
+    this._endRow += count;
+    this.open = this.newOpen();
+    this._firstRow = this._endRow;
+    this._epoch++;
+    this.cache = null;
+    this.budget?.charge(this, this.bytes - before);
+  }
+
+  /**
+   * Drops the oldest block: for a memory budget (its rows count as dropped),
+   * or because the rows beyond it already make the rows kept (the scrollback
+   * ends there, as in any terminal: nothing above is missing).
+   */
+  dropOldestBlock(reason: 'budget' | 'rows'): number {
+    const block = this.blocks.shift();
+    if (block === undefined) return 0;
+    const freed = blockBytes(block);
+    this.sealedBytes -= freed;
+    if (reason === 'budget') this._droppedRows += block.rows;
+    else this._droppedRows = 0;
+    this._firstRow = this.blocks[0]?.firstRow ?? this.open.firstRow;
+    if (this.cache?.serial === block.serial) this.cache = null;
+    return freed;
+  }
+
+  private enforceLimits(): void {
+    let freed = 0;
+    while (this.blocks.length > 0) {
+      const oldest = this.blocks[0]!;
+      const overRows = this.rowCount - oldest.rows >= this.limits.maxRows;
+      const overBytes = this.bytes > this.limits.maxBytes;
+      if (!overRows && !overBytes) break;
+      freed += this.dropOldestBlock(overBytes ? 'budget' : 'rows');
+    }
+    if (freed > 0) this.budget?.charge(this, -freed);
+  }
+
+  /** Decoded rows [from, to) (clamped to what is held), in order. */
+  rows(from: number, to: number): DecodedRow[] {
+    const out: DecodedRow[] = [];
+    const end = Math.min(to, this._endRow);
+    for (let r = Math.max(from, this._firstRow); r < end; r++) {
+      const row = this.row(r);
+      if (row !== undefined) out.push(row);
+    }
+    return out;
+  }
+
+  /** One decoded row, or undefined if it is not held. Rows read in order decode each block once. */
+  row(r: number): DecodedRow | undefined {
+    if (r < this._firstRow || r >= this._endRow) return undefined;
+    if (r >= this.open.firstRow) {
+      const i = r - this.open.firstRow;
+      const starts = this.open.starts;
+      const end = i + 1 < starts.length ? starts[i + 1]! : this.open.writer.length;
+      return decodeRow(new ByteReader(this.open.writer.view(), starts[i]!, end));
+    }
+    const block = this.blockOf(r);
+    if (block === undefined) return undefined;
+    if (this.cache?.serial !== block.serial) {
+      const rows: DecodedRow[] = [];
+      for (let i = 0; i < block.rows; i++) {
+        const end = i + 1 < block.rows ? block.starts[i + 1]! : block.data.length;
+        rows.push(decodeRow(new ByteReader(block.data, block.starts[i]!, end)));
+      }
+      this.cache = { serial: block.serial, rows };
+    }
+    return this.cache.rows[r - block.firstRow];
+  }
+
+  /** A row's width and used cells, read from its header without decoding it. */
+  rowShape(r: number): { cols: number; used: number } | undefined {
+    if (r < this._firstRow || r >= this._endRow) return undefined;
+    let reader: ByteReader;
+    if (r >= this.open.firstRow) {
+      reader = new ByteReader(this.open.writer.view(), this.open.starts[r - this.open.firstRow]!);
+    } else {
+      const block = this.blockOf(r);
+      if (block === undefined) return undefined;
+      reader = new ByteReader(block.data, block.starts[r - block.firstRow]!);
+    }
+    reader.varint();
+    const cols = reader.varint();
+    return { cols, used: reader.varint() };
+  }
+
+  /** The link a decoded row's cell names (its `link` field), by the block the row is in. */
+  linkOf(r: number, link: number): LinkData | undefined {
+    if (link === 0) return undefined;
+    if (r >= this.open.firstRow) return this.open.links.links[link - 1];
+    return this.blockOf(r)?.links[link - 1];
+  }
+
+  private blockOf(r: number): HistoryBlock | undefined {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const b = this.blocks[mid]!;
+      if (r < b.firstRow) hi = mid - 1;
+      else if (r >= b.firstRow + b.rows) lo = mid + 1;
+      else return b;
+    }
+    return undefined;
+  }
+
+  private newOpen(): OpenBlock {
+    return { writer: new ByteWriter(4096), starts: [], links: new LinkTable(), firstRow: this._endRow };
+  }
+
+  dispose(): void {
+    this.budget?.remove(this);
+    this.blocks = [];
+    this.cache = null;
+    this.sealedListeners.clear();
+  }
+}
+
+let localSerial = 0;
+function nextLocalSerial(): number {
+  return ++localSerial;
+}
