@@ -227,26 +227,28 @@ export class HistoryFiles {
   }
 
   private async append(sessionId: string, known: FileState, blocks: readonly StoredBlock[]): Promise<void> {
-    const records = blocks.map(encodeBlockRecord);
     const handle = await this.fs.open(historyFilePath(this.dir, sessionId), 'a', FILE_MODE);
+    let bytes = 0;
     try {
-      await writeAll(handle, records);
+      bytes = await writeBlocks(handle, blocks);
       await handle.sync();
     } finally {
       await handle.close();
     }
     const last = blocks[blocks.length - 1]!;
-    this.state.set(sessionId, { epoch: known.epoch, endRow: last.firstRow + last.rows, bytes: known.bytes + records.reduce((n, r) => n + r.length, 0) });
+    this.state.set(sessionId, { epoch: known.epoch, endRow: last.firstRow + last.rows, bytes: known.bytes + bytes });
   }
 
   private async rewrite(sessionId: string, source: HistorySource): Promise<void> {
     const path = historyFilePath(this.dir, sessionId);
-    const records = [fileHeader(), ...source.blocks.map(encodeBlockRecord)];
     const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     const handle = await this.fs.open(temp, 'wx', FILE_MODE);
+    let bytes = 0;
     try {
       try {
-        await writeAll(handle, records);
+        const header = fileHeader();
+        await writeAll(handle, header);
+        bytes = header.length + await writeBlocks(handle, source.blocks);
         await handle.sync();
       } finally {
         await handle.close();
@@ -257,11 +259,7 @@ export class HistoryFiles {
       throw err;
     }
     const last = source.blocks[source.blocks.length - 1];
-    this.state.set(sessionId, {
-      epoch: source.epoch,
-      endRow: last === undefined ? 0 : last.firstRow + last.rows,
-      bytes: records.reduce((n, r) => n + r.length, 0),
-    });
+    this.state.set(sessionId, { epoch: source.epoch, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes });
   }
 
   /** Deletes the session's file; a missing one is fine. */
@@ -275,8 +273,21 @@ export class HistoryFiles {
   }
 }
 
-async function writeAll(handle: FileHandle, parts: readonly Buffer[]): Promise<void> {
-  for (const part of parts) {
-    for (let at = 0; at < part.length; ) at += (await handle.write(part, at, part.length - at)).bytesWritten;
+async function writeAll(handle: FileHandle, part: Buffer): Promise<void> {
+  for (let at = 0; at < part.length; ) at += (await handle.write(part, at, part.length - at)).bytesWritten;
+}
+
+/**
+ * Encodes and writes blocks one at a time: each write hands the loop back,
+ * so a whole history (hundreds of blocks) never holds it for long.
+ * Returns the bytes written.
+ */
+async function writeBlocks(handle: FileHandle, blocks: readonly StoredBlock[]): Promise<number> {
+  let bytes = 0;
+  for (const block of blocks) {
+    const record = encodeBlockRecord(block);
+    await writeAll(handle, record);
+    bytes += record.length;
   }
+  return bytes;
 }

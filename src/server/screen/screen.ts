@@ -68,7 +68,7 @@ export const DEFAULT_SCROLLBACK_ROWS = 10_000;
  * rows move to the compact history. Enough for a viewer's snapshot (1 000
  * rows) to come from xterm alone.
  */
-export const DEFAULT_LIVE_SCROLLBACK_ROWS = 1000;
+export const DEFAULT_LIVE_SCROLLBACK_ROWS = 500;
 /** A session's history never holds more than this (a budget: past it the oldest rows are dropped, and said to be). */
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 /** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */

@@ -6,7 +6,7 @@
 
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
 import { CloseReason, ViewerErrorCode, type FrameFromServer, type ResumePoint } from '../../protocol/viewer-frames.js';
-import type { FlowLimits, Timers } from './flow-limits.js';
+import { REPLAY_MAX_BYTES, type FlowLimits, type Timers } from './flow-limits.js';
 import { OutputLog, randomBaseSeq } from './output-log.js';
 import { SizePolicy, type TerminalSize } from './size-policy.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
@@ -70,6 +70,10 @@ export class SessionViewers extends DisposableBase {
   append(bytes: Uint8Array): number {
     const seq = this.log.append(bytes);
     for (const ch of this.channels) ch.outputAppended();
+    // With no viewer, only a replay's worth is worth keeping: a viewer that
+    // reconnects owing more gets a snapshot anyway (and a busy session with
+    // no viewer would otherwise hold its whole log cap).
+    if (this.channels.size === 0) this.log.trimTo(seq - (this.options.limits?.replayMaxBytes ?? REPLAY_MAX_BYTES));
     return seq;
   }
 
@@ -147,9 +151,9 @@ export class SessionViewers extends DisposableBase {
 
   /**
    * Trims the log to the lowest ack across attached viewers. A viewer still
-   * starting (no position yet) holds trimming off; with no viewer at all the
-   * log keeps what its cap allows, so a viewer reconnecting after a blip can
-   * still be replayed.
+   * starting (no position yet) holds trimming off; with no viewer at all
+   * append() keeps the last replay's worth, so a viewer reconnecting after a
+   * blip can still be replayed.
    */
   private trim(): void {
     if (this.channels.size === 0) return;

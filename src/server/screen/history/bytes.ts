@@ -16,7 +16,7 @@ export class ByteWriter {
 
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(64, this.buf.length * 2);
     while (size < this.pos + bytes) size *= 2;
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));

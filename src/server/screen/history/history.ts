@@ -27,6 +27,10 @@ export const BLOCK_ROWS = 256;
 export const BLOCK_BYTES = 32 * 1024;
 /** Links a block can name (ids are block serial * LINKS_PER_BLOCK + index + 1). */
 const LINKS_PER_BLOCK = 0xffff;
+/** Room past BLOCK_BYTES for the row that crosses it (a dense 500-column row is ~5 KiB). */
+const WRITER_HEADROOM_BYTES = 8 * 1024;
+/** The open block's writer until the first row arrives (never written to). */
+const EMPTY_WRITER = new ByteWriter(0);
 /** What a block costs besides its bytes: the object, its row index, its link table. */
 const BLOCK_OVERHEAD_BYTES = 200;
 
@@ -102,6 +106,8 @@ export class History implements BudgetMember {
   /** Bumped by erase(): a history file must then start over. */
   private _epoch = 0;
   private readonly sealedListeners = new Set<(block: HistoryBlock) => void>();
+  /** The one writer open blocks are written with (created with the first row). */
+  private writer: ByteWriter | null = null;
   /** The last decoded block, for reading rows in order. */
   private cache: { serial: number; rows: DecodedRow[] } | null = null;
 
@@ -157,6 +163,11 @@ export class History implements BudgetMember {
   /** Rows leaving the live buffer, oldest first; `linkOf` resolves the terminal's link ids. */
   append(lines: readonly RawBufferLine[], linkOf: (urlId: number) => LinkData | undefined): void {
     const before = this.bytes;
+    if (this.writer === null) {
+      // First rows: an idle session never pays for the block buffer.
+      this.writer = new ByteWriter(BLOCK_BYTES + WRITER_HEADROOM_BYTES);
+      this.open.writer = this.writer;
+    }
     for (const line of lines) {
       const open = this.open;
       open.starts.push(open.writer.length);
@@ -360,8 +371,15 @@ export class History implements BudgetMember {
     return undefined;
   }
 
+  /**
+   * A fresh open block. Its writer is the history's one, reused block after
+   * block: grown by doubling per block, a writer would leave ~4 times the
+   * block's size of freed buffers behind it, which the allocator does not
+   * give back to the system.
+   */
   private newOpen(): OpenBlock {
-    return { writer: new ByteWriter(4096), starts: [], links: new LinkTable(), firstRow: this._endRow };
+    this.writer?.reset();
+    return { writer: this.writer ?? EMPTY_WRITER, starts: [], links: new LinkTable(), firstRow: this._endRow };
   }
 
   dispose(): void {
