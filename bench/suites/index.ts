@@ -15,6 +15,7 @@ import { serverCheckpointSuite } from './server-checkpoint.js';
 import { serverLoopSuite } from './server-loop.js';
 import { serverMemorySuite } from './server-memory.js';
 import { serverRecoverySuite } from './server-recovery.js';
+import { serverScaleSuite } from './server-scale.js';
 import { serverThroughputSuite } from './server-throughput.js';
 import { throughputSuite } from './throughput.js';
 import { tmuxMemorySuite } from './tmux-memory.js';
@@ -33,6 +34,7 @@ export const SUITES: readonly Suite[] = [
   serverCheckpointSuite,
   serverRecoverySuite,
   serverLoopSuite,
+  serverScaleSuite,
   attachEchoSuite,
   attachThroughputSuite,
   attachReattachSuite,

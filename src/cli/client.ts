@@ -103,7 +103,8 @@ export class TendClient {
     const line = await new Promise<string>((resolve) => {
       let text = '';
       const timer = setTimeout(() => resolve(`ERR the server did not report ready within ${SERVER_START_TIMEOUT_MS / 1000} s; see ${this.paths.serverLog}`), SERVER_START_TIMEOUT_MS);
-      pipe.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      pipe.setEncoding('utf8'); // a character split across chunks stays whole
+      pipe.on('data', (c: string) => (text += c));
       pipe.on('end', () => {
         clearTimeout(timer);
         resolve(text.trim() || `ERR the server exited before it was ready; see ${this.paths.serverLog}`);

@@ -48,6 +48,7 @@ const fromViewer: FrameFromViewer[] = [
   { type: 'ack', channel: 4, seq: 0 },
   { type: 'ack', channel: 4, seq: 281_474_976_710_656 + 12345 },
   { type: 'scrollback-request', channel: 4, beforeRow: 10_000, count: 500 },
+  { type: 'scrollback-request', channel: 4, beforeRow: 2 ** 53 - 1, count: 10_000 },
 ];
 
 const fromServer: FrameFromServer[] = [
@@ -63,6 +64,8 @@ const fromServer: FrameFromServer[] = [
   { type: 'state', channel: 3, state: { agent: 'waiting', bell: true, cwd: '/home/u', nested: { n: 1 } } },
   { type: 'error', channel: 0, code: ViewerErrorCode.BAD_ACK, message: 'ack 9 is past 5' },
   { type: 'closed', channel: 3, reason: CloseReason.SESSION_ENDED, message: 'the shell exited' },
+  { type: 'scrollback', channel: 3, firstRow: 2 ** 40 + 7, rows: 2, dropped: 0, oldest: false, text: '\x1b[0;31mred\x1b[0m\r\nplain' },
+  { type: 'scrollback', channel: 3, firstRow: 0, rows: 0, dropped: 123, oldest: true, text: '' },
 ];
 
 describe('viewer frames', () => {
@@ -216,7 +219,7 @@ describe('viewer frames', () => {
 
   test('FrameType keeps the direction in the high bit', () => {
     for (const [name, type] of Object.entries(FrameType)) {
-      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED'].includes(name);
+      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED', 'SCROLLBACK'].includes(name);
       assert.equal((type & 0x80) !== 0, fromServerSide, name);
     }
   });

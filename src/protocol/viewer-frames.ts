@@ -52,7 +52,13 @@ export const FrameType = {
   STATE: 0x87,
   ERROR: 0x88,
   CLOSED: 0x89,
+  SCROLLBACK: 0x8a,
 } as const;
+
+/** The most rows one SCROLLBACK_REQUEST may ask for. */
+export const MAX_SCROLLBACK_REQUEST_ROWS = 10_000;
+/** SCROLLBACK flag: no row older than these is held (what is left is dropped or never was). */
+export const SCROLLBACK_OLDEST = 0x01;
 
 /** Codes carried by ERROR frames; stable, listed in docs/viewer-protocol.md. */
 export const ViewerErrorCode = {
@@ -136,6 +142,10 @@ export type FrameFromViewer =
   | { type: 'input'; channel: number; data: Uint8Array }
   | { type: 'resize-request'; channel: number; cols: number; rows: number }
   | { type: 'ack'; channel: number; seq: number }
+  /**
+   * Rows of history older than row `beforeRow` (a row number from an earlier
+   * SCROLLBACK; 0: older than the last snapshot's top row), at most `count`.
+   */
   | { type: 'scrollback-request'; channel: number; beforeRow: number; count: number };
 
 /** Frames the server sends to a viewer. */
@@ -160,7 +170,15 @@ export type FrameFromServer =
   | { type: 'exit'; channel: number; code: number; signal: number }
   | { type: 'state'; channel: number; state: Record<string, unknown> }
   | { type: 'error'; channel: number; code: number; message: string }
-  | { type: 'closed'; channel: number; reason: CloseReason; message: string };
+  | { type: 'closed'; channel: number; reason: CloseReason; message: string }
+  /**
+   * The answer to a SCROLLBACK_REQUEST: rows `firstRow` .. firstRow + rows − 1,
+   * oldest first, as lines of text with SGR (CR LF between them); `oldest`
+   * when no older row is held, and then `dropped` rows past them were
+   * dropped by the server's memory budget (shown as incomplete, never as the
+   * start of the output).
+   */
+  | { type: 'scrollback'; channel: number; firstRow: number; rows: number; dropped: number; oldest: boolean; text: string };
 
 export type ViewerFrameErrorCode =
   | 'TEND_ERR_FRAME_TOO_LARGE'
@@ -329,9 +347,12 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       return w.bytes;
     }
     case 'scrollback-request': {
-      const w = new FrameWriter(FrameType.SCROLLBACK_REQUEST, frame.channel, 8);
-      w.u32(checkU32('beforeRow', frame.beforeRow));
-      w.u32(checkU32('count', frame.count));
+      if (!Number.isInteger(frame.count) || frame.count < 1 || frame.count > MAX_SCROLLBACK_REQUEST_ROWS) {
+        badField(`count must be 1..${MAX_SCROLLBACK_REQUEST_ROWS}`);
+      }
+      const w = new FrameWriter(FrameType.SCROLLBACK_REQUEST, frame.channel, 12);
+      w.seq(frame.beforeRow);
+      w.u32(frame.count);
       return w.bytes;
     }
   }
@@ -403,6 +424,16 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       return textFrame(FrameType.ERROR, frame.channel, [[2, checkU16('code', frame.code)]], frame.message);
     case 'closed':
       return textFrame(FrameType.CLOSED, frame.channel, [[1, frame.reason]], frame.message);
+    case 'scrollback': {
+      const text = utf8Encoder.encode(frame.text);
+      const w = new FrameWriter(FrameType.SCROLLBACK, frame.channel, 8 + 4 + 4 + 1 + text.length);
+      w.seq(frame.firstRow);
+      w.u32(checkU32('rows', frame.rows));
+      w.u32(checkU32('dropped', frame.dropped));
+      w.u8(frame.oldest ? SCROLLBACK_OLDEST : 0);
+      w.raw(text);
+      return w.bytes;
+    }
   }
 }
 
@@ -573,9 +604,13 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
     case FrameType.ACK:
       frame = { type: 'ack', channel, seq: r.seq() };
       break;
-    case FrameType.SCROLLBACK_REQUEST:
-      frame = { type: 'scrollback-request', channel, beforeRow: r.u32(), count: r.u32() };
+    case FrameType.SCROLLBACK_REQUEST: {
+      const beforeRow = r.seq();
+      const count = r.u32();
+      if (count < 1 || count > MAX_SCROLLBACK_REQUEST_ROWS) bad(`SCROLLBACK_REQUEST count must be 1..${MAX_SCROLLBACK_REQUEST_ROWS}`);
+      frame = { type: 'scrollback-request', channel, beforeRow, count };
       break;
+    }
     default:
       throw new ViewerFrameError('TEND_ERR_FRAME_UNKNOWN', `unknown viewer frame type 0x${type.toString(16)}`);
   }
@@ -644,6 +679,14 @@ export function decodeFrameFromServer(bytes: Uint8Array, options?: DecodeOptions
       const reason = r.u8();
       if (!Object.values(CloseReason).includes(reason as CloseReason)) bad(`CLOSED has an unknown reason ${reason}`);
       frame = { type: 'closed', channel, reason: reason as CloseReason, message: r.restText('message') };
+      break;
+    }
+    case FrameType.SCROLLBACK: {
+      const firstRow = r.seq();
+      const rows = r.u32();
+      const dropped = r.u32();
+      const oldest = (r.u8() & SCROLLBACK_OLDEST) !== 0;
+      frame = { type: 'scrollback', channel, firstRow, rows, dropped, oldest, text: r.restText('scrollback text') };
       break;
     }
     default:

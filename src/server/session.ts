@@ -119,6 +119,9 @@ export class Session extends DisposableBase {
     this.viewers = this.register(new SessionViewers({
       boot: deps.boot,
       takeSnapshot: () => this.viewerSnapshot(),
+      // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
+      readScrollback: ({ beforeRow, count }) =>
+        this._screen.olderRowsText(beforeRow ?? this._screen.snapshotTopRow(VIEWER_SNAPSHOT_SCROLLBACK_ROWS), count),
       writeInput: (data) => {
         if (this._status === 'running') this.holder?.input(data);
       },
@@ -362,6 +365,7 @@ export class Session extends DisposableBase {
       rows: snap.rows,
       data: snap.data,
       title: snap.title || undefined,
+      firstRow: snap.firstRow,
       modes: {
         cursorX: snap.cursor.x,
         cursorY: snap.cursor.y,

@@ -22,7 +22,8 @@ function rawCall(s: ControlServer, method: string, path: string, body?: Buffer |
   return new Promise((resolve, reject) => {
     const req = request({ socketPath: s.client.paths.serverSocket, method, path, headers: { 'content-type': 'application/json' } }, (res) => {
       let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.setEncoding('utf8'); // a character split across chunks stays whole
+      res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on('error', reject);
@@ -34,7 +35,8 @@ function tcpGet(port: number, path: string): Promise<{ status: number; body: any
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path }, (res) => {
       let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.setEncoding('utf8'); // a character split across chunks stays whole
+      res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on('error', reject);

@@ -57,7 +57,8 @@ export function startControlServer(extraEnv: Record<string, string> = {}): Contr
         const payload = body === undefined ? undefined : JSON.stringify(body);
         const req = request({ socketPath: server.client.paths.serverSocket, method, path, agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
           let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+          res.setEncoding('utf8'); // a character split across chunks stays whole
+          res.on('data', (c: string) => (text += c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
         });
         req.on('error', reject);

@@ -27,7 +27,8 @@ function call(port: number, method: string, path: string, headers: Record<string
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      res.setEncoding('utf8'); // a character split across chunks stays whole
+      res.on('data', (c: string) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, headers: res.headers }));
     });
     req.on('error', reject);
@@ -98,8 +99,10 @@ describe('the 127.0.0.1 listener', { timeout: TEST_TIMEOUT_MS }, () => {
     scope.trackPid(child.pid!);
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
+    child.stdout.on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8'); // a character split across chunks stays whole
+    child.stderr.on('data', (c: string) => (err += c));
     await new Promise((resolve) => child.on('close', resolve));
     const answer = JSON.parse(out || JSON.stringify({ error: err }));
     assert.equal(answer.status, 403, JSON.stringify(answer));

@@ -75,8 +75,10 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
       const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.asUser ?? {}) });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
+      child.stdout.on('data', (c: string) => (stdout += c));
+      child.stderr.setEncoding('utf8'); // a character split across chunks stays whole
+      child.stderr.on('data', (c: string) => (stderr += c));
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));

@@ -9,6 +9,8 @@ interface ScreenView {
   cursor: { x: number; y: number };
   degraded: boolean;
   status: string;
+  /** Rows of scrollback shown, there are, and dropped past the oldest (by the server's memory budget). */
+  scrollback?: { shown: number; available: number; dropped: number };
 }
 
 export const screenVerb: Verb = {
@@ -19,8 +21,9 @@ export const screenVerb: Verb = {
 Prints the visible screen as text.
 
   -a, --ansi           with colours and attributes
-  -S, --scrollback N   include N rows of history above the screen
-  -j, --json           text with size, cursor and status`,
+  -S, --scrollback N   include N rows of history above the screen (says so on stderr
+                       when older rows were dropped by the server's memory budget)
+  -j, --json           text with size, cursor, status and scrollback {shown, available, dropped}`,
   options: { ...jsonOption, ansi: { type: 'boolean', short: 'a' }, scrollback: { type: 'string', short: 'S' } },
   async run({ args, client, stdout, stderr }) {
     const [target] = args.positionals;
@@ -34,6 +37,9 @@ Prints the visible screen as text.
     if (args.values.json) printJson(stdout, s);
     else {
       if (s.degraded) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring); what follows is incomplete\n');
+      if (s.scrollback !== undefined && s.scrollback.dropped > 0) {
+        stderr.write(`tend: ${s.scrollback.dropped} older rows were dropped to keep within the server's history memory budget; showing the ${s.scrollback.shown} rows of scrollback that remain\n`);
+      }
       stdout.write(s.text.endsWith('\n') ? s.text : `${s.text}\n`);
     }
     return 0;

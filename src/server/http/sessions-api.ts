@@ -133,14 +133,18 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     if (format === 'snapshot') {
       // The snapshot covers exactly the bytes fed before the call: read the offset first.
       const offset = session.offset;
+      const scrollback = screen.scrollbackShown(scrollbackRows);
       const snapshot = await screen.snapshotAsync({ scrollbackRows });
-      return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status } };
+      return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status, scrollback } };
     }
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
+    // Sliced: thousands of rows of history never hold the loop for long.
+    const { text, scrollback } = await screen.textAsync({ scrollbackRows, ansi: format === 'ansi' });
     return {
       status: 200,
       json: {
-        text: screen.text({ scrollbackRows, ansi: format === 'ansi' }),
+        text,
+        scrollback,
         cols: screen.cols,
         rows: screen.rows,
         cursor: screen.cursor,

@@ -49,6 +49,11 @@ function ansiLine(line: IBufferLine, cell: IBufferCell, trimRight: boolean): str
   return pen === DEFAULT_ATTRS ? out : out + '\x1b[0m';
 }
 
+/** One row as text: plain (trailing blanks dropped) or with SGR (ending in a reset). */
+export function rowText(line: IBufferLine, cell: IBufferCell, options: { ansi?: boolean }): string {
+  return options.ansi === true ? ansiLine(line, cell, true) : line.translateToString(true).replace(/ +$/, '');
+}
+
 /** The text as a generator: each `yield` is a point where a sliced caller may hand the loop back. */
 export function* textSlices(rows: TextRows, cell: IBufferCell, options: TextOptions = {}): Generator<void, string, void> {
   const lines: string[] = [];

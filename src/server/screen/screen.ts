@@ -52,7 +52,7 @@ import type { IBufferLine, IDisposable, Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotRequest, type SnapshotResult } from './snapshot-writer.js';
-import { screenText, textSlices, type TextOptions, type TextRows } from './screen-text.js';
+import { rowText, screenText, textSlices, type TextOptions, type TextRows } from './screen-text.js';
 import { flushScrollback, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
 import { HistoryLines } from './history/history-lines.js';
@@ -117,9 +117,25 @@ export interface ScreenSnapshot {
   data: string;
   /** Rows of scrollback included in data. */
   scrollbackRows: number;
+  /** The row number of its top scrollback row (rows older than it are history to ask for). */
+  firstRow: number;
   title: string;
   cwd: string | null;
   cursor: { x: number; y: number; visible: boolean };
+}
+
+export interface ScrollbackShown {
+  /** Rows of scrollback included. */
+  shown: number;
+  /** Rows of scrollback there are, live and history. */
+  available: number;
+  /** Rows dropped by a memory budget beyond the oldest held, when the request reached past it; else 0. */
+  dropped: number;
+}
+
+export interface ScreenText {
+  text: string;
+  scrollback: ScrollbackShown;
 }
 
 export interface SnapshotOptions {
@@ -374,6 +390,13 @@ export class Screen extends DisposableBase {
     return this.history.rowCount > 0 ? this.history.firstRow : this.history.endRow;
   }
 
+  /** The row number of the top scrollback row a snapshot with `scrollbackRows` would show now. */
+  snapshotTopRow(scrollbackRows: number): number {
+    const normal = this.terminal.buffer.normal;
+    const top = this.rowBase + normal.baseY - scrollbackRows;
+    return Math.max(this.firstRow, top);
+  }
+
   /** Row `r` of the normal buffer, history or live, at its own width (undefined if not held). */
   lineAt(r: number): IBufferLine | undefined {
     const base = this.history.endRow;
@@ -404,17 +427,24 @@ export class Screen extends DisposableBase {
     return urlId < 0 ? this.builder?.link(urlId) : linkOf(this.terminal, urlId);
   }
 
-  /** History rows to paint above the live scrollback for a snapshot of `scrollbackRows`, or undefined if none are needed. */
-  private older(scrollbackRows: number): SnapshotRequest['older'] {
+  /**
+   * History rows to paint above the live scrollback for a snapshot of
+   * `scrollbackRows` (undefined if none are needed), and the row number of
+   * the snapshot's top scrollback row.
+   */
+  private older(scrollbackRows: number, withHistory: boolean): { request: SnapshotRequest['older']; firstRow: number } {
     const normal = this.terminal.buffer.normal;
+    const liveTop = this.history.endRow + normal.baseY - Math.min(scrollbackRows, normal.baseY);
     const wanted = scrollbackRows - normal.baseY;
-    if (wanted <= 0 || this.history.rowCount === 0) return undefined;
+    if (!withHistory || wanted <= 0 || this.history.rowCount === 0) return { request: undefined, firstRow: liveTop };
     const builder = this.historyLines();
     const to = this.history.endRow;
     const from = Math.max(this.history.firstRow, to - wanted);
     const factory = this.lines();
     const rows = new OlderRows(this.history, builder, from, to, this.terminal.cols, () => factory.view(factory.line(this.terminal.cols, false)));
-    return { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId) };
+    // Split rows (painted narrower than written) make more lines than rows: the snapshot keeps the last ones.
+    const firstRow = rows.count === 0 ? liveTop : rows.rowOfLine(Math.max(0, rows.count - wanted));
+    return { request: { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId) }, firstRow };
   }
 
   /**
@@ -425,12 +455,13 @@ export class Screen extends DisposableBase {
    */
   snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
     const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
+    const older = this.older(scrollbackRows, options.history !== false);
     const result = snapshotNow(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
       title: this.currentTitle,
-      older: options.history === false ? undefined : this.older(scrollbackRows),
+      older: older.request,
     });
-    return this.toSnapshot(result);
+    return this.toSnapshot(result, older.firstRow);
   }
 
   /**
@@ -456,15 +487,16 @@ export class Screen extends DisposableBase {
     // match it (the command index's rows) is read here, synchronously.
     options.onCut?.();
     const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
+    const older = this.older(scrollbackRows, options.history !== false);
     const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
       title: this.currentTitle,
-      older: options.history === false ? undefined : this.older(scrollbackRows),
+      older: older.request,
     });
     let sliceStart = performance.now();
     for (;;) {
       const step = slices.next();
-      if (step.done) return this.toSnapshot(step.value);
+      if (step.done) return this.toSnapshot(step.value, older.firstRow);
       if (performance.now() - sliceStart >= sliceMs) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.isDisposed) throw new Error('tend: screen disposed during its snapshot');
@@ -473,8 +505,9 @@ export class Screen extends DisposableBase {
     }
   }
 
-  private toSnapshot(result: SnapshotResult): ScreenSnapshot {
+  private toSnapshot(result: SnapshotResult, firstRow: number): ScreenSnapshot {
     return {
+      firstRow,
       cols: this.terminal.cols,
       rows: this.terminal.rows,
       data: result.data,
@@ -505,17 +538,68 @@ export class Screen extends DisposableBase {
   }
 
   /**
-   * text(), in slices of about `sliceMs` (for thousands of rows of history);
-   * parsing of this screen waits meanwhile, so the text is of one moment.
+   * text() of everything written so far, in slices of about `sliceMs` (for
+   * thousands of rows of history); parsing of this screen waits meanwhile,
+   * so the text is of one moment. Says how much scrollback it shows.
    */
-  textAsync(options: TextOptions & { sliceMs?: number } = {}): Promise<string> {
+  textAsync(options: TextOptions & { sliceMs?: number } = {}): Promise<ScreenText> {
     if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<ScreenText>((resolve, reject) => {
       this.queue.pushStep(() => {
         this.queue.hold();
-        const slices = textSlices(this.textRows(options.scrollbackRows ?? 0), this.terminal.buffer.normal.getNullCell(), options);
+        const wanted = Math.max(0, options.scrollbackRows ?? 0);
+        const scrollback = this.scrollbackShown(wanted);
+        const slices = textSlices(this.textRows(wanted), this.terminal.buffer.normal.getNullCell(), options);
         runSliced(slices, options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
-          .then(resolve, reject)
+          .then((text) => resolve({ text, scrollback }), reject)
+          .finally(() => this.queue.release());
+      }, () => reject(new Error('tend: screen disposed')));
+    });
+  }
+
+  /**
+   * How `wanted` rows of scrollback above the active screen come out: rows
+   * shown, rows there are (live and history), and rows a memory budget
+   * dropped past the oldest one held (counted only when the request reaches
+   * past it: then what is shown is not all the program wrote).
+   */
+  scrollbackShown(wanted: number): ScrollbackShown {
+    const buffer = this.terminal.buffer.active;
+    const available = buffer.baseY + (buffer.type === 'normal' ? this.history.rowCount : 0);
+    const shown = Math.min(wanted, available);
+    const dropped = buffer.type === 'normal' && wanted > available ? this.history.droppedRows : 0;
+    return { shown, available, dropped };
+  }
+
+  /**
+   * Rows older than row `before`, at most `count`, as lines of text with
+   * SGR joined by CR LF, read in slices (parsing waits meanwhile): what a
+   * viewer scrolling past its snapshot asks for. Says whether the oldest
+   * held row was reached and how many rows a budget dropped beyond it.
+   */
+  olderRowsText(before: number, count: number, options: { sliceMs?: number } = {}): Promise<{ firstRow: number; rows: number; dropped: number; oldest: boolean; text: string }> {
+    if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
+    return new Promise((resolve, reject) => {
+      this.queue.pushStep(() => {
+        this.queue.hold();
+        const lowest = this.firstRow;
+        const to = Math.max(lowest, Math.min(before, this.rowBase + this.terminal.buffer.normal.length));
+        const from = Math.max(lowest, to - Math.max(0, count));
+        const oldest = from <= lowest;
+        const dropped = oldest ? this.history.droppedRows : 0;
+        const cell = this.terminal.buffer.normal.getNullCell();
+        const self = this;
+        function* lines(): Generator<void, string, void> {
+          const out: string[] = [];
+          for (let r = from; r < to; r++) {
+            const line = self.lineAt(r);
+            out.push(line === undefined ? '' : rowText(line, cell, { ansi: true }));
+            if ((r - from) % 64 === 63) yield;
+          }
+          return out.join('\r\n');
+        }
+        runSliced(lines(), options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
+          .then((text) => resolve({ firstRow: from, rows: to - from, dropped, oldest, text }), reject)
           .finally(() => this.queue.release());
       }, () => reject(new Error('tend: screen disposed')));
     });

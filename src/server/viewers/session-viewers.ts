@@ -11,6 +11,9 @@ import { OutputLog, randomBaseSeq } from './output-log.js';
 import { SizePolicy, type TerminalSize } from './size-policy.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
 
+/** Older rows for a viewer: the SCROLLBACK frame's fields. */
+export type ScrollbackRows = Omit<Extract<FrameFromServer, { type: 'scrollback' }>, 'type' | 'channel'>;
+
 export interface SessionViewersOptions {
   /** This server boot's id (every seq is scoped to it). */
   boot: string;
@@ -18,6 +21,11 @@ export interface SessionViewersOptions {
   baseSeq?: number;
   logCapBytes?: number;
   takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
+  /**
+   * Rows of history older than row `beforeRow` (null: older than what a
+   * snapshot would show now), at most `count` of them.
+   */
+  readScrollback?(request: { beforeRow: number | null; count: number }): Promise<ScrollbackRows>;
   /** Input for the PTY, whole, in arrival order. */
   writeInput(data: Uint8Array): void;
   /** The PTY should take this size (the size policy decided). */
@@ -123,6 +131,26 @@ export class SessionViewers extends DisposableBase {
 
   resize(channel: ViewerChannel, size: TerminalSize): void {
     if (this.channels.has(channel)) this.sizes.resize(channel, size);
+  }
+
+  /**
+   * A viewer asks for older rows (SCROLLBACK_REQUEST): row `beforeRow`, or 0
+   * for the rows above the last snapshot it was sent. Answered with one
+   * SCROLLBACK frame, whenever the rows are read.
+   */
+  scrollback(channel: ViewerChannel, beforeRow: number, count: number): void {
+    if (!this.channels.has(channel)) return;
+    const before = beforeRow === 0 ? channel.lastSnapshotFirstRow : beforeRow;
+    const read = this.options.readScrollback?.({ beforeRow: before, count }) ??
+      Promise.resolve({ firstRow: before ?? 0, rows: 0, dropped: 0, oldest: true, text: '' });
+    read.then(
+      (rows) => {
+        if (this.channels.has(channel)) channel.sendEvent({ type: 'scrollback', channel: channel.channel, ...rows });
+      },
+      (err: Error) => {
+        if (this.channels.has(channel)) channel.sendEvent({ type: 'error', channel: channel.channel, code: ViewerErrorCode.INTERNAL, message: `could not read the history: ${err.message}` });
+      },
+    );
   }
 
   /** A frame for every viewer of this session (TITLE, EXIT, STATE). */

@@ -30,6 +30,8 @@ export interface Snapshot {
   data: string;
   /** Sent as TITLE after the snapshot: the serialized screen has no title. */
   title?: string;
+  /** The row number of the snapshot's top scrollback row (history older than it is asked for by row). */
+  firstRow?: number;
 }
 
 export interface SnapshotRequest {
@@ -94,6 +96,7 @@ export class ViewerChannel extends DisposableBase {
   private closed = false;
   private decision: StartDecision | null = null;
   private snapshots = 0;
+  private snapshotFirstRow: number | null = null;
   private lastReason: SnapshotReason | null = null;
 
   constructor(options: ViewerChannelOptions) {
@@ -117,6 +120,11 @@ export class ViewerChannel extends DisposableBase {
 
   get lastSnapshotReason(): SnapshotReason | null {
     return this.lastReason;
+  }
+
+  /** The row number of the top scrollback row of the last snapshot sent (null: none sent, or not known). */
+  get lastSnapshotFirstRow(): number | null {
+    return this.snapshotFirstRow;
   }
 
   /** The seq after the last byte sent (a snapshot counts as sent up to its seq). */
@@ -337,6 +345,7 @@ export class ViewerChannel extends DisposableBase {
     }
     this.snapshotting = false;
     this.snapshots++;
+    this.snapshotFirstRow = snap.firstRow ?? null;
     this.send({
       type: 'snapshot',
       channel: this.channel,

@@ -116,9 +116,6 @@ export class ViewerConnection extends DisposableBase {
       case 'subscribe':
         this.subscribe(frame);
         return;
-      case 'scrollback-request':
-        this.channelError(frame.channel, ViewerErrorCode.UNKNOWN_FRAME, 'scrollback requests are not served yet');
-        return;
       default:
         break;
     }
@@ -141,6 +138,9 @@ export class ViewerConnection extends DisposableBase {
         return;
       case 'resize-request':
         sub.session.resize(sub.channel, { cols: frame.cols, rows: frame.rows });
+        return;
+      case 'scrollback-request':
+        sub.session.scrollback(sub.channel, frame.beforeRow, frame.count);
         return;
     }
   }

@@ -100,7 +100,9 @@ describe('history: rows that leave the live buffer', { timeout: 120_000 }, () =>
       assert.equal(text, screenText(refRows, ref.buffer.normal.getNullCell()));
       assert.equal(screen.text({ scrollbackRows: 60_000, joinWrapped: true }), screenText(refRows, ref.buffer.normal.getNullCell(), { joinWrapped: true }));
       assert.equal(screen.text({ scrollbackRows: 60_000, ansi: true }), screenText(refRows, ref.buffer.normal.getNullCell(), { ansi: true }));
-      assert.equal(await screen.textAsync({ scrollbackRows: 60_000 }), text);
+      const read = await screen.textAsync({ scrollbackRows: 60_000 });
+      assert.equal(read.text, text);
+      assert.deepEqual(read.scrollback, { shown: screen.history.rowCount + 100, available: screen.history.rowCount + 100, dropped: 0 });
     } finally {
       screen.dispose();
       refScreen.dispose();

@@ -37,8 +37,12 @@ export class OlderRows {
     this.count = lines;
   }
 
-  getLine(i: number): IBufferLine | undefined {
-    if (i < 0 || i >= this.count) return undefined;
+  /** The row number line `i` belongs to. */
+  rowOfLine(i: number): number {
+    return this.from + this.indexOfLine(i);
+  }
+
+  private indexOfLine(i: number): number {
     let lo = 0;
     let hi = this.widths.length - 1;
     while (lo < hi) {
@@ -46,6 +50,12 @@ export class OlderRows {
       if (this.prefix[mid]! <= i) lo = mid;
       else hi = mid - 1;
     }
+    return lo;
+  }
+
+  getLine(i: number): IBufferLine | undefined {
+    if (i < 0 || i >= this.count) return undefined;
+    const lo = this.indexOfLine(i);
     const lines = this.cached?.k === lo ? this.cached.lines : this.rowLines(lo);
     this.cached = { k: lo, lines };
     return lines[i - this.prefix[lo]!] ?? this.blank();
