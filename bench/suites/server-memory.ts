@@ -5,6 +5,7 @@
 // share + holder) can be judged. The sessions' programs are not counted, on
 // either side.
 
+import { DEFAULT_LIVE_SCROLLBACK_ROWS, DEFAULT_SCROLLBACK_ROWS } from '../../src/server/screen/index.js';
 import { existsSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -205,7 +206,7 @@ export const serverMemorySuite: Suite = {
           `History: each session runs \`stty -opost; cat fill-COLS.bin; exec cat\` (${HISTORY_ROWS} coloured rows exactly COLS wide); tend's figure is read after every screen is parsed and each session's ${CHECKPOINT_QUIET_MS} ms-quiet checkpoint is on disk.`,
           `Per width, a first group of ${historySessions} such sessions is added unmeasured (it takes the one-time growth of a process that starts parsing: Node's young generation, compiled code; tmux's allocator arenas), then the figure is (RSS after a second group − RSS before it) / ${historySessions}, on both sides.`,
           'Holder: mean Private_Clean + Private_Dirty from /proc/PID/smaps_rollup (includes the touched part of its ring); the programs (`cat`) are not counted on either side.',
-          `Server scrollback: the default (${HISTORY_ROWS} rows); tmux history-limit ${HISTORY_ROWS}. Targets (issue 9): idle ≤ 0.7 MB all told; history ≤ tmux.`,
+          `Server scrollback: the defaults (${DEFAULT_LIVE_SCROLLBACK_ROWS} rows live in xterm, the rest in the compact history, ${DEFAULT_SCROLLBACK_ROWS} in all, so every row is kept); tmux history-limit ${HISTORY_ROWS}. Targets (issue 9): idle ≤ 0.7 MB all told; history ≤ tmux.`,
           ...(unsettled.length ? [`Not settled within the limit: ${unsettled.join('; ')}.`] : []),
         ],
       }],

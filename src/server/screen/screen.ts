@@ -61,12 +61,16 @@ import { assertInternals, eraseAboveGuard, keepLinks, lineFactory, linkOf, parse
 import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
 import { ParseQueue, type ParseMode } from './parse-queue.js';
 
-/** Rows of scrollback a session keeps in all: the live rows in xterm and the history below them. */
-export const DEFAULT_SCROLLBACK_ROWS = 10_000;
 /**
- * Rows of scrollback kept live in xterm (~2 KB each at 80 columns); older
- * rows move to the compact history. Enough for a viewer's snapshot (1 000
- * rows) to come from xterm alone.
+ * Rows of scrollback a session keeps in all: the live rows in xterm and the
+ * history below them (~100 bytes a row of coloured log text).
+ */
+export const DEFAULT_SCROLLBACK_ROWS = 50_000;
+/**
+ * Rows of scrollback kept live in xterm (~2 KB each at 80 columns, ~5 KB at
+ * 200); older rows move to the compact history. 500 keeps a session with
+ * 10 000 rows of history below tmux's memory for the same (measured by
+ * `npm run bench`, server-memory); 1 000 did not at 200 columns.
  */
 export const DEFAULT_LIVE_SCROLLBACK_ROWS = 500;
 /** A session's history never holds more than this (a budget: past it the oldest rows are dropped, and said to be). */
