@@ -128,7 +128,11 @@ export class BenchServer implements Disposable {
     if (this.serverPid !== null && isAlive(this.serverPid)) throw new Error('a server of this home is already running');
     const main = join(this.ctx.root, 'dist', 'src', 'server', 'main.js');
     const started = performance.now();
-    const child = spawn(process.execPath, [main, '--ready-fd', '3'], {
+    // TEND_BENCH_PROFILE_DIR: every server the bench starts writes a V8 CPU profile there when it exits
+    // (how docs/performance.md's profiles were taken).
+    const profileDir = this.ctx.env.TEND_BENCH_PROFILE_DIR;
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const child = spawn(process.execPath, [...profile, main, '--ready-fd', '3'], {
       detached: true,
       stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
       env: this.env,
@@ -237,7 +241,15 @@ export class BenchServer implements Disposable {
     } catch {
       // no server answering: the PIDs seen so far are all there is
     }
-    if (this.serverPid !== null && isAlive(this.serverPid)) await this.crash();
+    if (this.serverPid !== null && isAlive(this.serverPid)) {
+      // A profiled server must exit by itself to write its profile: SIGTERM (a clean stop), then the kill.
+      if (this.ctx.env.TEND_BENCH_PROFILE_DIR) {
+        const pid = this.serverPid;
+        signal(pid, 'SIGTERM');
+        await waitUntil('the profiled server to stop', () => !isAlive(pid), 30_000, 20).catch(() => {});
+      }
+      if (isAlive(this.serverPid)) await this.crash();
+    }
     const holders = [...this.pids.values()].flatMap((p) => (p.holderPid === null ? [] : [p.holderPid]));
     for (const pid of holders) signal(pid, 'SIGTERM');
     await waitUntil('holders to exit', () => holders.every((p) => !isAlive(p)), EXIT_WAIT_MS, 20).catch(() => {});

@@ -16,10 +16,12 @@
 // reading). Every holder and program is ended by PID (BenchServer.close),
 // the tmux server by its PID.
 
-import { readFileSync } from 'node:fs';
-import { runText } from '../lib/child-process.js';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isAlive, runText } from '../lib/child-process.js';
 import { readProcessMemory } from '../lib/proc-memory.js';
-import { BenchServer, serverMissing, type BenchSession } from '../lib/server-instance.js';
+import { BenchServer, serverMissing, waitUntil, type BenchSession } from '../lib/server-instance.js';
 import { settledRssKb } from '../lib/server-settle.js';
 import { formatSummary, median, roundRatios, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
@@ -43,6 +45,8 @@ const SETTLE_LIMIT_MS = 5000;
 /** `GET /v1/sessions` round trips timed with every idle session open */
 const LIST_CALLS = 5;
 const TMUX_SESSIONS_PER_CALL = 25;
+/** a tmux server takes seconds to close 1 000 panes after SIGTERM; the next measurement waits */
+const TMUX_EXIT_WAIT_MS = 30_000;
 /** file descriptors and PTYs kept free beyond one per session */
 const SPARE = 200;
 
@@ -129,6 +133,17 @@ async function ticksPerSecond(ctx: BenchContext): Promise<number> {
   return clockTicks;
 }
 
+/** Gone, or a zombie waiting for its parent (init, for a tmux server) to reap it. */
+function exited(pid: number): boolean {
+  if (!isAlive(pid)) return true;
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
 /** utime + stime of PID, in clock ticks (/proc/PID/stat fields 14 and 15). */
 function cpuTicks(pid: number): number {
   const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -145,19 +160,22 @@ async function cpuPercent(ctx: BenchContext, pid: number, during: () => Promise<
   return ((cpuTicks(pid) - c0) / hz) / ((performance.now() - t0) / 1000) * 100;
 }
 
-/** `count` sessions running argv, CREATE_CONCURRENCY requests at a time; ms taken. */
-async function createMany(server: BenchServer, count: number, argv: string[], into: BenchSession[]): Promise<number> {
+/** `count` sessions, the i-th running argv(i), CREATE_CONCURRENCY requests at a time; and the ms taken. */
+async function createMany(server: BenchServer, count: number, argv: (i: number) => string[]): Promise<{ sessions: BenchSession[]; ms: number }> {
   const t0 = performance.now();
+  const sessions: BenchSession[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < count) {
-      next++;
-      into.push(await server.createSession(argv));
+      const i = next++;
+      sessions[i] = await server.createSession(argv(i));
     }
   };
   await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, count) }, worker));
-  return performance.now() - t0;
+  return { sessions, ms: performance.now() - t0 };
 }
+
+const idleArgv = (): string[] => ['cat'];
 
 interface ParsedMark {
   /** the session's output parsed by `at`, bytes */
@@ -166,21 +184,19 @@ interface ParsedMark {
 }
 
 /**
- * How far each screen has parsed, and when. A session's `offset` counts bytes
- * handed to its screen, which may be queued ahead of the parser (up to 2 MiB
- * before the server pauses the holder), so offsets alone measure intake. Here
- * the offsets are read once, then each screen is flushed (GET .../screen
- * answers once everything fed before it is parsed): when the answer comes,
- * the parser has reached the offset read just before.
+ * How far each screen has parsed, and when: a session's `offset` counts bytes
+ * handed to its screen (up to 2 MiB may wait for the parser before the
+ * server pauses the holder); `offset − unparsedBytes` is what it has parsed.
  */
 async function parsedMarks(server: BenchServer, ids: readonly string[]): Promise<Map<string, ParsedMark>> {
-  const fed = new Map((await server.listSessions()).map((s) => [s.id, s.offset]));
-  return new Map(await Promise.all(ids.map(async (id): Promise<[string, ParsedMark]> => {
-    const bytes = fed.get(id);
+  const at = performance.now();
+  const list = await server.api<Array<{ id: string; offset: number; unparsedBytes: number }>>('GET', '/v1/sessions');
+  const parsed = new Map(list.map((s) => [s.id, s.offset - s.unparsedBytes]));
+  return new Map(ids.map((id): [string, ParsedMark] => {
+    const bytes = parsed.get(id);
     if (bytes === undefined) throw new Error(`session ${id} is not listed`);
-    await server.screen(id);
-    return [id, { bytes, at: performance.now() }];
-  })));
+    return [id, { bytes, at }];
+  }));
 }
 
 /** Mean parse rate of one session between two marks, MB/s, and the mean time between them, ms. */
@@ -193,23 +209,30 @@ function meanParse(from: Map<string, ParsedMark>, to: Map<string, ParsedMark>): 
   return { mbps: mean(spans.map((x) => x.bytes / 1e6 / (x.ms / 1000))), ms: mean(spans.map((x) => x.ms)) };
 }
 
-function producerArgv(file: string): string[] {
-  return ['sh', '-c', `while :; do cat '${file}'; done`];
+/** Waits for a line on its FIFO, then writes FILE again and again. */
+function producerArgv(fifo: string, file: string): string[] {
+  return ['sh', '-c', 'read go < "$0"; while :; do cat "$1"; done', fifo, file];
 }
 
-async function measureOutput(ctx: BenchContext, steps: readonly number[], windowMs: number, file: string): Promise<OutputSample[]> {
+async function measureOutput(ctx: BenchContext, round: number, steps: readonly number[], windowMs: number, file: string): Promise<OutputSample[]> {
+  const dir = join(ctx.tmpDir, 'server-scale');
+  mkdirSync(dir, { recursive: true });
   const server = await BenchServer.start(ctx);
   try {
-    const idle: BenchSession[] = [];
+    let idle = 0;
     const out: OutputSample[] = [];
     for (const [step, open] of steps.entries()) {
       const stepStarted = performance.now();
-      const createMs = await createMany(server, open - PRODUCING - idle.length, ['cat'], idle);
-      const producers = await Promise.all(Array.from({ length: PRODUCING }, () => server.createSession(producerArgv(file))));
-      const ids = producers.map((s) => s.id);
+      const createMs = (await createMany(server, open - PRODUCING - idle, idleArgv)).ms;
+      idle = open - PRODUCING;
+      // created quiet, then released together: no session is created beside the floods
+      const fifos = Array.from({ length: PRODUCING }, (_, i) => join(dir, `go-${round}-${step}-${i}.fifo`));
+      await runText('mkfifo', ['-m', '0600', ...fifos], { env: ctx.env });
+      const producers = await createMany(server, PRODUCING, (i) => producerArgv(fifos[i]!, file));
+      const ids = producers.sessions.map((s) => s.id);
+      await Promise.all(fifos.map((f) => writeFile(f, '\n')));
       await sleep(WARMUP_MS);
-      // The loop window starts now and lasts at least windowMs; the first mark, which waits
-      // for each screen's queued bytes (seconds under flood), is taken inside it.
+      // The loop window starts now and lasts windowMs; the parse marks are taken at its ends.
       let health: HealthBody | undefined;
       let start = new Map<string, ParsedMark>();
       const serverCpuPct = await cpuPercent(ctx, server.pid, async () => {
@@ -222,7 +245,7 @@ async function measureOutput(ctx: BenchContext, steps: readonly number[], window
       const end = await parsedMarks(server, ids);
       const parsed = meanParse(start, end);
       // the next step starts without them; after the last, the server's close ends them
-      if (step < steps.length - 1) await Promise.all(producers.map((s) => server.deleteSession(s.id)));
+      if (step < steps.length - 1) await Promise.all(ids.map((id) => server.deleteSession(id)));
       out.push({
         open, loopP50Ms: health!.eventLoop.p50Ms, loopP99Ms: health!.eventLoop.p99Ms, loopMaxMs: health!.eventLoop.maxMs,
         windowMs: health!.eventLoop.windowMs, perSessionMBps: parsed.mbps, totalMBps: parsed.mbps * PRODUCING, serverCpuPct,
@@ -254,13 +277,14 @@ async function measureTendIdle(ctx: BenchContext, counts: { few: number; many: n
       if (!r.settled) unsettled.push(what);
       return r.rssKb;
     };
-    const sessions: BenchSession[] = [];
-    const createFewMs = await createMany(server, counts.few, ['cat'], sessions);
+    const few = await createMany(server, counts.few, idleArgv);
+    const createFewMs = few.ms;
     const rssFewKb = await settle(`${counts.few} idle`);
-    const createRestMs = await createMany(server, counts.many - counts.few, ['cat'], sessions);
+    const rest = await createMany(server, counts.many - counts.few, idleArgv);
+    const createRestMs = rest.ms;
     const rssManyKb = await settle(`${counts.many} idle`);
     let holdersPrivateKb = 0;
-    for (const s of sessions) {
+    for (const s of [...few.sessions, ...rest.sessions]) {
       if (s.holderPid === null) throw new Error(`session ${s.id} has no holder PID`);
       holdersPrivateKb += readProcessMemory(s.holderPid).privateKb;
     }
@@ -311,6 +335,7 @@ async function measureTmuxIdle(ctx: BenchContext, counts: { few: number; many: n
     return { createFewMs, createRestMs, rssFewKb, rssManyKb, idleCpuPct };
   } finally {
     tmux.dispose();
+    await waitUntil(`tmux server ${tmux.pid} to exit`, () => exited(tmux.pid), TMUX_EXIT_WAIT_MS, 50);
   }
 }
 
@@ -336,7 +361,7 @@ export const serverScaleSuite: Suite = {
     const tmux: TmuxIdleSample[] = [];
     const took = (t0: number): string => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
     for (let r = 0; r < rounds; r++) {
-      const o = await measureOutput(ctx, steps, windowMs, text.path);
+      const o = await measureOutput(ctx, r, steps, windowMs, text.path);
       output.push(o);
       for (const x of o) {
         ctx.log(`  round ${r + 1} tend, ${x.open} open, ${PRODUCING} producing: loop delay p50 ${x.loopP50Ms.toFixed(1)} ms, p99 ${x.loopP99Ms.toFixed(1)} ms, ` +
@@ -401,9 +426,9 @@ export const serverScaleSuite: Suite = {
           columns: ['sessions', 'loop delay p50', 'loop delay p99', 'loop delay max', 'parsed per producing session, MB/s', 'parsed in all, MB/s', 'server CPU, % of a core', 'server RSS, MB'],
           rows: outputRows,
           notes: [
-            `One private server; the open sessions are \`cat\` (idle) plus ${PRODUCING} running \`sh -c 'while :; do cat ${text.name}.bin; done'\` (${(text.bytes / 1e6).toFixed(1)} MB of coloured log text, unmetered: each writes as fast as its holder and the server take it, so the parse rate is the server's capacity shared out, and the loop delay is under the heaviest load).`,
-            `The producers start ${WARMUP_MS} ms before the loop window, which starts with \`GET /v1/health?reset-event-loop=1\` and ends, at least ${windowMs / 1000} s later, with \`GET /v1/health\`, whose eventLoop figures (monitorEventLoopDelay, 1 ms resolution) are the loop delay. For the next step the producers are deleted, idle sessions added, and ${PRODUCING} fresh producers started.`,
-            `Parsed: bytes each producing session's screen parsed between a mark taken as the loop window opens and one as it closes, over the time between them (a mark: the sessions' offsets from \`GET /v1/sessions\`, then each screen flushed with \`GET .../screen\`, which answers once everything fed before it is parsed, seconds later under this load; the offsets alone count bytes queued for the parser, up to 2 MiB a session). Per producing session: the mean; in all: ${PRODUCING} × the mean.`,
+            `One private server; the open sessions are \`cat\` (idle) plus ${PRODUCING} running \`sh -c 'read go < FIFO; while :; do cat ${text.name}.bin; done'\` (${(text.bytes / 1e6).toFixed(1)} MB of coloured log text, unmetered: each writes as fast as its holder and the server take it, so the parse rate is the server's capacity shared out, and the loop delay is under the heaviest load). The producers are created quiet (${CREATE_CONCURRENCY} requests in flight, like the idle ones) and released together through their FIFOs.`,
+            `The producers start ${WARMUP_MS} ms before the loop window, which starts with \`GET /v1/health?reset-event-loop=1\` and ends, at least ${windowMs / 1000} s later, with \`GET /v1/health\`, whose eventLoop figures (monitorEventLoopDelay, sampled every 10 ms) are the loop delay. For the next step the producers are deleted, idle sessions added, and ${PRODUCING} fresh producers started.`,
+            `Parsed: bytes each producing session's screen parsed between a mark as the loop window opens and one as it closes (a mark: \`offset − unparsedBytes\` of each session from \`GET /v1/sessions\`), over the time between them. Per producing session: the mean; in all: ${PRODUCING} × the mean.`,
             'Server CPU: utime + stime from /proc/PID/stat over the loop window; RSS from the health reply at its end.',
             `Target: loop delay p99 < 20 ms with ${lastStep} open and ${PRODUCING} producing. tmux has no loop-delay or parsed-offset figure; its responsiveness beside floods is server-loop's echo.`,
           ],

@@ -55,7 +55,7 @@ const HOLDER_CONNECT_TIMEOUT_MS = 5000;
 const KILL_WAIT_MS = 8000;
 
 // Rows of history a viewer's snapshot carries (DESIGN: cap it, the rest on
-// request); synchronous, ~20-50 ms for 1 000 rows, so keep it modest.
+// request: SCROLLBACK_REQUEST); ~10-40 ms to paint 1 000 rows, in slices.
 const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1000;
 
 const RESTORED_SEPARATOR =
@@ -80,6 +80,8 @@ export interface SessionInfo {
   viewers: number;
   generation: string | null;
   offset: number;
+  /** Bytes fed to the screen and not yet parsed (offset − unparsedBytes is what the screen shows). */
+  unparsedBytes: number;
   degraded: boolean;
 }
 
@@ -177,6 +179,7 @@ export class Session extends DisposableBase {
       viewers: this.viewers.viewerCount,
       generation: r.generation,
       offset: this.fedOffset,
+      unparsedBytes: this._screen.backlogBytes,
       degraded: this._degraded,
     };
   }
@@ -349,15 +352,16 @@ export class Session extends DisposableBase {
   }
 
   /**
-   * A viewer's snapshot and the exact seq it shows. After flush() resolves,
-   * xterm is between parse slices, so the screen is exactly the bytes up to
-   * parsedSeq (each write's callback set it), and parsedSeq is at least every
-   * seq already sent to a viewer, as the protocol requires.
+   * A viewer's snapshot and the exact seq it shows. The snapshot is cut
+   * when the screen has parsed everything written before the request (its
+   * step in the parse queue), and parsing waits while it is serialized in
+   * slices, so the screen is exactly the bytes up to parsedSeq (each write's
+   * callback set it) — at least every seq already sent to a viewer, as the
+   * protocol requires — and no attach holds the loop for the whole paint.
    */
   private async viewerSnapshot(): Promise<Snapshot> {
-    await this._screen.flush();
-    const seq = this.parsedSeq;
-    const snap = this._screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS });
+    let seq = this.parsedSeq;
+    const snap = await this._screen.snapshotAsync({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS, onCut: () => (seq = this.parsedSeq) });
     const m = this._screen.modes;
     return {
       seq,

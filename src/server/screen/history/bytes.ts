@@ -14,6 +14,11 @@ export class ByteWriter {
     return this.pos;
   }
 
+  /** Makes room for `bytes` more bytes (for a run of varintUnchecked). */
+  reserve(bytes: number): void {
+    this.room(bytes);
+  }
+
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
     let size = Math.max(64, this.buf.length * 2);
@@ -31,6 +36,16 @@ export class ByteWriter {
   /** An unsigned 32-bit value (numbers are taken modulo 2^32). */
   varint(value: number): void {
     this.room(5);
+    let v = value >>> 0;
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  /** varint() without the room check: the caller reserved 5 bytes per value (3 for a codepoint). */
+  varintUnchecked(value: number): void {
     let v = value >>> 0;
     while (v >= 0x80) {
       this.buf[this.pos++] = (v & 0x7f) | 0x80;

@@ -97,6 +97,44 @@ export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable
     const content = data[i]!;
     const cfg = data[i + 1]!;
     const cbg = data[i + 2]!;
+    // The common cells first, in tight loops: runs of plain characters or of
+    // empty cells with one look and no extended attributes (a row leaves
+    // the live buffer for every line of output a program prints, so this is
+    // on the parse path).
+    if ((cbg & BG_HAS_EXTENDED) === 0 && (content === NULL_CONTENT || ((content & ~CODEPOINT_MASK) === NULL_CONTENT && (content & CODEPOINT_MASK) !== 0))) {
+      if (cfg !== fg || cbg !== bg || ext !== 0 || urlId !== 0) {
+        fg = cfg;
+        bg = cbg;
+        ext = 0;
+        urlId = 0;
+        out.byte(Op.ATTR);
+        out.varint(fg);
+        out.varint(bg);
+      }
+      let end = x + 1;
+      let j = i + CELL_WORDS;
+      if (content === NULL_CONTENT) {
+        while (end < n && data[j] === NULL_CONTENT && data[j + 1] === cfg && data[j + 2] === cbg) {
+          end++;
+          j += CELL_WORDS;
+        }
+        out.byte(Op.BLANK);
+        out.varint(end - x);
+      } else {
+        while (end < n) {
+          const c = data[j]!;
+          if ((c & ~CODEPOINT_MASK) !== NULL_CONTENT || (c & CODEPOINT_MASK) === 0 || data[j + 1] !== cfg || data[j + 2] !== cbg) break;
+          end++;
+          j += CELL_WORDS;
+        }
+        out.byte(Op.TEXT);
+        out.varint(end - x);
+        out.reserve((end - x) * 3); // a codepoint (21 bits) takes at most 3 bytes
+        for (let k = i; k < j; k += CELL_WORDS) out.varintUnchecked(data[k]! & CODEPOINT_MASK);
+      }
+      x = end;
+      continue;
+    }
     let cext = 0;
     let curl = 0;
     if ((cbg & BG_HAS_EXTENDED) !== 0) {
