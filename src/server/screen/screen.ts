@@ -51,13 +51,12 @@ import xtermHeadless from '@xterm/headless';
 import type { IBufferLine, IDisposable, Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
-import { snapshotNow, snapshotSlices, type SnapshotRequest, type SnapshotResult } from './snapshot-writer.js';
-import { rowText, screenText, textSlices, type TextOptions, type TextRows } from './screen-text.js';
+import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
+import { rowText, screenText, textSlices, type TextOptions } from './screen-text.js';
 import { flushScrollback, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
-import { HistoryLines } from './history/history-lines.js';
-import { OlderRows } from './history/older-rows.js';
-import { assertInternals, eraseAboveGuard, keepLinks, lineFactory, linkOf, parseNow, readInternals, type LineFactory, type LinkData } from './xterm-private.js';
+import { ScreenRows, type ScrollbackShown } from './history/screen-rows.js';
+import { assertInternals, eraseAboveGuard, keepLinks, linkOf, parseNow, readInternals, type LinkData } from './xterm-private.js';
 import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
 import { ParseQueue, type ParseMode } from './parse-queue.js';
 
@@ -75,8 +74,6 @@ export const DEFAULT_SCROLLBACK_ROWS = 50_000;
 export const DEFAULT_LIVE_SCROLLBACK_ROWS = 500;
 /** A session's history never holds more than this (a budget: past it the oldest rows are dropped, and said to be). */
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
-/** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */
-const MAX_BUILDER_LINKS = 10_000;
 /** Longest a snapshotAsync slice may hold the event loop. */
 export const DEFAULT_SNAPSHOT_SLICE_MS = 8;
 
@@ -128,14 +125,7 @@ export interface ScreenSnapshot {
   cursor: { x: number; y: number; visible: boolean };
 }
 
-export interface ScrollbackShown {
-  /** Rows of scrollback included. */
-  shown: number;
-  /** Rows of scrollback there are, live and history. */
-  available: number;
-  /** Rows dropped by a memory budget beyond the oldest held, when the request reached past it; else 0. */
-  dropped: number;
-}
+export type { ScrollbackShown };
 
 export interface ScreenText {
   text: string;
@@ -183,8 +173,8 @@ export class Screen extends DisposableBase {
   readonly history: History;
   private readonly tap: ScrollbackTap;
   private readonly rowsLeaving = new Signal<{ count: number; firstRow: number }>();
-  private factory: LineFactory | undefined;
-  private builder: HistoryLines | undefined;
+  /** Rows as readers see them: history and live, numbered as one. */
+  private readonly reader: ScreenRows;
   /** Bytes and steps waiting for their parse time, in order. */
   private readonly queue: ParseQueue;
   /** What the bytes being parsed right now are (replies go out only for live ones). */
@@ -221,6 +211,7 @@ export class Screen extends DisposableBase {
       rowsLost: (count) => history.lose(count),
     });
     this.register(this.tap);
+    this.reader = new ScreenRows(terminal, history);
     this.queue = new ParseQueue(options.scheduler ?? defaultParseScheduler(), (data, mode) => {
       this.parsing = mode;
       // A snapshot being restored is not the program's output: what it scrolls or erases is not history.
@@ -386,69 +377,27 @@ export class Screen extends DisposableBase {
 
   /** The row number of live line 0 of the normal buffer (rows before it are history). */
   get rowBase(): number {
-    return this.history.endRow;
+    return this.reader.rowBase;
   }
 
   /** The oldest row still held (history or live). */
   get firstRow(): number {
-    return this.history.rowCount > 0 ? this.history.firstRow : this.history.endRow;
+    return this.reader.firstRow;
   }
 
   /** The row number of the top scrollback row a snapshot with `scrollbackRows` would show now. */
   snapshotTopRow(scrollbackRows: number): number {
-    const normal = this.terminal.buffer.normal;
-    const top = this.rowBase + normal.baseY - scrollbackRows;
-    return Math.max(this.firstRow, top);
+    return this.reader.snapshotTopRow(scrollbackRows);
   }
 
   /** Row `r` of the normal buffer, history or live, at its own width (undefined if not held). */
   lineAt(r: number): IBufferLine | undefined {
-    const base = this.history.endRow;
-    if (r >= base) return this.terminal.buffer.normal.getLine(r - base);
-    const row = this.history.row(r);
-    return row === undefined ? undefined : this.historyLines().line(r, row);
-  }
-
-  private lines(): LineFactory {
-    this.factory ??= lineFactory(this.terminal);
-    return this.factory;
-  }
-
-  /**
-   * The builder of history rows as xterm rows. Kept, so the link ids it gives
-   * rows stay valid between calls (linkOf resolves them); replaced when it
-   * has named many links (whoever still holds the old one keeps using it).
-   */
-  private historyLines(): HistoryLines {
-    if (this.builder === undefined || this.builder.linkCount > MAX_BUILDER_LINKS) {
-      this.builder = new HistoryLines(this.lines(), (r, link) => this.history.linkOf(r, link));
-    }
-    return this.builder;
+    return this.reader.lineAt(r);
   }
 
   /** The link a cell of a row from lineAt() names (history rows carry negative ids). */
   linkOf(urlId: number): LinkData | undefined {
-    return urlId < 0 ? this.builder?.link(urlId) : linkOf(this.terminal, urlId);
-  }
-
-  /**
-   * History rows to paint above the live scrollback for a snapshot of
-   * `scrollbackRows` (undefined if none are needed), and the row number of
-   * the snapshot's top scrollback row.
-   */
-  private older(scrollbackRows: number, withHistory: boolean): { request: SnapshotRequest['older']; firstRow: number } {
-    const normal = this.terminal.buffer.normal;
-    const liveTop = this.history.endRow + normal.baseY - Math.min(scrollbackRows, normal.baseY);
-    const wanted = scrollbackRows - normal.baseY;
-    if (!withHistory || wanted <= 0 || this.history.rowCount === 0) return { request: undefined, firstRow: liveTop };
-    const builder = this.historyLines();
-    const to = this.history.endRow;
-    const from = Math.max(this.history.firstRow, to - wanted);
-    const factory = this.lines();
-    const rows = new OlderRows(this.history, builder, from, to, this.terminal.cols, () => factory.view(factory.line(this.terminal.cols, false)));
-    // Split rows (painted narrower than written) make more lines than rows: the snapshot keeps the last ones.
-    const firstRow = rows.count === 0 ? liveTop : rows.rowOfLine(Math.max(0, rows.count - wanted));
-    return { request: { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId) }, firstRow };
+    return this.reader.linkOf(urlId);
   }
 
   /**
@@ -459,7 +408,7 @@ export class Screen extends DisposableBase {
    */
   snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
     const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
-    const older = this.older(scrollbackRows, options.history !== false);
+    const older = this.reader.older(scrollbackRows, options.history !== false);
     const result = snapshotNow(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
       title: this.currentTitle,
@@ -491,7 +440,7 @@ export class Screen extends DisposableBase {
     // match it (the command index's rows) is read here, synchronously.
     options.onCut?.();
     const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
-    const older = this.older(scrollbackRows, options.history !== false);
+    const older = this.reader.older(scrollbackRows, options.history !== false);
     const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
       title: this.currentTitle,
@@ -538,7 +487,7 @@ export class Screen extends DisposableBase {
 
   /** Plain (or ANSI) text of the screen, with `scrollbackRows` rows above it (history included), trailing blanks trimmed. */
   text(options: TextOptions = {}): string {
-    return screenText(this.textRows(options.scrollbackRows ?? 0), this.terminal.buffer.normal.getNullCell(), options);
+    return screenText(this.reader.textRows(options.scrollbackRows ?? 0), this.terminal.buffer.normal.getNullCell(), options);
   }
 
   /**
@@ -552,8 +501,8 @@ export class Screen extends DisposableBase {
       this.queue.pushStep(() => {
         this.queue.hold();
         const wanted = Math.max(0, options.scrollbackRows ?? 0);
-        const scrollback = this.scrollbackShown(wanted);
-        const slices = textSlices(this.textRows(wanted), this.terminal.buffer.normal.getNullCell(), options);
+        const scrollback = this.reader.scrollbackShown(wanted);
+        const slices = textSlices(this.reader.textRows(wanted), this.terminal.buffer.normal.getNullCell(), options);
         runSliced(slices, options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
           .then((text) => resolve({ text, scrollback }), reject)
           .finally(() => this.queue.release());
@@ -561,18 +510,9 @@ export class Screen extends DisposableBase {
     });
   }
 
-  /**
-   * How `wanted` rows of scrollback above the active screen come out: rows
-   * shown, rows there are (live and history), and rows a memory budget
-   * dropped past the oldest one held (counted only when the request reaches
-   * past it: then what is shown is not all the program wrote).
-   */
+  /** How `wanted` rows of scrollback above the active screen come out (see ScreenRows). */
   scrollbackShown(wanted: number): ScrollbackShown {
-    const buffer = this.terminal.buffer.active;
-    const available = buffer.baseY + (buffer.type === 'normal' ? this.history.rowCount : 0);
-    const shown = Math.min(wanted, available);
-    const dropped = buffer.type === 'normal' && wanted > available ? this.history.droppedRows : 0;
-    return { shown, available, dropped };
+    return this.reader.scrollbackShown(wanted);
   }
 
   /**
@@ -586,11 +526,7 @@ export class Screen extends DisposableBase {
     return new Promise((resolve, reject) => {
       this.queue.pushStep(() => {
         this.queue.hold();
-        const lowest = this.firstRow;
-        const to = Math.max(lowest, Math.min(before, this.rowBase + this.terminal.buffer.normal.length));
-        const from = Math.max(lowest, to - Math.max(0, count));
-        const oldest = from <= lowest;
-        const dropped = oldest ? this.history.droppedRows : 0;
+        const { from, to, oldest, dropped } = this.reader.olderRange(before, count);
         const cell = this.terminal.buffer.normal.getNullCell();
         const self = this;
         function* lines(): Generator<void, string, void> {
@@ -607,22 +543,6 @@ export class Screen extends DisposableBase {
           .finally(() => this.queue.release());
       }, () => reject(new Error('tend: screen disposed')));
     });
-  }
-
-  /** Rows of the active buffer from `scrollbackRows` above the screen to its bottom; history rows first where the live ones run out. */
-  private textRows(scrollbackRows: number): TextRows {
-    const buffer = this.terminal.buffer.active;
-    const wanted = Math.max(0, scrollbackRows);
-    const liveFrom = Math.max(0, buffer.baseY - wanted);
-    const liveCount = buffer.baseY + this.terminal.rows - liveFrom;
-    const base = this.history.endRow;
-    const olderWanted = buffer.type === 'normal' ? wanted - buffer.baseY : 0;
-    const olderFrom = olderWanted > 0 ? Math.max(this.history.firstRow, base - olderWanted) : base;
-    const olderCount = base - olderFrom;
-    return {
-      count: olderCount + liveCount,
-      getLine: (i) => (i < olderCount ? this.lineAt(olderFrom + i) : buffer.getLine(liveFrom + i - olderCount)),
-    };
   }
 }
 
