@@ -622,6 +622,7 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
       const stored = await deps.checkpoints.loadHistory(record.id, historyState.endRow);
       if (stored.problem !== '') deps.log.warn(`session ${record.id}: history file: ${stored.problem}; rows it lacks are reported as dropped`);
       screen.history.restore(stored.blocks, historyState);
+      deps.checkpoints.adoptHistory(record.id, screen.history.epoch, stored);
     }
     // Before any later byte: the saved rows must mean this buffer's rows.
     const commands = CommandIndex.restore(screen, cp.meta.commands, { rowsDropped: 0 });

@@ -156,16 +156,24 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
 
   /**
    * Reads a session's history file up to the rows its checkpoint covers
-   * (cutting off what came after), after any write of it in flight; later
-   * checkpoints append to the file from there.
+   * (cutting off what came after), after any write of it in flight. The
+   * history that takes its blocks in then adopts the file (adoptHistory),
+   * so later checkpoints append to it.
    */
   async loadHistory(sessionId: string, endRow: number): Promise<HistoryFileContents> {
     await this.lanes.get(sessionId)?.idle;
-    const contents = await readHistoryFile(this.dir, sessionId, endRow, { fs: this.fs });
+    this.historyFiles.forget(sessionId);
+    return readHistoryFile(this.dir, sessionId, endRow, { fs: this.fs });
+  }
+
+  /**
+   * The session's history (of this epoch) took in `contents`: its file holds
+   * those blocks, and new ones are appended after them. A history of
+   * another epoch (a screen replaced since) rewrites the file instead.
+   */
+  adoptHistory(sessionId: string, epoch: number, contents: HistoryFileContents): void {
     const last = contents.blocks[contents.blocks.length - 1];
-    if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch: 0, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
-    else this.historyFiles.forget(sessionId);
-    return contents;
+    if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
   }
 
   /** Drops a queued write of the session, waits for one in flight, then deletes its files. */

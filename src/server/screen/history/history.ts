@@ -103,8 +103,12 @@ export class History implements BudgetMember {
   private _endRow = 0;
   private _droppedRows = 0;
   private sealedBytes = 0;
-  /** Bumped by erase(): a history file must then start over. */
-  private _epoch = 0;
+  /**
+   * Unique to this history and changed by erase(): a history file written
+   * for another epoch (another history, or this one before an erase) is
+   * rewritten, never appended to.
+   */
+  private _epoch = nextEpoch();
   private readonly sealedListeners = new Set<(block: HistoryBlock) => void>();
   /** The one writer open blocks are written with (created with the first row). */
   private writer: ByteWriter | null = null;
@@ -250,7 +254,7 @@ export class History implements BudgetMember {
     this.open = this.newOpen();
     this._firstRow = this._endRow;
     this._droppedRows = 0;
-    this._epoch++;
+    this._epoch = nextEpoch();
     this.cache = null;
     this.budget?.charge(this, this.bytes - before);
   }
@@ -268,7 +272,7 @@ export class History implements BudgetMember {
     this._endRow += count;
     this.open = this.newOpen();
     this._firstRow = this._endRow;
-    this._epoch++;
+    this._epoch = nextEpoch();
     this.cache = null;
     this.budget?.charge(this, this.bytes - before);
   }
@@ -388,6 +392,11 @@ export class History implements BudgetMember {
     this.cache = null;
     this.sealedListeners.clear();
   }
+}
+
+let epochs = 0;
+function nextEpoch(): number {
+  return ++epochs;
 }
 
 let localSerial = 0;
