@@ -15,12 +15,13 @@ import { serverVerb } from './verbs/server.js';
 import { splitVerb } from './verbs/split.js';
 import { commandsVerb } from './verbs/commands.js';
 import { outputVerb } from './verbs/output.js';
+import { searchVerb } from './verbs/search.js';
 import { awaitVerb } from './verbs/await.js';
 import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
 
 export const verbs: Verb[] = [
-  newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, commandsVerb, outputVerb, awaitVerb,
+  newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb,
 ];
 

@@ -138,6 +138,34 @@ test('50 000 varied lines: tend screen --scrollback, a viewer asking for older r
       }
     };
     await check('live');
+
+    // Search reads the history too: every matching line, with the row it starts at.
+    const pattern = /^4999[0-9] |^1[0-9] ok /;
+    const expectedLines = (await (async () => {
+      const screen = new Screen({ cols: 80, rows: 24, scrollbackRows: 10_000_000, liveScrollbackRows: 10_000_000 });
+      screen.write(bytes, { live: false });
+      await screen.flush();
+      const text = screen.text({ scrollbackRows: 10 * LINES, joinWrapped: true });
+      screen.dispose();
+      return text.split('\n').filter((l) => pattern.test(l));
+    })());
+    assert.ok(expectedLines.length >= 10);
+    const found = await t.cli(['search', id, '--json', '--regex', '--max', '10000', pattern.source]);
+    assert.equal(found.code, 0, found.stderr);
+    const result = JSON.parse(found.stdout) as { matches: Array<{ row: number; line: string }>; total: number; truncated: boolean };
+    assert.deepEqual(result.matches.map((m) => m.line), expectedLines);
+    assert.equal(result.truncated, false);
+    const rows = result.matches.map((m) => m.row);
+    assert.deepEqual(rows, [...rows].sort((a, b) => a - b), 'oldest first, by row number');
+    const last = await t.cli(['search', id, '--max', '2', '-e', pattern.source]);
+    assert.equal(last.stdout, result.matches.slice(-2).map((m) => `${m.row}:${m.line}\n`).join(''));
+    assert.match(last.stderr, /lines matched; these are the last 2/);
+    const none = await t.cli(['search', id, 'no such text anywhere']);
+    assert.equal(none.code, 1, 'like grep: nothing matched');
+    assert.equal(none.stdout, '');
+    const bad = await t.cli(['search', id, '--regex', '(unclosed']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /is not a regular expression/);
     // Let a checkpoint cover the history, then kill the server and start another.
     await waitFor('a checkpoint', () => {
       try {

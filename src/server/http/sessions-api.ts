@@ -14,6 +14,9 @@ const INPUT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 const MAX_ARGV_ITEMS = 4096;
 const MAX_ARG_LENGTH = 128 * 1024;
 const MAX_SCROLLBACK_ROWS = 1_000_000;
+const DEFAULT_SEARCH_MATCHES = 100;
+const MAX_SEARCH_MATCHES = 10_000;
+const MAX_SEARCH_PATTERN_CHARS = 1000;
 
 function stateErrors<T>(fn: () => T): T {
   try {
@@ -154,5 +157,33 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         status: session.status,
       },
     };
+  });
+
+  router.add('GET', '/v1/sessions/:target/search', async (req) => {
+    const session = target(req.params.target);
+    const pattern = req.query.get('q');
+    if (pattern === null || pattern === '') throw badRequest('give the text to find as "q"');
+    if (pattern.length > MAX_SEARCH_PATTERN_CHARS) throw badRequest(`"q" is at most ${MAX_SEARCH_PATTERN_CHARS} characters`);
+    const maxParam = req.query.get('max');
+    const max = maxParam === null ? DEFAULT_SEARCH_MATCHES : Number(maxParam);
+    if (!Number.isInteger(max) || max < 1 || max > MAX_SEARCH_MATCHES) throw badRequest(`"max" must be a whole number from 1 to ${MAX_SEARCH_MATCHES}`);
+    const ignoreCase = req.query.get('ignore-case') === '1';
+    let matches: (line: string) => boolean;
+    if (req.query.get('regex') === '1') {
+      let re: RegExp;
+      try {
+        re = new RegExp(pattern, ignoreCase ? 'iu' : 'u');
+      } catch (err) {
+        throw badRequest(`"q" is not a regular expression: ${(err as Error).message}`);
+      }
+      matches = (line) => re.test(line);
+    } else if (ignoreCase) {
+      const lower = pattern.toLowerCase();
+      matches = (line) => line.toLowerCase().includes(lower);
+    } else {
+      matches = (line) => line.includes(pattern);
+    }
+    const result = await session.screen.search(matches, max);
+    return { status: 200, json: { ...result, truncated: result.total > result.matches.length } };
   });
 }

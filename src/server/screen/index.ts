@@ -4,7 +4,7 @@ import type { Terminal } from '@xterm/headless';
 import { DEFAULT_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen.js';
 
 export { Screen, DEFAULT_SCROLLBACK_ROWS, DEFAULT_LIVE_SCROLLBACK_ROWS, DEFAULT_HISTORY_BYTES, DEFAULT_SNAPSHOT_SLICE_MS } from './screen.js';
-export type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SnapshotOptions, TerminalModes } from './screen.js';
+export type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchMatch, SearchResult, SnapshotOptions, TerminalModes } from './screen.js';
 export { diffTerminals, type DiffOptions } from './terminal-diff.js';
 export type { TextOptions } from './screen-text.js';
 

@@ -127,6 +127,25 @@ export interface ScreenSnapshot {
 
 export type { ScrollbackShown };
 
+export interface SearchMatch {
+  /** The row number the matching logical line starts at. */
+  row: number;
+  /** The logical line (wrapped rows joined), trailing blanks trimmed. */
+  line: string;
+}
+
+export interface SearchResult {
+  /** The last matches, oldest first. */
+  matches: SearchMatch[];
+  /** How many lines matched in all. */
+  total: number;
+  /** The rows searched: [firstRow, endRow). */
+  firstRow: number;
+  endRow: number;
+  /** Rows a memory budget dropped below firstRow (not searched). */
+  dropped: number;
+}
+
 export interface ScreenText {
   text: string;
   scrollback: ScrollbackShown;
@@ -505,6 +524,56 @@ export class Screen extends DisposableBase {
         const slices = textSlices(this.reader.textRows(wanted), this.terminal.buffer.normal.getNullCell(), options);
         runSliced(slices, options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
           .then((text) => resolve({ text, scrollback }), reject)
+          .finally(() => this.queue.release());
+      }, () => reject(new Error('tend: screen disposed')));
+    });
+  }
+
+  /**
+   * Every logical line (a row and the rows wrapped onto it) of the normal
+   * buffer, history included, that `matches`; the last `max` of them, oldest
+   * first, each with the row number it starts at. Read in slices, parsing
+   * waiting meanwhile, so the search is of one moment.
+   */
+  search(matches: (line: string) => boolean, max: number, options: { sliceMs?: number } = {}): Promise<SearchResult> {
+    if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
+    return new Promise((resolve, reject) => {
+      this.queue.pushStep(() => {
+        this.queue.hold();
+        const reader = this.reader;
+        const from = reader.firstRow;
+        const end = reader.rowBase + this.terminal.buffer.normal.length;
+        const dropped = this.history.droppedRows;
+        function* scan(): Generator<void, SearchResult, void> {
+          const found: SearchMatch[] = [];
+          let total = 0;
+          let start = from;
+          let text = '';
+          const flush = (): void => {
+            text = text.replace(/ +$/, '');
+            if (text !== '' && matches(text)) {
+              total++;
+              found.push({ row: start, line: text });
+              if (found.length > max) found.shift();
+            }
+          };
+          for (let r = from; r < end; r++) {
+            const line = reader.lineAt(r);
+            const next = r + 1 < end ? reader.lineAt(r + 1) : undefined;
+            const part = line === undefined ? '' : next?.isWrapped === true ? line.translateToString(false) : line.translateToString(true);
+            if (line?.isWrapped === true && r > from) text += part;
+            else {
+              flush();
+              start = r;
+              text = part;
+            }
+            if ((r - from) % 64 === 63) yield;
+          }
+          flush();
+          return { matches: found, total, firstRow: from, endRow: end, dropped };
+        }
+        runSliced(scan(), options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
+          .then(resolve, reject)
           .finally(() => this.queue.release());
       }, () => reject(new Error('tend: screen disposed')));
     });
