@@ -113,11 +113,12 @@ export const SESSION_ENV = (home: string) => ({
   PS1: '$ ',
 });
 
-export async function startWebHarness(scope: TestScope): Promise<WebHarness> {
+/** env: extra settings for the server (e.g. a small history budget). */
+export async function startWebHarness(scope: TestScope, options: { env?: Record<string, string> } = {}): Promise<WebHarness> {
   await ensureWebBuilt();
   // A fixed port, so a restarted server that serves the page itself is where the page left it.
   const port = await freePort();
-  const server = startTestServer({ TEND_PORT: String(port) });
+  const server = startTestServer({ ...options.env, TEND_PORT: String(port) });
   scope.defer(() => server.dispose());
   const start = async () => {
     const started = await server.cli(['server', 'start']);

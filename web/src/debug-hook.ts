@@ -12,7 +12,39 @@ export interface DebugPane {
   renderer: () => 'webgl' | 'dom';
 }
 
+/** A pane's open history view (components/HistoryPanel.tsx). */
+export interface DebugHistory {
+  sessionId: string;
+  /** withRows: also the rows (all of them: costly for tens of thousands). */
+  view(withRows: boolean): DebugHistoryView;
+}
+
+export interface DebugHistoryView {
+  loading: boolean;
+  waiting: boolean;
+  oldest: boolean;
+  dropped: number;
+  problem: string | null;
+  canRetry: boolean;
+  connection: string;
+  /** Rows received, and the row number of the oldest (null before the first page). */
+  loadedRows: number;
+  firstRow: number | null;
+  /** The pages' version, and the one the panel's terminal has finished parsing. */
+  version: number;
+  renderedVersion: number;
+  /** The panel's first line ("start of history", "N older rows were dropped …"). */
+  header: string;
+  /** The panel's last line (where the pane's own scrollback takes over). */
+  footer: string;
+  /** The history rows the panel shows, oldest first: one per server row, trailing blanks trimmed (empty unless asked for). */
+  rows: string[];
+  /** Whether the pane had trimmed rows of its own since its snapshot when the panel last rendered. */
+  gap: boolean;
+}
+
 const panes = new Set<DebugPane>();
+const histories = new Set<DebugHistory>();
 const problems: string[] = [];
 let socket: ViewerSocket | null = null;
 
@@ -23,6 +55,11 @@ export function registerDebugSocket(s: ViewerSocket): void {
 export function registerDebugPane(pane: DebugPane): () => void {
   panes.add(pane);
   return () => panes.delete(pane);
+}
+
+export function registerDebugHistory(history: DebugHistory): () => void {
+  histories.add(history);
+  return () => histories.delete(history);
 }
 
 export function reportProblem(message: string): void {
@@ -64,10 +101,17 @@ const debug = {
       stats: { ...p.link.stats },
       problems: [...p.link.problems],
       scrollbackLength: p.terminal.buffer.active.baseY,
+      viewportY: p.terminal.buffer.active.viewportY,
+      trimmedSinceSnapshot: p.link.trimmedSinceSnapshot,
     })),
   text: (sessionId: string, scrollbackRows = 0): string | null => {
     const p = find(sessionId);
     return p ? bufferText(p.terminal, scrollbackRows) : null;
+  },
+  /** The session's open history view, or null when none is open. */
+  history: (sessionId: string, withRows = false): DebugHistoryView | null => {
+    for (const h of histories) if (h.sessionId === sessionId) return h.view(withRows);
+    return null;
   },
   socket: () => (socket ? { state: socket.state, boot: socket.serverBoot, stats: { ...socket.stats } } : null),
   problems: () => [...problems],

@@ -2,6 +2,12 @@
 // xterm's DOM renderer), fit, links, search, the query-reply guard, and the
 // TerminalLink that feeds it. The terminal is created once per pane and lives
 // until the pane goes: layout changes move the pane, never remount it.
+//
+// Older history than the terminal holds is read in a HistoryPanel over the
+// pane: its button, its key, or scrolling to the very top of the terminal
+// (then the panel opens only if the server has older rows, or if the pane
+// has dropped rows of its own since its snapshot; otherwise a note says the
+// history starts there).
 import { useEffect, useRef, useState } from 'react';
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
@@ -15,10 +21,16 @@ import { registerDebugPane, reportProblem } from '../debug-hook.js';
 import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { SearchBar } from './SearchBar.js';
+import { HistoryPanel } from './HistoryPanel.js';
+import { HistoryLoader } from '../terminal/history-loader.js';
 
 /** The server keeps 10 000 rows; the page keeps as many, so scrolling back finds the same lines. */
 const SCROLLBACK_ROWS = 10_000;
 const FONT_SIZE_PX = 14;
+/** A wheel, key or pointer this recently makes a scroll to the top the user's own (it opens the history). */
+const GESTURE_WINDOW_MS = 1000;
+/** How long the "nothing older" note stays. */
+const NOTE_MS = 4000;
 
 export interface TerminalPaneProps {
   socket: ViewerSocket;
@@ -63,6 +75,78 @@ export function TerminalPane(props: TerminalPaneProps) {
   const [title, setTitle] = useState('');
   const [exit, setExit] = useState<{ code: number; signal: number } | null>(null);
   const [searching, setSearching] = useState(false);
+  /** The history view's loader: set while it is open, or while a scroll to the top asks whether there is anything older. */
+  const [historyLoader, setHistoryLoader] = useState<HistoryLoader | null>(null);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  /** Bumped by the search key while the history is open: the panel opens its own search. */
+  const [historySearch, setHistorySearch] = useState(0);
+  const [note, setNote] = useState<string | null>(null);
+  const historyRef = useRef<HistoryLoader | null>(null);
+  const historyOpenRef = useRef(false);
+  historyOpenRef.current = historyOpen;
+  /** The link's snapshot count when the server last said it has nothing older: asking again would say the same. */
+  const nothingOlderAt = useRef<number | null>(null);
+  const noteTimer = useRef<number | null>(null);
+
+  const flashNote = (text: string) => {
+    if (noteTimer.current !== null) window.clearTimeout(noteTimer.current);
+    setNote(text);
+    noteTimer.current = window.setTimeout(() => {
+      noteTimer.current = null;
+      setNote(null);
+    }, NOTE_MS);
+  };
+
+  const closeHistory = () => {
+    historyRef.current?.dispose();
+    historyRef.current = null;
+    setHistoryLoader(null);
+    setHistoryOpen(false);
+    if (latest.current.focused) parts.current?.term.focus();
+  };
+
+  /** 'open': the button or the key. 'peek': a scroll to the top — open only if the server has older rows. */
+  const showHistory = (how: 'open' | 'peek') => {
+    const p = parts.current;
+    if (!p) return;
+    if (historyRef.current) {
+      if (how === 'open') setHistoryOpen(true);
+      return;
+    }
+    // Rows the pane dropped since its snapshot are on the server, between: never say "nothing older" then.
+    const gap = p.link.trimmedSinceSnapshot;
+    if (how === 'peek' && !gap && nothingOlderAt.current === p.link.stats.snapshots) {
+      flashNote('start of history: the server holds nothing older');
+      return;
+    }
+    const loader = new HistoryLoader(p.link);
+    historyRef.current = loader;
+    setHistoryLoader(loader);
+    if (how === 'open') {
+      setHistoryOpen(true);
+    } else {
+      const snapshots = p.link.stats.snapshots;
+      const stop = loader.subscribe(() => {
+        const s = loader.state;
+        if (historyRef.current !== loader || historyOpenRef.current) {
+          stop();
+          return;
+        }
+        if (s.loading || s.waiting) return;
+        stop();
+        if (s.rows > 0 || s.dropped > 0 || s.problem !== null || !s.oldest || gap || p.link.trimmedSinceSnapshot) {
+          setHistoryOpen(true);
+          return;
+        }
+        nothingOlderAt.current = snapshots;
+        closeHistory();
+        flashNote('start of history: the server holds nothing older');
+      });
+    }
+    loader.loadOlder();
+  };
+  const showHistoryRef = useRef(showHistory);
+  showHistoryRef.current = showHistory;
 
   useEffect(() => {
     const element = host.current!;
@@ -132,6 +216,28 @@ export function TerminalPane(props: TerminalPaneProps) {
     const onFocusIn = () => latest.current.onFocus();
     element.addEventListener('focusin', onFocusIn);
 
+    // Scrolled to the very top by the user (wheel, keys, the scrollbar): older history is on the server.
+    let gestureAt = -Infinity;
+    const gesture = () => {
+      gestureAt = performance.now();
+    };
+    const atTop = () => {
+      const b = term.buffer.active;
+      return b.type === 'normal' && b.baseY > 0 && b.viewportY === 0;
+    };
+    const onWheel = (ev: WheelEvent) => {
+      gesture();
+      // At the top already, the wheel scrolls nothing: no scroll event, so look here.
+      if (ev.deltaY < 0 && atTop()) showHistoryRef.current('peek');
+    };
+    element.addEventListener('wheel', onWheel, { capture: true, passive: true });
+    element.addEventListener('pointerdown', gesture, true);
+    element.addEventListener('keydown', gesture, true);
+    element.addEventListener('touchmove', gesture, { capture: true, passive: true });
+    const scrolled = term.onScroll(() => {
+      if (performance.now() - gestureAt < GESTURE_WINDOW_MS && atTop()) showHistoryRef.current('peek');
+    });
+
     // The pane's size decides what this page asks the PTY to be; the PTY's
     // answer (RESIZE) decides what the terminal renders.
     const observer = new ResizeObserver(() => {
@@ -144,6 +250,15 @@ export function TerminalPane(props: TerminalPaneProps) {
     return () => {
       observer.disconnect();
       element.removeEventListener('focusin', onFocusIn);
+      scrolled.dispose();
+      element.removeEventListener('wheel', onWheel, { capture: true });
+      element.removeEventListener('pointerdown', gesture, true);
+      element.removeEventListener('keydown', gesture, true);
+      element.removeEventListener('touchmove', gesture, { capture: true });
+      historyRef.current?.dispose();
+      historyRef.current = null;
+      setHistoryLoader(null);
+      setHistoryOpen(false);
       unregister();
       link.dispose();
       replyGuard.dispose();
@@ -158,8 +273,15 @@ export function TerminalPane(props: TerminalPaneProps) {
   }, [props.theme]);
 
   useEffect(() => {
-    if (props.focused && props.visible && !searching) parts.current?.term.focus();
-  }, [props.focused, props.visible, searching]);
+    if (props.focused && props.visible && !searching && !historyOpen) parts.current?.term.focus();
+  }, [props.focused, props.visible, searching, historyOpen]);
+
+  useEffect(
+    () => () => {
+      if (noteTimer.current !== null) window.clearTimeout(noteTimer.current);
+    },
+    [],
+  );
 
   useEffect(() => {
     const onCommand = (ev: Event) => {
@@ -167,7 +289,14 @@ export function TerminalPane(props: TerminalPaneProps) {
       if (detail.sessionId !== props.sessionId) return;
       const p = parts.current;
       if (!p) return;
-      if (detail.kind === 'search') setSearching(true);
+      if (detail.kind === 'search') {
+        if (historyOpenRef.current) setHistorySearch((k) => k + 1);
+        else setSearching(true);
+      }
+      if (detail.kind === 'history') {
+        if (historyOpenRef.current) closeHistory();
+        else showHistoryRef.current('open');
+      }
       if (detail.kind === 'copy') {
         const selection = p.term.getSelection();
         if (selection) void navigator.clipboard?.writeText(selection).catch(() => undefined);
@@ -211,6 +340,16 @@ export function TerminalPane(props: TerminalPaneProps) {
         <button type="button" className="small ghost" aria-label="search the scrollback" onClick={() => setSearching(true)}>
           Search
         </button>
+        <button
+          type="button"
+          className="small ghost"
+          aria-label="older history from the server"
+          aria-pressed={historyOpen}
+          title="older history from the server (Ctrl+Shift+L)"
+          onClick={() => (historyOpen ? closeHistory() : showHistory('open'))}
+        >
+          History
+        </button>
         <button type="button" className="small ghost" aria-label="maximise or restore the pane" onClick={() => props.onCommand({ kind: 'zoom' })}>
           ⤢
         </button>
@@ -224,7 +363,27 @@ export function TerminalPane(props: TerminalPaneProps) {
           }}
         />
       )}
-      <div className="pane-body" ref={host} />
+      <div className="pane-stage">
+        <div className="pane-body" ref={host} />
+        {historyLoader && historyOpen && parts.current && (
+          <HistoryPanel
+            key={props.sessionId}
+            sessionId={props.sessionId}
+            label={props.label}
+            loader={historyLoader}
+            live={{ terminal: parts.current.term, link: parts.current.link }}
+            theme={props.theme}
+            searchRequest={historySearch}
+            onFocus={() => props.onFocus()}
+            onClose={closeHistory}
+          />
+        )}
+        {note && (
+          <div className="pane-note" role="status">
+            {note}
+          </div>
+        )}
+      </div>
     </section>
   );
 }

@@ -216,6 +216,7 @@ export function WorkspaceView(props: WorkspaceViewProps) {
           setZoomed((z) => (z === null ? focused : null));
           return;
         case 'search':
+        case 'history':
         case 'copy':
           if (focused !== null) window.dispatchEvent(new CustomEvent('tend-pane-command', { detail: { sessionId: focused, kind: c.kind } }));
           return;

@@ -11,6 +11,7 @@ export type PaneCommand =
   | { kind: 'close' }
   | { kind: 'zoom' }
   | { kind: 'search' }
+  | { kind: 'history' }
   | { kind: 'copy' }
   | { kind: 'paste' }
   | { kind: 'home' }
@@ -36,6 +37,8 @@ export function commandForKey(ev: KeyboardEvent): PaneCommand | null {
       return { kind: 'zoom' };
     case 'KeyF':
       return { kind: 'search' };
+    case 'KeyL':
+      return { kind: 'history' };
     case 'KeyC':
       return { kind: 'copy' };
     case 'KeyV':
@@ -57,7 +60,8 @@ export const SHORTCUT_HELP: ReadonlyArray<[string, string]> = [
   ['Ctrl+Shift+E', 'split the focused pane top and bottom (new shell)'],
   ['Ctrl+Shift+Z / Ctrl+Shift+Enter', 'maximise the focused pane, or restore it'],
   ['Ctrl+Shift+W', 'close the pane (the session keeps running)'],
-  ['Ctrl+Shift+F', 'search the scrollback'],
+  ['Ctrl+Shift+F', 'search the scrollback (in the history view: the rows it has loaded)'],
+  ['Ctrl+Shift+L', "the pane's older history from the server (or scroll to its very top); Escape closes it"],
   ['Ctrl+Shift+C / Ctrl+Shift+V', 'copy the selection / paste (bracketed when the program asks)'],
   ['Ctrl+Shift+H', 'back to the dashboard'],
   ['Ctrl+Shift+/', 'this help'],

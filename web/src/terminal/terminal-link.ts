@@ -4,7 +4,11 @@
 // every socketReady subscribes with it as the resume point: the server replays
 // what was missed, or sends one SNAPSHOT (after a restart, or when too much was
 // missed), which is applied as reset + screen in a single write.
-import type { Terminal } from '@xterm/xterm';
+//
+// The channel also carries history: SCROLLBACK_REQUEST goes out on it and the
+// SCROLLBACK answer comes back on it, for a HistoryLoader that listens here
+// (listenHistory). Those answers never touch this terminal.
+import type { IMarker, Terminal } from '@xterm/xterm';
 import { CloseReason, ViewerErrorCode, splitInput, type FrameFromServer, type ResumePoint } from '../../../src/protocol/viewer-frames.js';
 import type { ChannelHandler, ViewerSocket } from '../connection/viewer-socket.js';
 import { snapshotPaint } from './snapshot-paint.js';
@@ -23,6 +27,31 @@ export interface LinkEvents {
   /** The PTY's size changed (this terminal now renders cols × rows). */
   resized?(cols: number, rows: number): void;
 }
+
+export type ScrollbackFrame = Extract<FrameFromServer, { type: 'scrollback' }>;
+
+/** What a history reader hears from a pane's channel (see HistoryLoader). */
+export interface HistoryListener {
+  /** A SCROLLBACK answer. */
+  scrollback?(frame: ScrollbackFrame): void;
+  /** An ERROR frame that arrived while a SCROLLBACK_REQUEST was unanswered: taken as its answer. */
+  historyError?(code: number, message: string): void;
+  /** The link's status changed: requests go out only while it is 'live'. */
+  status?(status: LinkStatus): void;
+}
+
+/**
+ * ERROR codes that, while a SCROLLBACK_REQUEST is unanswered, are its answer
+ * (the history could not be read, the channel is gone, or the server does
+ * not know the request). The others belong to subscribe, input and acks.
+ */
+const HISTORY_ERROR_CODES: ReadonlySet<number> = new Set([
+  ViewerErrorCode.UNKNOWN_FRAME,
+  ViewerErrorCode.TOO_LARGE,
+  ViewerErrorCode.BAD_PAYLOAD,
+  ViewerErrorCode.NOT_SUBSCRIBED,
+  ViewerErrorCode.INTERNAL,
+]);
 
 export interface TerminalLinkOptions {
   socket: ViewerSocket;
@@ -53,6 +82,12 @@ export class TerminalLink implements ChannelHandler {
   private generation = 0;
   private lastSizeAsked: string | null = null;
   private disposed = false;
+  private readonly historyListeners = new Set<HistoryListener>();
+  /** SCROLLBACK_REQUESTs sent on this subscription and not answered yet. */
+  private scrollbackPending = 0;
+  /** On the top line of the last snapshot: disposed by xterm when that line is trimmed from the scrollback. */
+  private snapshotTopMarker: IMarker | null = null;
+  private _trimmedSinceSnapshot = false;
   readonly problems: string[] = [];
   readonly stats = { snapshots: 0, dataFrames: 0, dataBytes: 0, acks: 0, resumes: 0 };
 
@@ -80,6 +115,37 @@ export class TerminalLink implements ChannelHandler {
   get writtenPoint(): ResumePoint | null {
     return this.written;
   }
+  /** The boot of the server the socket speaks to now (row numbers of history mean something only under it). */
+  get serverBoot(): string | null {
+    return this.options.socket.serverBoot;
+  }
+  /**
+   * True once the terminal has dropped (its scrollback limit) the top row of
+   * the last snapshot: the rows just above what it holds are then newer than
+   * the rows a SCROLLBACK_REQUEST from row 0 starts at, and some in between
+   * are on neither side.
+   */
+  get trimmedSinceSnapshot(): boolean {
+    return this._trimmedSinceSnapshot;
+  }
+
+  /** Hears history answers and status changes until the returned function is called. */
+  listenHistory(listener: HistoryListener): () => void {
+    this.historyListeners.add(listener);
+    return () => this.historyListeners.delete(listener);
+  }
+
+  /**
+   * Asks for `count` rows of history older than row `beforeRow` (0: older
+   * than the last snapshot this channel got). Sent only while the link is
+   * live; false when it was not sent.
+   */
+  requestScrollback(beforeRow: number, count: number): boolean {
+    if (this.disposed || this._status !== 'live') return false;
+    if (!this.options.socket.send({ type: 'scrollback-request', channel: this.channel, beforeRow, count })) return false;
+    this.scrollbackPending++;
+    return true;
+  }
 
   /** The pane changed size: ask for the PTY to follow (the latest viewer to ask wins). */
   requestSize(cols: number, rows: number): void {
@@ -98,6 +164,7 @@ export class TerminalLink implements ChannelHandler {
   restart(): void {
     this.written = null;
     this.generation++;
+    this.scrollbackPending = 0;
     this.options.socket.release(this.channel);
     // A released channel id is never reused (frames for it may still be in flight): reopen under a new one.
     this.setStatus('connecting');
@@ -117,6 +184,8 @@ export class TerminalLink implements ChannelHandler {
     if (this.disposed) return;
     this.generation++;
     this.lastSizeAsked = null;
+    // A new subscription: requests made on the old one are never answered.
+    this.scrollbackPending = 0;
     const resume = this.written ?? undefined;
     const { cols, rows } = this.options.wantedSize();
     // A seq means something only under its boot; the server also checks.
@@ -131,6 +200,7 @@ export class TerminalLink implements ChannelHandler {
   }
 
   socketLost(): void {
+    this.scrollbackPending = 0;
     if (this._status === 'live' || this._status === 'connecting') this.setStatus('reconnecting');
   }
 
@@ -144,7 +214,12 @@ export class TerminalLink implements ChannelHandler {
         this.expectedSeq = frame.seq;
         this.written = { boot: frame.boot, seq: frame.seq };
         if (term.cols !== frame.cols || term.rows !== frame.rows) term.resize(frame.cols, frame.rows);
-        this.write(snapshotPaint(frame.data, frame.modes), frame.seq);
+        // The reset disposes the old marker; it is forgotten first, so that is not taken for a trim.
+        const oldMarker = this.snapshotTopMarker;
+        this.snapshotTopMarker = null;
+        oldMarker?.dispose();
+        this._trimmedSinceSnapshot = false;
+        this.write(snapshotPaint(frame.data, frame.modes), frame.seq, () => this.markSnapshotTop());
         this.options.events.resized?.(frame.cols, frame.rows);
         this.setStatus('live');
         break;
@@ -181,7 +256,17 @@ export class TerminalLink implements ChannelHandler {
         break;
       case 'state':
         break;
+      case 'scrollback':
+        if (this.scrollbackPending > 0) this.scrollbackPending--;
+        for (const l of [...this.historyListeners]) l.scrollback?.(frame);
+        break;
       case 'error':
+        if (this.scrollbackPending > 0 && HISTORY_ERROR_CODES.has(frame.code)) {
+          // Shown by the history view that asked, not reported as a problem of the pane.
+          this.scrollbackPending--;
+          for (const l of [...this.historyListeners]) l.historyError?.(frame.code, frame.message);
+          break;
+        }
         if (frame.code === ViewerErrorCode.NO_SUCH_SESSION) this.setStatus('gone');
         else if (frame.code !== ViewerErrorCode.READ_ONLY) this.problem(`server: ${frame.message} (code ${frame.code})`);
         break;
@@ -194,6 +279,7 @@ export class TerminalLink implements ChannelHandler {
   }
 
   private closed(reason: CloseReason, message: string): void {
+    this.scrollbackPending = 0;
     switch (reason) {
       case CloseReason.SESSION_ENDED:
         this.options.terminal.write('', () => this.setStatus(this._status === 'gone' ? 'gone' : 'exited'));
@@ -211,11 +297,30 @@ export class TerminalLink implements ChannelHandler {
     }
   }
 
+  /**
+   * A marker on the top line of the snapshot just parsed (normal buffer
+   * only): xterm disposes it when that line leaves the scrollback.
+   */
+  private markSnapshotTop(): void {
+    const term = this.options.terminal;
+    const buffer = term.buffer.active;
+    if (this.disposed || buffer.type !== 'normal') return;
+    const marker = term.registerMarker(-(buffer.baseY + buffer.cursorY));
+    if (marker.isDisposed) return;
+    this.snapshotTopMarker = marker;
+    marker.onDispose(() => {
+      if (this.snapshotTopMarker !== marker) return;
+      this.snapshotTopMarker = null;
+      this._trimmedSinceSnapshot = true;
+    });
+  }
+
   /** Writes into the terminal and acks seq once xterm has parsed it. */
-  private write(data: string | Uint8Array, seq: number): void {
+  private write(data: string | Uint8Array, seq: number, parsed?: () => void): void {
     const generation = this.generation;
     this.options.terminal.write(data, () => {
       if (generation !== this.generation || this.disposed) return;
+      parsed?.();
       if (this.parsed === null) performance.mark(`tend:first-parse:${this.options.sessionId}`);
       this.parsed = seq;
       // Ack after parse, not arrival: the server keeps sending only while we keep up.
@@ -231,6 +336,7 @@ export class TerminalLink implements ChannelHandler {
     if (this._status === status) return;
     this._status = status;
     this.options.events.status?.(status);
+    for (const l of [...this.historyListeners]) l.status?.(status);
   }
 
   private problem(message: string): void {
