@@ -49,8 +49,8 @@ export interface OutputListener {
 // While this many bytes are handed to the screen but not yet parsed, stop
 // reading the holder's socket: the holder then stops reading the PTY and the
 // kernel holds the program back, instead of the server buffering without bound.
-const PARSE_BACKLOG_PAUSE_BYTES = 2 * 1024 * 1024;
-const PARSE_BACKLOG_RESUME_BYTES = 512 * 1024;
+const PARSE_BACKLOG_PAUSE_BYTES = 4 * 1024 * 1024;
+const PARSE_BACKLOG_RESUME_BYTES = 1024 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
 const KILL_WAIT_MS = 8000;
 

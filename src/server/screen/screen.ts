@@ -167,8 +167,12 @@ class Signal<T> {
     this.listeners.add(listener);
     return toDisposable(() => this.listeners.delete(listener));
   }
+  /** Listeners removed while firing are not called; added ones are (a Set's iteration). */
   fire(value: T): void {
-    for (const listener of [...this.listeners]) listener(value);
+    for (const listener of this.listeners) listener(value);
+  }
+  get size(): number {
+    return this.listeners.size;
   }
   clear(): void {
     this.listeners.clear();
@@ -218,13 +222,15 @@ export class Screen extends DisposableBase {
     this.register(toDisposable(() => terminal.dispose()));
     assertInternals(terminal);
     keepLinks(terminal);
+    const terminalLinkOf = (urlId: number): LinkData | undefined => linkOf(terminal, urlId);
     const history = new History({ maxRows: totalRows - liveRows, maxBytes: options.historyBytes ?? DEFAULT_HISTORY_BYTES }, options.budget ?? null);
     this.history = history;
     this.register(toDisposable(() => history.dispose()));
     this.tap = tapScrollback(terminal, {
+      // Once per row that scrolls off (hundreds of thousands a second in a flood): nothing here allocates what it need not.
       rowsLeaving: (rows) => {
-        this.rowsLeaving.fire({ count: rows.length, firstRow: history.endRow });
-        history.append(rows, (urlId) => linkOf(terminal, urlId));
+        if (this.rowsLeaving.size > 0) this.rowsLeaving.fire({ count: rows.length, firstRow: history.endRow });
+        history.append(rows, terminalLinkOf);
       },
       cleared: (rowsRemoved) => history.erase(rowsRemoved),
       rowsLost: (count) => history.lose(count),

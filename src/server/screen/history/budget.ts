@@ -32,7 +32,7 @@ export class HistoryBudget implements HistoryBudgetLike {
 
   remove(member: BudgetMember): void {
     if (!this.members.delete(member)) return;
-    this.total -= member.bytes;
+    this.total -= member.budgetBytes;
   }
 
   setLimit(limit: number): void {

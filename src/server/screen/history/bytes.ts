@@ -14,11 +14,6 @@ export class ByteWriter {
     return this.pos;
   }
 
-  /** Makes room for `bytes` more bytes (for a run of varintUnchecked). */
-  reserve(bytes: number): void {
-    this.room(bytes);
-  }
-
   private room(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
     let size = Math.max(64, this.buf.length * 2);
@@ -36,6 +31,25 @@ export class ByteWriter {
   /** An unsigned 32-bit value (numbers are taken modulo 2^32). */
   varint(value: number): void {
     this.room(5);
+    this.put(value);
+  }
+
+  /** An op byte and one varint (one room check: the row encoder writes these per run). */
+  op1(op: number, a: number): void {
+    this.room(6);
+    this.buf[this.pos++] = op;
+    this.put(a);
+  }
+
+  /** An op byte and two varints. */
+  op2(op: number, a: number, b: number): void {
+    this.room(11);
+    this.buf[this.pos++] = op;
+    this.put(a);
+    this.put(b);
+  }
+
+  private put(value: number): void {
     let v = value >>> 0;
     while (v >= 0x80) {
       this.buf[this.pos++] = (v & 0x7f) | 0x80;
@@ -44,14 +58,25 @@ export class ByteWriter {
     this.buf[this.pos++] = v;
   }
 
-  /** varint() without the room check: the caller reserved 5 bytes per value (3 for a codepoint). */
-  varintUnchecked(value: number): void {
-    let v = value >>> 0;
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
+  /**
+   * The codepoints of a run of cells as varints: every third word of
+   * `words` from index `from` to `to` (xterm's content words), masked. The
+   * row encoder's hot loop, here so it can use the buffer directly (a
+   * codepoint has 21 bits: at most 3 bytes).
+   */
+  codepoints(words: Uint32Array, from: number, to: number, mask: number): void {
+    this.room(to - from);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let k = from; k < to; k += 3) {
+      let v = words[k]! & mask;
+      while (v >= 0x80) {
+        buf[pos++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+      }
+      buf[pos++] = v;
     }
-    this.buf[this.pos++] = v;
+    this.pos = pos;
   }
 
   bytes(data: Uint8Array): void {

@@ -66,8 +66,9 @@ export class HistoryLines {
   /** An xterm row of `cols` cells holding the row's cells [from, to). */
   private build(r: number, row: DecodedRow, from: number, to: number, cols: number, wrapped: boolean): RawLine {
     const line = this.factory.line(cols, wrapped);
-    const n = to - from;
-    if (n > 0) line._data.set(row.cells.subarray(from * CELL_WORDS, to * CELL_WORDS), 0);
+    // Cells past `used` are the row's empty tail: the new row is already empty there.
+    const last = Math.min(to, row.used);
+    if (last > from) line._data.set(row.cells.subarray(from * CELL_WORDS, last * CELL_WORDS), 0);
     for (const [x, text] of row.combined) if (x >= from && x < to) line._combined[x - from] = text;
     for (const [x, e] of row.extended) {
       if (x < from || x >= to) continue;

@@ -251,7 +251,7 @@ describe('history: limits', { timeout: 60_000 }, () => {
       assert.ok(budget.bytes <= 768 * 1024, `${budget.bytes} bytes in all`);
       assert.ok(a.history.bytes < aBefore, 'the older session gave up rows');
       assert.ok(a.history.droppedRows > 0);
-      assert.equal(budget.bytes, a.history.bytes + b.history.bytes);
+      assert.equal(budget.bytes, a.history.budgetBytes + b.history.budgetBytes);
     } finally {
       a.dispose();
       b.dispose();

@@ -67,9 +67,14 @@ export interface HistoryLimits {
   maxBytes: number;
 }
 
-/** What the server-wide budget sees of a history. */
+/**
+ * What the server-wide budget sees of a history: its sealed blocks (the
+ * open block, at most BLOCK_BYTES and a row, is left out, so rows that
+ * scroll off are appended without a word to the budget; blocks are charged
+ * as they seal).
+ */
 export interface BudgetMember {
-  readonly bytes: number;
+  readonly budgetBytes: number;
   /** Serial of the oldest block, or Infinity when there is none. */
   readonly oldestSerial: number;
   /** Drops the oldest block; returns the bytes freed. */
@@ -78,7 +83,7 @@ export interface BudgetMember {
 
 export interface HistoryBudgetLike {
   nextSerial(): number;
-  /** `member` grew by `bytes` (negative: shrank); the budget may drop blocks anywhere. */
+  /** `member`'s sealed blocks grew by `bytes` (negative: shrank); the budget may drop blocks anywhere. */
   charge(member: BudgetMember, bytes: number): void;
   remove(member: BudgetMember): void;
 }
@@ -166,7 +171,6 @@ export class History implements BudgetMember {
 
   /** Rows leaving the live buffer, oldest first; `linkOf` resolves the terminal's link ids. */
   append(lines: readonly RawBufferLine[], linkOf: (urlId: number) => LinkData | undefined): void {
-    const before = this.bytes;
     if (this.writer === null) {
       // First rows: an idle session never pays for the block buffer.
       this.writer = new ByteWriter(BLOCK_BYTES + WRITER_HEADROOM_BYTES);
@@ -181,16 +185,15 @@ export class History implements BudgetMember {
         this.sealOpen();
       }
     }
-    this.budget?.charge(this, this.bytes - before);
-    this.enforceLimits();
   }
 
   /** Seals the open block if it holds rows (a checkpoint wants every row in a sealed block). */
   seal(): void {
-    if (this.open.starts.length === 0) return;
-    const before = this.bytes;
     this.sealOpen();
-    this.budget?.charge(this, this.bytes - before);
+  }
+
+  get budgetBytes(): number {
+    return this.sealedBytes;
   }
 
   private sealOpen(): void {
@@ -205,9 +208,13 @@ export class History implements BudgetMember {
       links: open.links.links,
     };
     this.blocks.push(block);
-    this.sealedBytes += blockBytes(block);
+    const bytes = blockBytes(block);
+    this.sealedBytes += bytes;
     this.open = this.newOpen();
     for (const l of this.sealedListeners) l(block);
+    // Limits are kept block by block, so checking as one seals is enough.
+    this.budget?.charge(this, bytes);
+    this.enforceLimits();
   }
 
   /**
@@ -247,7 +254,7 @@ export class History implements BudgetMember {
    * them (numbers move on past them).
    */
   erase(liveRowsRemoved: number): void {
-    const before = this.bytes;
+    const before = this.sealedBytes;
     this._endRow += liveRowsRemoved;
     this.blocks = [];
     this.sealedBytes = 0;
@@ -256,7 +263,7 @@ export class History implements BudgetMember {
     this._droppedRows = 0;
     this._epoch = nextEpoch();
     this.cache = null;
-    this.budget?.charge(this, this.bytes - before);
+    this.budget?.charge(this, -before);
   }
 
   /**
@@ -265,7 +272,7 @@ export class History implements BudgetMember {
    * rows before them, so the history never reads across a hole.
    */
   lose(count: number): void {
-    const before = this.bytes;
+    const before = this.sealedBytes;
     this._droppedRows += this.rowCount + count;
     this.blocks = [];
     this.sealedBytes = 0;
@@ -274,7 +281,7 @@ export class History implements BudgetMember {
     this._firstRow = this._endRow;
     this._epoch = nextEpoch();
     this.cache = null;
-    this.budget?.charge(this, this.bytes - before);
+    this.budget?.charge(this, -before);
   }
 
   /**
@@ -339,8 +346,8 @@ export class History implements BudgetMember {
     return this.cache.rows[r - block.firstRow];
   }
 
-  /** A row's width and used cells, read from its header without decoding it. */
-  rowShape(r: number): { cols: number; used: number } | undefined {
+  /** A row's width, read from its header without decoding it. */
+  rowWidth(r: number): number | undefined {
     if (r < this._firstRow || r >= this._endRow) return undefined;
     let reader: ByteReader;
     if (r >= this.open.firstRow) {
@@ -350,9 +357,8 @@ export class History implements BudgetMember {
       if (block === undefined) return undefined;
       reader = new ByteReader(block.data, block.starts[r - block.firstRow]!);
     }
-    reader.varint();
-    const cols = reader.varint();
-    return { cols, used: reader.varint() };
+    reader.byte();
+    return reader.varint();
   }
 
   /** The link a decoded row's cell names (its `link` field), by the block the row is in. */

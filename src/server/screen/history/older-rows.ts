@@ -29,9 +29,9 @@ export class OlderRows {
     let lines = 0;
     for (let k = 0; k < n; k++) {
       this.prefix[k] = lines;
-      const shape = history.rowShape(from + k);
-      this.widths[k] = shape?.cols ?? cols;
-      lines += shape === undefined || shape.cols <= cols ? 1 : this.rowLines(k).length;
+      const width = history.rowWidth(from + k);
+      this.widths[k] = width ?? cols;
+      lines += width === undefined || width <= cols ? 1 : this.rowLines(k).length;
     }
     this.prefix[n] = lines;
     this.count = lines;
@@ -66,7 +66,7 @@ export class OlderRows {
     const row = this.history.row(r);
     // Dropped by the server's budget since the first pass: an empty row stands in.
     if (row === undefined) return [this.blank()];
-    const prevCols = k > 0 ? this.widths[k - 1] : this.history.rowShape(r - 1)?.cols;
+    const prevCols = k > 0 ? this.widths[k - 1] : this.history.rowWidth(r - 1);
     return this.builder.paintLines(r, row, this.cols, prevCols);
   }
 }

@@ -3,9 +3,9 @@
 // 80-column row); here a row of coloured log text is ~1 byte per character
 // and ~10 per colour change, and trailing blanks cost nothing.
 //
-//   row   := varint flags (bit 0: wrapped onto the row above)
-//            varint cols (the row's width)  varint cells (encoded; the rest are blank)
-//            op*
+//   row   := varint flags (bit 0: wrapped onto the row above)  varint cols (the row's width)
+//            op* (to the row's end, which the block's row index gives; trailing empty
+//            cells with the default look are left out)
 //   op    := ATTR  varint fg  varint bg  [varint ext  varint link]   (the bracket when bg has HAS_EXTENDED;
 //                                                                     link 0 = none, else 1 + index in the block's table)
 //          | TEXT  varint n  n × varint codepoint                    (width-1 characters)
@@ -63,17 +63,6 @@ export class LinkTable {
   }
 }
 
-/** Cells of a row up to and excluding its trailing run of default empty cells. */
-function usedCells(data: Uint32Array, cols: number): number {
-  let n = cols;
-  while (n > 0) {
-    const i = (n - 1) * CELL_WORDS;
-    if (data[i] !== NULL_CONTENT || data[i + 1] !== 0 || data[i + 2] !== 0) break;
-    n--;
-  }
-  return n;
-}
-
 type Kind = Op.TEXT | Op.WIDE | Op.BLANK | Op.CELL;
 
 /**
@@ -83,10 +72,8 @@ type Kind = Op.TEXT | Op.WIDE | Op.BLANK | Op.CELL;
 export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable, linkOf: (urlId: number) => LinkData | undefined): void {
   const data = line._data;
   const cols = line.length;
-  const n = usedCells(data, cols);
-  out.varint(line.isWrapped ? FLAG_WRAPPED : 0);
-  out.varint(cols);
-  out.varint(n);
+  const n = cols;
+  out.op1(line.isWrapped ? FLAG_WRAPPED : 0, cols);
   let fg = 0;
   let bg = 0;
   let ext = 0;
@@ -107,9 +94,7 @@ export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable
         bg = cbg;
         ext = 0;
         urlId = 0;
-        out.byte(Op.ATTR);
-        out.varint(fg);
-        out.varint(bg);
+        out.op2(Op.ATTR, fg, bg);
       }
       let end = x + 1;
       let j = i + CELL_WORDS;
@@ -118,8 +103,9 @@ export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable
           end++;
           j += CELL_WORDS;
         }
-        out.byte(Op.BLANK);
-        out.varint(end - x);
+        // Empty cells with the default look to the end of the row are what a decoded row starts with.
+        if (end === n && cfg === 0 && cbg === 0) break;
+        out.op1(Op.BLANK, end - x);
       } else {
         while (end < n) {
           const c = data[j]!;
@@ -127,10 +113,8 @@ export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable
           end++;
           j += CELL_WORDS;
         }
-        out.byte(Op.TEXT);
-        out.varint(end - x);
-        out.reserve((end - x) * 3); // a codepoint (21 bits) takes at most 3 bytes
-        for (let k = i; k < j; k += CELL_WORDS) out.varintUnchecked(data[k]! & CODEPOINT_MASK);
+        out.op1(Op.TEXT, end - x);
+        out.codepoints(data, i, j, CODEPOINT_MASK);
       }
       x = end;
       continue;
@@ -208,7 +192,7 @@ function sameAttrsAt(line: RawBufferLine, data: Uint32Array, a: number, b: numbe
 export interface DecodedRow {
   cols: number;
   wrapped: boolean;
-  /** 3 words per used cell (content, fg, bg); cells past `used` are empty with default attributes. */
+  /** 3 words per cell (content, fg, bg); cells past `used` are empty with default attributes. */
   cells: Uint32Array;
   used: number;
   combined: Map<number, string>;
@@ -216,12 +200,11 @@ export interface DecodedRow {
   extended: Map<number, { ext: number; link: number }>;
 }
 
+/** Decodes one row; `input` ends where the row does. */
 export function decodeRow(input: ByteReader): DecodedRow {
-  const flags = input.varint();
+  const flags = input.byte();
   const cols = input.varint();
-  const used = input.varint();
-  if (used > cols) throw new Error(`history row claims ${used} cells of ${cols}`);
-  const cells = new Uint32Array(used * CELL_WORDS);
+  const cells = new Uint32Array(cols * CELL_WORDS);
   const combined = new Map<number, string>();
   const extended = new Map<number, { ext: number; link: number }>();
   let fg = 0;
@@ -230,7 +213,7 @@ export function decodeRow(input: ByteReader): DecodedRow {
   let link = 0;
   let x = 0;
   const put = (content: number): void => {
-    if (x >= used) throw new Error('history row has more cells than it says');
+    if (x >= cols) throw new Error(`history row has more than its ${cols} cells`);
     const i = x * CELL_WORDS;
     cells[i] = content;
     cells[i + 1] = fg;
@@ -238,7 +221,7 @@ export function decodeRow(input: ByteReader): DecodedRow {
     if ((bg & BG_HAS_EXTENDED) !== 0) extended.set(x, { ext, link });
     x++;
   };
-  while (x < used) {
+  while (!input.done) {
     const op = input.byte();
     switch (op) {
       case Op.ATTR:
@@ -285,5 +268,5 @@ export function decodeRow(input: ByteReader): DecodedRow {
         throw new Error(`history row has an unknown op ${op}`);
     }
   }
-  return { cols, wrapped: (flags & FLAG_WRAPPED) !== 0, cells, used, combined, extended };
+  return { cols, wrapped: (flags & FLAG_WRAPPED) !== 0, cells, used: x, combined, extended };
 }
