@@ -12,8 +12,8 @@
 //    them listed; against a private tmux server with as many idle `cat`
 //    sessions in the same round.
 //
-// --quick: 100 open with 20 producing, and 200 idle (50 for the lower RSS
-// reading). Every holder and program is ended by PID (BenchServer.close),
+// --quick: 40 open with 20 producing, and 100 idle (20 for the lower RSS
+// reading), short windows: CI's smoke run, which must stay under a minute. Every holder and program is ended by PID (BenchServer.close),
 // the tmux server by its PID.
 
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -29,16 +29,16 @@ import { TmuxServer } from '../lib/tmux.js';
 
 const PRODUCING = 20;
 const OPEN_STEPS = [100, 500] as const;
-const QUICK_OPEN_STEPS = [100] as const;
+const QUICK_OPEN_STEPS = [40] as const;
 const IDLE = { few: 100, many: 1000 } as const;
-const QUICK_IDLE = { few: 50, many: 200 } as const;
+const QUICK_IDLE = { few: 20, many: 100 } as const;
 /** producers run this long before the window starts, so the server is in its steady state */
 const WARMUP_MS = 500;
 const WINDOW_MS = 3000;
-const QUICK_WINDOW_MS = 2000;
+const QUICK_WINDOW_MS = 1000;
 /** the idle server's loop delay and CPU are read over this long */
 const IDLE_WINDOW_MS = 2000;
-const QUICK_IDLE_WINDOW_MS = 1000;
+const QUICK_IDLE_WINDOW_MS = 500;
 /** POST /v1/sessions requests in flight at once while the idle sessions are created */
 const CREATE_CONCURRENCY = 4;
 const SETTLE_LIMIT_MS = 5000;

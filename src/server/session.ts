@@ -49,6 +49,8 @@ export interface OutputListener {
 // While this many bytes are handed to the screen but not yet parsed, stop
 // reading the holder's socket: the holder then stops reading the PTY and the
 // kernel holds the program back, instead of the server buffering without bound.
+// Below the output log's cap (viewers/output-log.ts) with a frame to spare:
+// a viewer's snapshot is cut at the parse point, which the log must still hold.
 const PARSE_BACKLOG_PAUSE_BYTES = 4 * 1024 * 1024;
 const PARSE_BACKLOG_RESUME_BYTES = 1024 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
@@ -121,6 +123,7 @@ export class Session extends DisposableBase {
     this.viewers = this.register(new SessionViewers({
       boot: deps.boot,
       takeSnapshot: () => this.viewerSnapshot(),
+      parsedSeq: () => this.parsedSeq,
       // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
       readScrollback: ({ beforeRow, count }) =>
         this._screen.olderRowsText(beforeRow ?? this._screen.snapshotTopRow(VIEWER_SNAPSHOT_SCROLLBACK_ROWS), count),

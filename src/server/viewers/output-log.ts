@@ -8,8 +8,14 @@
 // calls trimTo) but is also bounded by a byte cap on its own: a viewer that
 // stopped acking cannot make it grow; it gets 'too-old' and then a snapshot.
 
-/** Enough for any replay (≤ 64 KiB) and for a paused viewer to catch up; small beside a screen. */
-export const DEFAULT_OUTPUT_LOG_CAP_BYTES = 1024 * 1024;
+/**
+ * Enough for any replay (≤ 64 KiB), for a paused viewer to catch up, and
+ * for a snapshot: it is cut where the screen has parsed, which may lag the
+ * log's end by the session's parse queue (≤ 2 MiB and one holder frame, 1
+ * MiB), and DATA must go on from there. Only sessions with a viewer keep
+ * this much; with none the log keeps a replay's worth.
+ */
+export const DEFAULT_OUTPUT_LOG_CAP_BYTES = 4 * 1024 * 1024;
 
 /** Below 2^48, so a session can stream 2^53 − 2^48 bytes (8 PiB) before a seq stops being exact. */
 const RANDOM_BASE_SEQ_LIMIT = 2 ** 48;

@@ -22,6 +22,13 @@ export interface SessionViewersOptions {
   logCapBytes?: number;
   takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
   /**
+   * The seq the screen has parsed up to. A snapshot is cut there, and DATA
+   * after it must come from the log, so the log never trims past it (the
+   * screen can lag the log by its parse queue; viewers get bytes before the
+   * server parses them and may ack them first). Default: no such bound.
+   */
+  parsedSeq?(): number;
+  /**
    * Rows of history older than row `beforeRow` (null: older than what a
    * snapshot would show now), at most `count` of them.
    */
@@ -81,7 +88,7 @@ export class SessionViewers extends DisposableBase {
     // With no viewer, only a replay's worth is worth keeping: a viewer that
     // reconnects owing more gets a snapshot anyway (and a busy session with
     // no viewer would otherwise hold its whole log cap).
-    if (this.channels.size === 0) this.log.trimTo(seq - (this.options.limits?.replayMaxBytes ?? REPLAY_MAX_BYTES));
+    if (this.channels.size === 0) this.trimKeepingParse(seq - (this.options.limits?.replayMaxBytes ?? REPLAY_MAX_BYTES));
     return seq;
   }
 
@@ -191,6 +198,11 @@ export class SessionViewers extends DisposableBase {
       if (from === null) return;
       lowest = Math.min(lowest, from);
     }
-    this.log.trimTo(lowest);
+    this.trimKeepingParse(lowest);
+  }
+
+  private trimKeepingParse(seq: number): void {
+    const parsed = this.options.parsedSeq?.();
+    this.log.trimTo(parsed === undefined ? seq : Math.min(seq, parsed));
   }
 }

@@ -8,7 +8,7 @@ import {
   type FrameFromServer,
   type ScreenModes,
 } from '../../protocol/viewer-frames.js';
-import type { Timers } from './flow-limits.js';
+import { REPLAY_MAX_BYTES, type Timers } from './flow-limits.js';
 import { OutputLog } from './output-log.js';
 import { SessionViewers } from './session-viewers.js';
 import { ViewerChannel, type Snapshot } from './viewer-channel.js';
@@ -483,5 +483,59 @@ describe('SessionViewers: one slow viewer degrades alone', () => {
       assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SESSION_ENDED);
       assert.equal(v.channel.isClosed, true);
     }
+  });
+});
+
+describe('SessionViewers: the log keeps what the screen has not parsed', () => {
+  function parseLagRig() {
+    let parsed = 0;
+    const timers = new SteppedTimers();
+    const session = new SessionViewers({
+      boot: BOOT,
+      baseSeq: 10_000,
+      timers,
+      // The screen lags the log: it has parsed only up to `parsed`.
+      takeSnapshot: () => ({ seq: parsed, cols: 80, rows: 24, modes, data: `screen@${parsed}` }),
+      parsedSeq: () => parsed,
+      writeInput: () => {},
+      resizePty: () => {},
+    });
+    parsed = session.log.endSeq;
+    return { session, timers, setParsed: (seq: number) => (parsed = seq), parsed: () => parsed };
+  }
+
+  test('with no viewer, a busy session keeps a replay\'s worth, but never trims past the parse point', () => {
+    const { session, setParsed } = parseLagRig();
+    const start = session.log.endSeq;
+    for (let i = 0; i < 100; i++) session.append(new Uint8Array(8 * 1024));
+    assert.equal(session.log.startSeq, start, 'nothing parsed yet: everything is kept');
+    setParsed(start + 700 * 1024);
+    session.append(new Uint8Array(8 * 1024));
+    assert.equal(session.log.startSeq, start + 700 * 1024, 'kept from the parse point, though a replay needs less');
+    setParsed(session.log.endSeq);
+    session.append(new Uint8Array(8 * 1024));
+    assert.equal(session.log.startSeq, session.log.endSeq - REPLAY_MAX_BYTES, 'all parsed: only a replay\'s worth is kept');
+  });
+
+  test('a viewer that acks bytes the screen has not parsed does not trim them, so a lagging viewer\'s snapshot still continues from the log', async () => {
+    const { session, timers, setParsed, parsed } = parseLagRig();
+    const fast = new Inbox();
+    const ch = session.attach({ channel: 1, send: fast.send, readOnly: false, cols: 80, rows: 24, resume: { boot: BOOT, seq: session.log.endSeq } });
+    const begin = parsed();
+    for (let i = 0; i < 64; i++) session.append(new Uint8Array(1024));
+    timers.advance(10); // the coalesced rest goes out
+    const sent = fast.of('data').at(-1)!.seq;
+    assert.equal(sent, session.log.endSeq, 'the viewer got everything');
+    session.ack(ch, sent);
+    assert.equal(session.log.startSeq, begin, 'the ack is ahead of the screen: the log keeps from the parse point');
+    setParsed(begin + 32 * 1024);
+    session.ack(ch, sent);
+    assert.equal(session.log.startSeq, begin + 32 * 1024);
+    // A second viewer starts from a snapshot at the parse point, and is sent the rest from the log.
+    const late = new Inbox();
+    session.attach({ channel: 2, send: late.send, readOnly: false, cols: 80, rows: 24 });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(late.of('snapshot')[0]!.seq, begin + 32 * 1024);
+    assert.equal(late.of('error').length, 0);
   });
 });
