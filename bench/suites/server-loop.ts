@@ -193,7 +193,7 @@ export const serverLoopSuite: Suite = {
             columns: ['side', 'loop delay p50', 'loop delay p99', 'loop delay max', 'health p50', 'health p99', 'health max', 'parsed per flooding session, MB/s'],
             rows: healthRows,
             notes: [
-              'Loop delay: the server\'s own monitorEventLoopDelay (sampled every 10 ms), reported by `GET /v1/health` over the window of the echo run and the health round trips.',
+              'Loop delay: the server\'s own monitorEventLoopDelay (how late its 2 ms timer fired), reported by `GET /v1/health` over the window of the echo run and the health round trips.',
               'Parsed per flooding session: growth of the flooding sessions\' parsed bytes (offset − unparsedBytes from `GET /v1/sessions`) over the same window, divided by the number of floods.',
               'Target for loop delay p99 (issue 9): < 20 ms with 100 open and 20 flooding.',
             ],

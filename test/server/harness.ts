@@ -134,3 +134,13 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
     },
   };
 }
+
+/** SIGKILLs the test server (a crash: holders live on) and starts another with `tend server start`. */
+export async function killAndRestart(t: TestServer): Promise<void> {
+  const pid = t.serverPid();
+  if (pid === null) throw new Error('no server is running to kill');
+  process.kill(pid, 'SIGKILL');
+  await waitFor('server gone', () => !isAlive(pid));
+  const started = await t.cli(['server', 'start']);
+  if (started.code !== 0) throw new Error(`tend server start failed: ${started.stderr}`);
+}

@@ -12,7 +12,7 @@ import { Screen } from '../../src/server/screen/index.js';
 import {
   VIEWER_PROTOCOL_VERSION, decodeFrameFromServer, encodeFrameToServer, type FrameFromServer, type FrameFromViewer,
 } from '../../src/protocol/viewer-frames.js';
-import { startTestServer, waitFor, isAlive, type TestServer } from './harness.js';
+import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
 
 const T = { timeout: 300_000 };
 const LINES = 50_000;
@@ -57,15 +57,6 @@ async function newCatSession(t: TestServer, file: string): Promise<string> {
     return s.status === 200 && s.body.offset === size;
   }, 120_000);
   return id;
-}
-
-async function restart(t: TestServer): Promise<void> {
-  const pid = t.serverPid();
-  assert.ok(pid, 'server is running');
-  process.kill(pid, 'SIGKILL');
-  await waitFor('server gone', () => !isAlive(pid));
-  const started = await t.cli(['server', 'start']);
-  assert.equal(started.code, 0, started.stderr);
 }
 
 /** A viewer speaking the protocol over the server's socket, recording frames. */
@@ -174,7 +165,7 @@ test('50 000 varied lines: tend screen --scrollback, a viewer asking for older r
         return false;
       }
     }, 60_000);
-    await restart(t);
+    await killAndRestart(t);
     await check('after a SIGKILL and restart');
   } finally {
     await t.dispose();
@@ -210,7 +201,7 @@ test("a command's output that scrolled far into the history is exact, also after
       }
     }, 60_000);
     await new Promise((r) => setTimeout(r, 400)); // the quiet checkpoint after the last output (200 ms) lands
-    await restart(t);
+    await killAndRestart(t);
     assert.equal(await read(), expected, 'after a SIGKILL and restart');
   } finally {
     await t.dispose();

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
-import { startTestServer, waitFor, repoRoot, isAlive } from './harness.js';
+import { killAndRestart, startTestServer, waitFor, repoRoot } from './harness.js';
 import { diffAgainstReference } from './reference.js';
 
 const writer = join(repoRoot, 'dist', 'test', 'fixtures', 'programs', 'varied-writer.js');
@@ -30,12 +30,7 @@ test('after SIGKILLs at 20 moments, mid-checkpoint included, every recovered scr
         const s = await t.api<{ offset: number; status: string }>('GET', '/v1/sessions/:w');
         return s.status === 200 && (s.body.offset >= target || s.body.status !== 'running');
       }, 60_000, 5);
-      const pid = t.serverPid();
-      assert.ok(pid, 'server is running');
-      process.kill(pid, 'SIGKILL');
-      await waitFor('server gone', () => !isAlive(pid));
-      const started = await t.cli(['server', 'start']);
-      assert.equal(started.code, 0, started.stderr);
+      await killAndRestart(t);
       const { diffs, offset } = await diffAgainstReference(t, ':w', out, SCROLLBACK_ROWS);
       assert.deepEqual(diffs, [], `after kill ${k + 1} at offset ${offset}`);
       lastOffset = offset;
