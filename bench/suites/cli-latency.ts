@@ -13,7 +13,7 @@ import { formatNumber, formatSummary, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 
 const RUNS_PER_ROUND = 20;
-const QUICK_RUNS_PER_ROUND = 5;
+const QUICK_RUNS_PER_ROUND = 2;
 const TARGET_MS = 150;
 const NODE_BARE = 'node -e 0';
 const NODE_IMPORT = 'node: import the CLI, run nothing';

@@ -161,7 +161,7 @@ export const serverMemorySuite: Suite = {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
     const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
-    const historySessions = ctx.quick ? 2 : 5;
+    const historySessions = ctx.quick ? 1 : 5;
     const dir = join(ctx.tmpDir, 'server-memory');
     mkdirSync(dir, { recursive: true });
     const fills = new Map(WIDTHS.map((w) => [widthKey(w), generateFill(dir, w.cols, HISTORY_ROWS)]));

@@ -12,7 +12,7 @@
 //    them listed; against a private tmux server with as many idle `cat`
 //    sessions in the same round.
 //
-// --quick: 40 open with 20 producing, and 100 idle (20 for the lower RSS
+// --quick: 30 open with 20 producing, and 60 idle (10 for the lower RSS
 // reading), short windows: CI's smoke run, which must stay under a minute. Every holder and program is ended by PID (BenchServer.close),
 // the tmux server by its PID.
 
@@ -29,9 +29,9 @@ import { TmuxServer } from '../lib/tmux.js';
 
 const PRODUCING = 20;
 const OPEN_STEPS = [100, 500] as const;
-const QUICK_OPEN_STEPS = [40] as const;
+const QUICK_OPEN_STEPS = [30] as const;
 const IDLE = { few: 100, many: 1000 } as const;
-const QUICK_IDLE = { few: 20, many: 100 } as const;
+const QUICK_IDLE = { few: 10, many: 60 } as const;
 /** producers run this long before the window starts, so the server is in its steady state */
 const WARMUP_MS = 500;
 const WINDOW_MS = 3000;
