@@ -128,11 +128,15 @@ describe('history view', { timeout: 3 * WEB_TEST_TIMEOUT_MS, skip: browserUnavai
       },
       { ...SLOW, intervalMs: 50, what: 'the view to open at the top of the pane' },
     );
+    // Wheels sent while the view was mounting land in it at its top, and a wheel at the top of
+    // the view loads the next older page, by design: on a slow machine the view may hold more
+    // than one page by now, but always whole pages, newest first, exactly the server's rows.
     let view = await settledHistory(page, id, 'the first page after scrolling to the top', true);
     assert.equal(view.problem, null);
-    assert.equal(view.loadedRows, PAGE_ROWS);
-    assert.deepEqual(view.rows, older.slice(-PAGE_ROWS), 'the first page is the rows just above the pane');
-    assert.match(view.header, /not loaded yet/);
+    assert.ok(view.loadedRows >= PAGE_ROWS, `at least the first page (${view.loadedRows} rows)`);
+    if (!view.oldest) assert.equal(view.loadedRows % PAGE_ROWS, 0, `whole pages (${view.loadedRows} rows)`);
+    assert.deepEqual(view.rows, older.slice(-view.loadedRows), 'the first pages are the rows just above the pane');
+    assert.match(view.header, view.oldest ? /start of history/ : /not loaded yet/);
     assert.match(view.footer, /the pane's own scrollback continues below/);
     assert.equal(view.gap, false);
     // Escape closes it (focus is in the view).
