@@ -5,7 +5,8 @@
 // programs — however the run ends.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../../src/common/lifecycle.js';
 import { TendClient } from '../../src/cli/client.js';
@@ -63,6 +64,9 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
     await sleep(pollMs);
   }
 }
+
+/** Servers launched by this bench process: numbers their output files. */
+let launches = 0;
 
 export class BenchServer implements Disposable {
   readonly client: TendClient;
@@ -132,11 +136,16 @@ export class BenchServer implements Disposable {
     // (how docs/performance.md's profiles were taken).
     const profileDir = this.ctx.env.TEND_BENCH_PROFILE_DIR;
     const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const child = spawn(process.execPath, [...profile, main, '--ready-fd', '3'], {
+    // TEND_BENCH_NODE_FLAGS: V8/Node flags for every bench server (e.g. `--trace-gc`); what the
+    // server prints then goes to server-<bench pid>-<n>.out in TEND_BENCH_PROFILE_DIR (or the temp dir).
+    const flags = (this.ctx.env.TEND_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
+    const output = flags.length > 0 ? openSync(join(profileDir || tmpdir(), `server-${process.pid}-${++launches}.out`), 'a') : 'ignore';
+    const child = spawn(process.execPath, [...profile, ...flags, main, '--ready-fd', '3'], {
       detached: true,
-      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', output, output, 'pipe'],
       env: this.env,
     });
+    if (typeof output === 'number') closeSync(output);
     this.child = child;
     if (child.pid !== undefined) this.serverPid = child.pid;
     const pipe = child.stdio[3] as NodeJS.ReadableStream;

@@ -51,8 +51,13 @@ export interface OutputListener {
 // kernel holds the program back, instead of the server buffering without bound.
 // Below the output log's cap (viewers/output-log.ts) with a frame to spare:
 // a viewer's snapshot is cut at the parse point, which the log must still hold.
-const PARSE_BACKLOG_PAUSE_BYTES = 4 * 1024 * 1024;
-const PARSE_BACKLOG_RESUME_BYTES = 1024 * 1024;
+// Small on purpose: at a flood's fair share of parse time (~1 MB/s with 20
+// flooding) 512 KiB is half a second of lag between the program and its
+// screen, and bytes that wait longer outlive the young generation and are
+// garbage for the costly collector. Measured (docs/performance.md): 4 MiB
+// gave no more throughput, and a longer loop-delay tail under floods.
+const PARSE_BACKLOG_PAUSE_BYTES = 512 * 1024;
+const PARSE_BACKLOG_RESUME_BYTES = 128 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
 const KILL_WAIT_MS = 8000;
 

@@ -444,18 +444,14 @@ export class CommandIndex extends DisposableBase {
    * and stops at the first place below the leaving rows.
    */
   private freezeLeaving(event: { count: number; firstRow: number }): void {
+    // Runs for every row that scrolls off (a flood's hundreds of thousands a second): no allocation here.
     for (let i = this.liveFrom; i < this.commands.length; i++) {
       const entry = this.commands[i]!;
-      for (const place of [entry.promptStart, entry.outputStart, entry.outputEnd]) {
-        if (place === null || place.marker === null || place.marker.isDisposed) continue;
-        if (!freezeIfLeaving(place, event)) return;
-      }
+      if (staysLive(entry.promptStart, event) || staysLive(entry.outputStart, event) || staysLive(entry.outputEnd, event)) return;
       // Every place of this command is frozen or gone (a running command gets its end later).
       if (i === this.liveFrom && entry !== this.running) this.liveFrom++;
     }
-    for (const place of [this.pending.promptStart, this.pending.inputStart]) {
-      if (place !== null && !freezeIfLeaving(place, event) && place.marker !== null && !place.marker.isDisposed) return;
-    }
+    if (!staysLive(this.pending.promptStart, event)) staysLive(this.pending.inputStart, event);
   }
 
   // Drops every place (the records stay): after a reset or at dispose.
@@ -466,6 +462,12 @@ export class CommandIndex extends DisposableBase {
     for (const entry of this.commands) disposeEntry(entry);
     this.replacePending(emptyPrompt());
   }
+}
+
+/** Freezes `place` if its row is leaving; true if it has a live marker below the leaving rows (the walk stops there). */
+function staysLive(place: BufferPosition | null, event: { count: number; firstRow: number }): boolean {
+  if (place === null || place.marker === null || place.marker.isDisposed) return false;
+  return !freezeIfLeaving(place, event);
 }
 
 function emptyPrompt(): PendingPrompt {

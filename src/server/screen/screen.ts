@@ -226,10 +226,16 @@ export class Screen extends DisposableBase {
     const history = new History({ maxRows: totalRows - liveRows, maxBytes: options.historyBytes ?? DEFAULT_HISTORY_BYTES }, options.budget ?? null);
     this.history = history;
     this.register(toDisposable(() => history.dispose()));
+    /** The one event rowsLeaving fires with, refilled each time (listeners read it and keep nothing). */
+    const leaving = { count: 0, firstRow: 0 };
     this.tap = tapScrollback(terminal, {
       // Once per row that scrolls off (hundreds of thousands a second in a flood): nothing here allocates what it need not.
       rowsLeaving: (rows) => {
-        if (this.rowsLeaving.size > 0) this.rowsLeaving.fire({ count: rows.length, firstRow: history.endRow });
+        if (this.rowsLeaving.size > 0) {
+          leaving.count = rows.length;
+          leaving.firstRow = history.endRow;
+          this.rowsLeaving.fire(leaving);
+        }
         history.append(rows, terminalLinkOf);
       },
       cleared: (rowsRemoved) => history.erase(rowsRemoved),
@@ -394,7 +400,8 @@ export class Screen extends DisposableBase {
   /**
    * Fires before rows leave the live buffer's top for the history:
    * `firstRow` is the row number the first of them takes (live line i is
-   * row firstRow + i until then).
+   * row firstRow + i until then). The event object is reused: read it
+   * in the listener, never keep it.
    */
   onRowsLeaving(listener: (event: { count: number; firstRow: number }) => void): Disposable {
     return this.rowsLeaving.on(listener);

@@ -28,7 +28,7 @@ export interface RawBufferLine {
 }
 
 export interface ScrollbackTapHooks {
-  /** These rows leave the top of the buffer for good, oldest first: copy them now. */
+  /** These rows leave the top of the buffer for good, oldest first: copy them now (the array is reused: keep neither it nor the rows). */
   rowsLeaving(rows: readonly RawBufferLine[]): void;
   /**
    * ED 3 erased the scrollback (`rowsRemoved` rows off the top), or RIS
@@ -114,6 +114,19 @@ function offer(list: ListShape, rows: RawBufferLine[]): void {
   if (!tap.suspended && rows.length > 0) tap.hooks.rowsLeaving(rows);
 }
 
+/**
+ * The row a push or recycle scrolls off, handed to the hooks in this one
+ * array (they copy rows at once and keep no array): an array per scrolled
+ * row was the server's largest allocation under floods.
+ */
+const oneRow: RawBufferLine[] = [];
+
+function offerTopRow(list: ListShape): void {
+  // Overwritten, never emptied: emptying would free the array's store, and the next row allocate one.
+  oneRow[0] = list.get(0)!;
+  offerScrolled(list, oneRow);
+}
+
 function topRows(list: ListShape, count: number): RawBufferLine[] {
   const rows: RawBufferLine[] = [];
   for (let i = 0; i < count; i++) rows.push(list.get(i)!);
@@ -126,11 +139,11 @@ function patchPrototype(proto: ListShape & { [PATCHED]?: true }): void {
   proto[PATCHED] = true;
   const { push, recycle, splice, trimStart } = proto;
   proto.push = function (this: ListShape, value: RawBufferLine): void {
-    if (this[TAP] !== undefined && this._length === this._maxLength) offerScrolled(this, topRows(this, 1));
+    if (this[TAP] !== undefined && this._length === this._maxLength) offerTopRow(this);
     push.call(this, value);
   };
   proto.recycle = function (this: ListShape): RawBufferLine {
-    if (this[TAP] !== undefined) offerScrolled(this, topRows(this, 1));
+    if (this[TAP] !== undefined) offerTopRow(this);
     return recycle.call(this);
   };
   proto.splice = function (this: ListShape, start: number, deleteCount: number, ...items: RawBufferLine[]): void {

@@ -11,8 +11,8 @@
 /**
  * Enough for any replay (≤ 64 KiB), for a paused viewer to catch up, and
  * for a snapshot: it is cut where the screen has parsed, which may lag the
- * log's end by the session's parse queue (≤ 2 MiB and one holder frame, 1
- * MiB), and DATA must go on from there. Only sessions with a viewer keep
+ * log's end by the session's parse queue (≤ 512 KiB and one holder frame,
+ * 1 MiB), and DATA must go on from there. Only sessions with a viewer keep
  * this much; with none the log keeps a replay's worth.
  */
 export const DEFAULT_OUTPUT_LOG_CAP_BYTES = 4 * 1024 * 1024;

@@ -176,7 +176,8 @@ export class History implements BudgetMember {
       this.writer = new ByteWriter(BLOCK_BYTES + WRITER_HEADROOM_BYTES);
       this.open.writer = this.writer;
     }
-    for (const line of lines) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
       const open = this.open;
       open.starts.push(open.writer.length);
       encodeRow(line, open.writer, open.links, linkOf);
