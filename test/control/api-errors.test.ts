@@ -75,6 +75,11 @@ describe('control plane errors and access', { timeout: CONTROL_TEST_TIMEOUT_MS }
       assert.deepEqual([big.status, big.body.error.code], [413, 'too_large']);
       const bigAwait = await rawCall(s, 'POST', `/v1/sessions/${id}/await`, JSON.stringify({ input: 'x'.repeat(3 * 1024 * 1024) }));
       assert.equal(bigAwait.status, 413);
+      // The server reads an oversized body to its end before it answers, so a client still
+      // writing gets the answer, not a broken pipe: the CLI says what was wrong.
+      const huge = await s.cli(['send', id, '--stdin'], { input: ' '.repeat(50 * 1024 * 1024), timeoutMs: 60_000 });
+      assert.equal(huge.code, 1, huge.stderr);
+      assert.match(huge.stderr, /^tend: request body of \d+ bytes is over the limit of 67108864\b/);
       const route = await rawCall(s, 'GET', '/v1/sessions/x/nothing-here');
       assert.deepEqual([route.status, route.body.error.code], [404, 'not_found']);
       const method = await rawCall(s, 'DELETE', '/v1/awaits/w1');

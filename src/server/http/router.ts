@@ -109,16 +109,29 @@ export function send(res: ServerResponse, reply: Reply): void {
   }
 }
 
+/**
+ * An oversized body is read to its end and dropped, up to this much, before
+ * the 413 goes out. Answering early would close the connection under a
+ * client still writing: it gets EPIPE, often before it has read the answer,
+ * and reports a broken connection instead of "too large".
+ */
+const OVERSIZE_DISCARD_BYTES = 256 * 1024 * 1024;
+
 export async function readBody(raw: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(raw.headers['content-length'] ?? 0);
-  if (declared > limitBytes) throw new ApiError(413, 'too_large', `request body of ${declared} bytes is over the limit of ${limitBytes}`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of raw as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limitBytes) throw new ApiError(413, 'too_large', `request body is over the limit of ${limitBytes} bytes`);
+    if (size > limitBytes || declared > limitBytes) {
+      chunks.length = 0;
+      if (size > limitBytes + OVERSIZE_DISCARD_BYTES) break; // past that, the connection closes under the client
+      continue;
+    }
     chunks.push(chunk);
   }
+  if (declared > limitBytes) throw new ApiError(413, 'too_large', `request body of ${declared} bytes is over the limit of ${limitBytes}`);
+  if (size > limitBytes) throw new ApiError(413, 'too_large', `request body is over the limit of ${limitBytes} bytes`);
   return Buffer.concat(chunks);
 }
 

@@ -120,11 +120,13 @@ function offer(list: ListShape, rows: RawBufferLine[]): void {
  * row was the server's largest allocation under floods.
  */
 const oneRow: RawBufferLine[] = [];
+/** What oneRow holds between rows, so it keeps no terminal's row alive (its store stays allocated). */
+const NO_ROW = { _data: new Uint32Array(0), _combined: {}, _extendedAttrs: {}, length: 0, isWrapped: false } satisfies RawBufferLine;
 
 function offerTopRow(list: ListShape): void {
-  // Overwritten, never emptied: emptying would free the array's store, and the next row allocate one.
   oneRow[0] = list.get(0)!;
   offerScrolled(list, oneRow);
+  oneRow[0] = NO_ROW;
 }
 
 function topRows(list: ListShape, count: number): RawBufferLine[] {
