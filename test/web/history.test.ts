@@ -8,6 +8,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import type { DebugHistoryView as HistoryView } from '../../web/src/debug-views.js';
 import { useTestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
@@ -22,25 +23,6 @@ import {
   waitForSameScreen,
   type WebHarness,
 } from './web-harness.js';
-
-/** web/src/debug-hook.ts's view of an open history panel. */
-interface HistoryView {
-  loading: boolean;
-  waiting: boolean;
-  oldest: boolean;
-  dropped: number;
-  problem: string | null;
-  canRetry: boolean;
-  connection: string;
-  loadedRows: number;
-  firstRow: number | null;
-  version: number;
-  renderedVersion: number;
-  header: string;
-  footer: string;
-  rows: string[];
-  gap: boolean;
-}
 
 interface HistoryDebug {
   __tendDebug?: { history(sessionId: string, withRows?: boolean): HistoryView | null };

@@ -4,6 +4,9 @@
 import type { Terminal } from '@xterm/xterm';
 import type { TerminalLink } from './terminal/terminal-link.js';
 import type { ViewerSocket } from './connection/viewer-socket.js';
+import type { DebugHistoryView } from './debug-views.js';
+
+export type { DebugHistoryView };
 
 export interface DebugPane {
   sessionId: string;
@@ -17,30 +20,6 @@ export interface DebugHistory {
   sessionId: string;
   /** withRows: also the rows (all of them: costly for tens of thousands). */
   view(withRows: boolean): DebugHistoryView;
-}
-
-export interface DebugHistoryView {
-  loading: boolean;
-  waiting: boolean;
-  oldest: boolean;
-  dropped: number;
-  problem: string | null;
-  canRetry: boolean;
-  connection: string;
-  /** Rows received, and the row number of the oldest (null before the first page). */
-  loadedRows: number;
-  firstRow: number | null;
-  /** The pages' version, and the one the panel's terminal has finished parsing. */
-  version: number;
-  renderedVersion: number;
-  /** The panel's first line ("start of history", "N older rows were dropped …"). */
-  header: string;
-  /** The panel's last line (where the pane's own scrollback takes over). */
-  footer: string;
-  /** The history rows the panel shows, oldest first: one per server row, trailing blanks trimmed (empty unless asked for). */
-  rows: string[];
-  /** Whether the pane had trimmed rows of its own since its snapshot when the panel last rendered. */
-  gap: boolean;
 }
 
 const panes = new Set<DebugPane>();

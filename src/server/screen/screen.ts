@@ -567,12 +567,15 @@ export class Screen extends DisposableBase {
             if (text !== '' && matches(text)) {
               total++;
               found.push({ row: start, line: text });
-              if (found.length > max) found.shift();
+              // Only the last `max` are kept: cut back now and then, not once per match.
+              if (found.length >= 2 * max) found.splice(0, found.length - max);
             }
           };
+          // Each row is read once: the row after this one (is it wrapped onto it?) is the next turn's row.
+          let next = from < end ? reader.lineAt(from) : undefined;
           for (let r = from; r < end; r++) {
-            const line = reader.lineAt(r);
-            const next = r + 1 < end ? reader.lineAt(r + 1) : undefined;
+            const line = next;
+            next = r + 1 < end ? reader.lineAt(r + 1) : undefined;
             const part = line === undefined ? '' : next?.isWrapped === true ? line.translateToString(false) : line.translateToString(true);
             if (line?.isWrapped === true && r > from) text += part;
             else {
@@ -583,7 +586,7 @@ export class Screen extends DisposableBase {
             if ((r - from) % 64 === 63) yield;
           }
           flush();
-          return { matches: found, total, firstRow: from, endRow: end, dropped };
+          return { matches: found.slice(-max), total, firstRow: from, endRow: end, dropped };
         }
         runSliced(scan(), options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
           .then(resolve, reject)

@@ -21,6 +21,17 @@ import { SearchBar } from './SearchBar.js';
 
 /** A user's wheel, key or pointer this recently makes a scroll to the top "theirs" (it loads older rows). */
 const GESTURE_WINDOW_MS = 1000;
+/** The panel's scrolling keys. */
+const SCROLL_UP: Record<string, (term: Terminal) => void> = {
+  PageUp: (term) => term.scrollPages(-1),
+  ArrowUp: (term) => term.scrollLines(-1),
+  Home: (term) => term.scrollToTop(),
+};
+const SCROLL_DOWN: Record<string, (term: Terminal) => void> = {
+  PageDown: (term) => term.scrollPages(1),
+  ArrowDown: (term) => term.scrollLines(1),
+  End: (term) => term.scrollToBottom(),
+};
 const HIDE_CURSOR = '\x1b[?25l';
 const RESET_TO_INITIAL_STATE = '\x1bc';
 const DIM = '\x1b[0;2m';
@@ -203,42 +214,20 @@ export function HistoryPanel(props: HistoryPanelProps) {
         return false;
       }
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return false;
-      switch (ev.key) {
-        case 'Escape':
-          ev.preventDefault();
-          latest.current.onClose();
-          return false;
-        case 'PageUp':
-          ev.preventDefault();
-          if (term.buffer.active.viewportY === 0) loadIfAtTop();
-          else term.scrollPages(-1);
-          return false;
-        case 'PageDown':
-          ev.preventDefault();
-          term.scrollPages(1);
-          return false;
-        case 'ArrowUp':
-          ev.preventDefault();
-          if (term.buffer.active.viewportY === 0) loadIfAtTop();
-          else term.scrollLines(-1);
-          return false;
-        case 'ArrowDown':
-          ev.preventDefault();
-          term.scrollLines(1);
-          return false;
-        case 'Home':
-          ev.preventDefault();
-          if (term.buffer.active.viewportY === 0) loadIfAtTop();
-          else term.scrollToTop();
-          return false;
-        case 'End':
-          ev.preventDefault();
-          term.scrollToBottom();
-          return false;
-        default:
-          // Tab and the like keep their browser meaning (Tab leaves the terminal for the buttons).
-          return false;
+      if (ev.key === 'Escape') {
+        ev.preventDefault();
+        latest.current.onClose();
+      } else if (Object.hasOwn(SCROLL_UP, ev.key)) {
+        // Up at the top reads older rows instead.
+        ev.preventDefault();
+        if (term.buffer.active.viewportY === 0) loadIfAtTop();
+        else SCROLL_UP[ev.key]!(term);
+      } else if (Object.hasOwn(SCROLL_DOWN, ev.key)) {
+        ev.preventDefault();
+        SCROLL_DOWN[ev.key]!(term);
       }
+      // Tab and the like keep their browser meaning (Tab leaves the terminal for the buttons).
+      return false;
     });
 
     const unregister = registerDebugHistory({

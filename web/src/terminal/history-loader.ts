@@ -101,7 +101,7 @@ export class HistoryLoader {
   retry(): void {
     if (this.disposed || this.pending !== null) return;
     this.problem = null;
-    if (this.boot !== null && this.link.serverBoot !== null && this.link.serverBoot !== this.boot) this.startOver();
+    if (this.bootChanged()) this.startOver();
     if (this.oldest) {
       this.emit();
       return;
@@ -118,8 +118,8 @@ export class HistoryLoader {
   }
 
   private send(): void {
+    if (this.bootChanged()) this.startOver();
     const boot = this.link.serverBoot;
-    if (this.boot !== null && boot !== null && boot !== this.boot) this.startOver();
     const first = this.pages[0];
     const beforeRow = first?.firstRow ?? 0;
     if (first !== undefined && beforeRow === 0) {
@@ -186,7 +186,7 @@ export class HistoryLoader {
         this.send();
         return;
       }
-      if (this.boot !== null && this.link.serverBoot !== null && this.link.serverBoot !== this.boot && this.pages.length > 0) {
+      if (this.bootChanged() && this.pages.length > 0) {
         this.problem = { message: 'the server restarted: these rows were read before, and may have changed — retry reads them again', canRetry: true };
       }
     } else if (this.pending !== null) {
@@ -200,6 +200,12 @@ export class HistoryLoader {
       this.problem = closedProblem(status);
     }
     this.emit();
+  }
+
+  /** The pages were read under another server boot than the one the link speaks to now. */
+  private bootChanged(): boolean {
+    const boot = this.link.serverBoot;
+    return this.boot !== null && boot !== null && boot !== this.boot;
   }
 
   private startOver(): void {
