@@ -176,13 +176,34 @@ conn_fail(struct holder *h, struct conn *c, uint16_t code, const char *text)
 	c->close_deadline_ms = holder_now_ms() + CONN_LINGER_MS;
 }
 
+/* What STATE says: the holder, its child and this connection's place. */
+static void
+conn_fill_state(const struct holder *h, const struct conn *c,
+    struct state_fields *s)
+{
+	memcpy(s->generation, h->generation, GENERATION_BYTES);
+	s->ring_start = ring_start(&h->ring);
+	s->offset = h->ring.offset;
+	s->child_pid = (uint32_t)h->pty.child;
+	s->fg_pgid = (uint32_t)pty_foreground(&h->pty);
+	s->cols = h->pty.cols;
+	s->rows = h->pty.rows;
+	s->flags = (h->pty.reaped ? STATE_F_EXITED : 0) |
+	    (h->controller ? STATE_F_LEASED : 0) |
+	    (h->controller == c ? STATE_F_YOU_LEASE : 0);
+	s->exit_code = h->pty.reaped ? h->pty.exit_code : 0;
+	s->exit_signal = h->pty.reaped ? h->pty.exit_signal : 0;
+	s->started_at_ms = h->started_at_ms;
+	s->ring_capacity = (uint32_t)h->ring.capacity;
+}
+
 static void
 conn_send_state(struct holder *h, struct conn *c)
 {
 	uint8_t frame[FRAME_HEADER_BYTES + STATE_PAYLOAD_BYTES];
 	struct state_fields s;
 
-	holder_fill_state(h, c, &s);
+	conn_fill_state(h, c, &s);
 	conn_queue(h, c, frame, frame_encode_state(frame, &s));
 }
 
@@ -488,17 +509,25 @@ conn_flush(struct holder *h, struct conn *c)
 	int r = 1;
 
 	while (r > 0 && c->fd >= 0) {
-		if (c->frame_active)
+		if (c->frame_active) {
 			r = stream_write_frame(h, c);
-		else if (c->out_sent < c->out_length)
+			if (r < 0)
+				conn_close(h, c);
+		} else if (c->out_sent < c->out_length)
 			r = conn_write_control(h, c);
 		else if (c->closing) {
 			if (!c->shut && shutdown(c->fd, SHUT_WR) != 0)
 				conn_close(h, c);
 			c->shut = true;
 			return;
-		} else if (!stream_next_frame(h, c))
-			return;
+		} else {
+			enum stream_next next = stream_next_frame(h, c);
+
+			if (next == STREAM_NONE)
+				return;
+			if (next == STREAM_EXIT)
+				conn_send_exit(h, c);
+		}
 	}
 }
 

@@ -221,7 +221,12 @@ void	 conn_send_exit(struct holder *, struct conn *);
 
 void	 stream_start(struct holder *, struct conn *);
 bool	 stream_pending(const struct holder *, const struct conn *);
-bool	 stream_next_frame(struct holder *, struct conn *);
+enum stream_next {
+	STREAM_NONE,		/* nothing to send */
+	STREAM_FRAME,		/* a frame is laid out: stream_write_frame */
+	STREAM_EXIT		/* the output is all sent: EXIT is due */
+};
+enum stream_next stream_next_frame(struct holder *, struct conn *);
 int	 stream_write_frame(struct holder *, struct conn *);
 uint64_t stream_unsent(const struct holder *);
 
@@ -246,15 +251,21 @@ struct holder {
 	int64_t socket_check_ms;
 };
 
+/* On the way out, the controller gets this long to take its last bytes. */
+#define QUIT_FLUSH_MS 3000
+
+/* log.c */
+
 void	 holder_log(const char *fmt, ...)
 	     __attribute__((format(printf, 1, 2)));
 int64_t	 holder_now_ms(void);
 
+/* kill.c */
+
+void	 holder_kill(struct holder *);
+
 /* loop.c */
 
-void	 holder_fill_state(const struct holder *, const struct conn *,
-	     struct state_fields *);
-void	 holder_kill(struct holder *);
 void	 holder_run(struct holder *, int signal_fd)
 	     __attribute__((noreturn));
 

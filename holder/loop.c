@@ -21,34 +21,10 @@
 #define PTY_TURN_BYTES (256 * 1024)
 /* After the child is reaped, wait this long for the PTY to hang up. */
 #define DRAIN_AFTER_EXIT_MS 500
-/* KILL: SIGHUP first, SIGKILL if the child is still there after this. */
-#define KILL_GRACE_MS 2000
-/* On the way out, the controller gets this long to take its last bytes. */
-#define QUIT_FLUSH_MS 3000
 /* How often to look whether the socket file was deleted. */
 #define SOCKET_CHECK_MS 3000
 
 #define NEVER_MS INT64_MAX
-
-void
-holder_fill_state(const struct holder *h, const struct conn *c,
-    struct state_fields *s)
-{
-	memcpy(s->generation, h->generation, GENERATION_BYTES);
-	s->ring_start = ring_start(&h->ring);
-	s->offset = h->ring.offset;
-	s->child_pid = (uint32_t)h->pty.child;
-	s->fg_pgid = (uint32_t)pty_foreground(&h->pty);
-	s->cols = h->pty.cols;
-	s->rows = h->pty.rows;
-	s->flags = (h->pty.reaped ? STATE_F_EXITED : 0) |
-	    (h->controller ? STATE_F_LEASED : 0) |
-	    (h->controller == c ? STATE_F_YOU_LEASE : 0);
-	s->exit_code = h->pty.reaped ? h->pty.exit_code : 0;
-	s->exit_signal = h->pty.reaped ? h->pty.exit_signal : 0;
-	s->started_at_ms = h->started_at_ms;
-	s->ring_capacity = (uint32_t)h->ring.capacity;
-}
 
 static void __attribute__((noreturn))
 holder_exit(struct holder *h)
@@ -60,24 +36,6 @@ holder_exit(struct holder *h)
 	listen_remove(&h->listener);
 	pty_close(&h->pty);
 	exit(0);
-}
-
-/* KILL or SIGTERM: hang the terminal up, then leave once EXIT is out. */
-void
-holder_kill(struct holder *h)
-{
-	int64_t now = holder_now_ms();
-
-	if (h->quitting)
-		return;
-	h->quitting = true;
-	h->quit_deadline_ms = now + QUIT_FLUSH_MS;
-	if (h->pty.reaped)
-		return;
-	pty_signal_foreground(&h->pty, SIGHUP);
-	pty_signal_group(&h->pty, SIGHUP);
-	pty_signal_group(&h->pty, SIGCONT);	/* a stopped job must see it */
-	h->kill_deadline_ms = now + KILL_GRACE_MS;
 }
 
 static void

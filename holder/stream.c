@@ -35,21 +35,19 @@ stream_pending(const struct holder *h, const struct conn *c)
 	    c->cursor < h->ring.offset || (h->output_done && !c->exit_sent);
 }
 
-/* Lay out the next OUTPUT/REPLAY frame (or queue EXIT); false if none. */
-bool
+/* Lay out the next OUTPUT/REPLAY frame, or say EXIT is due (the caller queues it). */
+enum stream_next
 stream_next_frame(struct holder *h, struct conn *c)
 {
 	size_t room, bytes;
 	uint8_t flags = 0;
 
 	if (!stream_pending(h, c))
-		return false;
+		return STREAM_NONE;
 	if (c->dump_pending)
 		stream_start(h, c);
-	if (!c->replaying && c->cursor == h->ring.offset) {
-		conn_send_exit(h, c);	/* output_done: EXIT after the last byte */
-		return true;
-	}
+	if (!c->replaying && c->cursor == h->ring.offset)
+		return STREAM_EXIT;	/* output_done: EXIT after the last byte */
 	room = MAX_PAYLOAD_BYTES - (c->replaying ? 9 : 8);
 	bytes = (size_t)((c->replaying ? c->replay_end : h->ring.offset) -
 	    c->cursor);
@@ -66,7 +64,7 @@ stream_next_frame(struct holder *h, struct conn *c)
 	c->frame_bytes = bytes;
 	c->frame_sent = 0;
 	c->frame_active = true;
-	return true;
+	return STREAM_FRAME;
 }
 
 /* The unsent part of the frame: header, then at most two ring slices. */
@@ -106,7 +104,7 @@ stream_frame_done(struct conn *c)
 		c->replaying = false;	/* restart from the new offset next */
 }
 
-/* 1: progress, 0: the socket is full, -1: the connection was closed. */
+/* 1: progress, 0: the socket is full, -1: the connection must be closed. */
 int
 stream_write_frame(struct holder *h, struct conn *c)
 {
@@ -116,7 +114,6 @@ stream_write_frame(struct holder *h, struct conn *c)
 
 	if (count < 0) {
 		holder_log("stream bytes left the ring; closing the controller");
-		conn_close(h, c);
 		return -1;
 	}
 	n = count == 0 ? 0 : writev(c->fd, iov, count);
@@ -124,10 +121,8 @@ stream_write_frame(struct holder *h, struct conn *c)
 		return 1;
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
-	if (n < 0) {
-		conn_close(h, c);
+	if (n < 0)
 		return -1;
-	}
 	c->frame_sent += (size_t)n;
 	if (c->frame_sent == c->frame_header_length + c->frame_bytes)
 		stream_frame_done(c);
