@@ -27,7 +27,8 @@ describe('reconnect', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     const page = await h.open('/w/keep');
     await waitForLivePane(page, id);
     await typeInto(page, id, 'for i in 1 2 3; do printf "\\033[3${i}mline $i\\033[0m\\n"; done', { enter: true });
-    await waitFor(async () => (await paneText(page, id))?.includes('line 3'), { what: 'the coloured lines' });
+    // The prompt after the output too: a screen still changing cannot be compared across the reload.
+    await waitFor(async () => /line 3\n\$ ?$/.test((await paneText(page, id)) ?? ''), { what: 'the coloured lines and the next prompt' });
     const before = await waitForSameScreen(h, page, id);
 
     await page.reload();
@@ -42,7 +43,8 @@ describe('reconnect', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     const page = await h.open('/w/survivor');
     await waitForLivePane(page, id);
     await typeInto(page, id, 'echo before the crash', { enter: true });
-    await waitFor(async () => (await paneText(page, id))?.includes('before the crash'), { what: 'output before the crash' });
+    // The prompt after the output too: the screen must be quiet before it is kept as the one to see again.
+    await waitFor(async () => /before the crash\n\$ ?$/.test((await paneText(page, id)) ?? ''), { what: 'output before the crash and the next prompt' });
     const before = await waitForSameScreen(h, page, id);
     const bootBefore = (await h.server.api<{ boot: string }>('GET', '/v1/health')).body.boot;
 
