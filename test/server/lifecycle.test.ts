@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serverNodeFlags } from '../../src/server/node-flags.js';
 import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
 
 interface Info { id: string; name: string | null; status: string; pid: number; holderPid: number; offset: number }
@@ -56,6 +58,9 @@ test('a second server for the same TEND_HOME is refused with a clear message', {
     assert.equal((await t.cli(['server', 'start'])).code, 0);
     const pid = t.serverPid();
     assert.ok(pid);
+    // the server runs with the flags the CLI starts it with
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of serverNodeFlags()) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
     const second = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'server', 'main.js')], { env: t.env, encoding: 'utf8', timeout: 30_000 });
     assert.equal(second.status, 3);
     assert.match(second.stderr, new RegExp(`already running .*pid ${pid}`));
