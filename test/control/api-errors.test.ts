@@ -84,6 +84,15 @@ describe('control plane errors and access', { timeout: CONTROL_TEST_TIMEOUT_MS }
       assert.deepEqual([route.status, route.body.error.code], [404, 'not_found']);
       const method = await rawCall(s, 'DELETE', '/v1/awaits/w1');
       assert.equal(method.status, 405);
+      // Answered before the body is read: Node's server reads and drops the rest after the
+      // answer, so a client writing a large body (chunked, as the CLI sends) gets it, not EPIPE.
+      const bigBody = Buffer.alloc(40 * 1024 * 1024, 0x20);
+      const bigRoute = await rawCall(s, 'POST', '/v1/sessions/x/nothing-here', bigBody);
+      assert.deepEqual([bigRoute.status, bigRoute.body.error.code], [404, 'not_found']);
+      const bigMethod = await rawCall(s, 'PATCH', '/v1/awaits/w1', bigBody);
+      assert.deepEqual([bigMethod.status, bigMethod.body.error.code], [405, 'method_not_allowed']);
+      const bigUnknown = await rawCall(s, 'POST', '/v1/sessions/no-such-session/input', bigBody);
+      assert.equal(bigUnknown.status, 404);
     }));
 
   test('tend shell-integration prints each snippet, which the shell parses; other shells are a usage error', async () => {
