@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../../src/common/lifecycle.js';
 import { TendClient } from '../../src/cli/client.js';
-import { serverNodeFlags } from '../../src/server/node-flags.js';
+import { serverArgs } from '../../src/server/node-flags.js';
 import { holderBinary } from './bench-holder.js';
 import { isAlive } from './child-process.js';
 import type { BenchContext } from './suite.js';
@@ -141,7 +141,7 @@ export class BenchServer implements Disposable {
     // server prints then goes to server-<bench pid>-<n>.out in TEND_BENCH_PROFILE_DIR (or the temp dir).
     const flags = (this.ctx.env.TEND_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((f) => f !== '');
     const output = flags.length > 0 ? openSync(join(profileDir || tmpdir(), `server-${process.pid}-${++launches}.out`), 'a') : 'ignore';
-    const child = spawn(process.execPath, [...serverNodeFlags(), ...profile, ...flags, main, '--ready-fd', '3'], {
+    const child = spawn(process.execPath, serverArgs(main, [...profile, ...flags]), {
       detached: true,
       stdio: ['ignore', output, output, 'pipe'],
       env: this.env,

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { serverNodeFlags } from '../server/node-flags.js';
+import { serverArgs } from '../server/node-flags.js';
 import { resolvePaths, ensureRuntimeDirs, type TendPaths } from '../server/paths.js';
 
 export class CliError extends Error {
@@ -95,7 +95,7 @@ export class TendClient {
   async startServer(): Promise<number> {
     if (!existsSync(serverMain)) throw new CliError(`the server is not built (${serverMain} is missing); run \`npm install\``);
     ensureRuntimeDirs(this.paths);
-    const child = spawn(process.execPath, [...serverNodeFlags(), serverMain, '--ready-fd', '3'], {
+    const child = spawn(process.execPath, serverArgs(serverMain), {
       detached: true,
       stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
       env: process.env,
