@@ -47,7 +47,8 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     const page = await h.open('/w/main');
     await waitForLivePane(page, left);
     await typeInto(page, left, 'printf "\\033]2;left title\\007"; for c in 31 32 33 34 35 36; do printf "\\033[${c}m%s\\033[0m " colour$c; done; echo; echo left pane', { enter: true });
-    await waitFor(async () => (await paneText(page, left))?.includes('left pane'), { what: 'the left output' });
+    // The output line itself: the typed command line holds the words too.
+    await waitFor(async () => /^left pane$/m.test((await paneText(page, left)) ?? ''), { what: 'the left output' });
     const wideCols = (await h.server.api<{ cols: number }>('GET', `/v1/sessions/${left}`)).body.cols;
 
     // Split side by side from the keyboard: a new shell to the right, saved on the server.
@@ -66,7 +67,7 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     await waitFor(async () => (await page.locator('.pane-focused').getAttribute('data-session')) === right, { what: 'focus on the new pane' });
     // A plain prompt in the new shell (it is the user's default shell, with the user's prompt).
     await typeInto(page, right, `PS1='$ '; printf '\\033[H\\033[2J'; echo right pane`, { enter: true });
-    await waitFor(async () => (await paneText(page, right))?.includes('right pane'), { what: 'the right output' });
+    await waitFor(async () => /^right pane$/m.test((await paneText(page, right)) ?? ''), { what: 'the right output' });
     // Each pane asked for its own size: half the width, so fewer columns.
     await waitFor(async () => (await h.server.api<{ cols: number }>('GET', `/v1/sessions/${left}`)).body.cols < wideCols * 0.6, { what: 'the left PTY to narrow' });
 
