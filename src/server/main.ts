@@ -64,6 +64,11 @@ async function main(): Promise<void> {
     loopbackPort,
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
+    onFatal: () => {
+      // Crashing is safe (holders keep every terminal and the next server recovers them); limping on is not.
+      release();
+      process.exit(70);
+    },
   });
   let stopping = false;
   const stop = async (why: string) => {

@@ -23,7 +23,7 @@ import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createStaticFiles } from './http/static-files.js';
 import { LoopMonitor } from './loop-monitor.js';
-import { HistoryBudget } from './screen/history/budget.js';
+import { ScreenHost } from './screen-host/index.js';
 import { totalmem } from 'node:os';
 
 /**
@@ -54,6 +54,8 @@ export interface ServerOptions {
   loopbackPort?: number;
   /** Called when a client asks the server to stop. */
   onStopRequested?: () => void;
+  /** The server cannot go on (its screen host died): stop the process; holders keep every terminal. */
+  onFatal?: (error: Error) => void;
 }
 
 
@@ -69,12 +71,11 @@ export class TendServer extends DisposableBase {
   private workspaces!: Workspaces;
   private loopback: LoopbackListener | null = null;
   private readonly loop = this.register(new LoopMonitor());
-  private readonly historyBudget: HistoryBudget;
+  private screens!: ScreenHost;
   recovered: Record<string, number> = {};
 
   constructor(private readonly options: ServerOptions) {
     super();
-    this.historyBudget = new HistoryBudget(options.historyBudgetBytes ?? defaultHistoryBudgetBytes());
   }
 
   get sessions(): SessionRegistry {
@@ -94,6 +95,15 @@ export class TendServer extends DisposableBase {
       log.warn(`checkpoints directory ${paths.checkpointsDir} is not usable: ${(err as Error).message}`);
     }
     this.checkpoints = this.register(new CheckpointWriter({ dir: paths.checkpointsDir, log }));
+    this.screens = this.register(new ScreenHost({
+      historyBudgetBytes: this.options.historyBudgetBytes ?? defaultHistoryBudgetBytes(),
+      onFatal: (err) => {
+        if (this.stopping || this.isDisposed) return;
+        log.error('the screen host died; the server cannot go on', err);
+        if (this.options.onFatal) this.options.onFatal(err);
+        else setImmediate(() => { throw err; });
+      },
+    }));
     this.registry = this.register(new SessionRegistry({
       boot: this.boot,
       store: this.store,
@@ -104,7 +114,7 @@ export class TendServer extends DisposableBase {
       scrollbackRows: this.options.scrollbackRows ?? DEFAULT_SCROLLBACK_ROWS,
       liveScrollbackRows: this.options.liveScrollbackRows,
       historyBytes: this.options.historyBytes,
-      historyBudget: this.historyBudget,
+      screens: this.screens,
       holderPath: this.options.holderPath,
       ringBytes: this.options.ringBytes,
       checkpointQuietMs: this.options.checkpointQuietMs,
@@ -144,7 +154,7 @@ export class TendServer extends DisposableBase {
         checkpoints: this.checkpoints.status,
         port: this.loopback?.port ?? null,
         eventLoop: this.loop.read({ reset: req.query.get('reset-event-loop') === '1' }),
-        history: { bytes: this.historyBudget.bytes, budgetBytes: this.historyBudget.limitBytes },
+        history: { bytes: this.screens.stats.historyBytes, budgetBytes: this.screens.stats.historyBudgetBytes },
         memory: { rssBytes: process.memoryUsage.rss() },
       },
     }));

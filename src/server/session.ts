@@ -4,8 +4,10 @@
 // generation and the byte offset the screen covers).
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
-import { DEFAULT_LIVE_SCROLLBACK_ROWS, Screen, type ScreenOptions, type ScreenSnapshot } from './screen/index.js';
-import type { HistoryBudgetLike, HistoryCheckpoint, HistoryState } from './screen/history/history.js';
+import { DEFAULT_LIVE_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/index.js';
+import type { HistoryState } from './screen/history/history.js';
+import type { HostedCommands, HostedScreen, ScreenHost } from './screen-host/index.js';
+import type { HostedScreenOptions } from './screen-host/messages.js';
 import { StoreError, type SessionRecord, type Store } from './store/index.js';
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
@@ -13,7 +15,6 @@ import { CheckpointSchedule } from './checkpoint-schedule.js';
 import { SessionViewers } from './viewers/session-viewers.js';
 import type { Snapshot } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
-import { CommandIndex } from './commands/index.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
@@ -32,8 +33,8 @@ export interface SessionDeps {
   liveScrollbackRows?: number;
   /** Bytes of history per session (default: the screen's). */
   historyBytes?: number;
-  /** The server's budget for every session's history. */
-  historyBudget?: HistoryBudgetLike;
+  /** Where every session's screen is parsed and kept (a worker thread). */
+  screens: ScreenHost;
   holderPath?: string;
   ringBytes?: number;
   checkpointQuietMs?: number;
@@ -108,30 +109,24 @@ export class Session extends DisposableBase {
   private readonly outputListeners = new Set<OutputListener>();
   private readonly exitWaiters: Array<() => void> = [];
   readonly viewers: SessionViewers;
-  /** Commands the shell's marks (OSC 133/633) delimit, by xterm markers on this screen. */
-  private _commands: CommandIndex;
   /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
   private parsedSeq: number;
 
   private constructor(
     private readonly deps: SessionDeps,
     private record: SessionRecord,
-    private _screen: Screen,
+    private _screen: HostedScreen,
     status: SessionStatus,
-    commands: CommandIndex | null = null,
   ) {
     super();
     this._status = status;
-    this._commands = commands ?? new CommandIndex(_screen);
-    this.register(toDisposable(() => this._commands.dispose()));
     this.register(toDisposable(() => this._screen.dispose()));
     this.viewers = this.register(new SessionViewers({
       boot: deps.boot,
       takeSnapshot: () => this.viewerSnapshot(),
       parsedSeq: () => this.parsedSeq,
       // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
-      readScrollback: ({ beforeRow, count }) =>
-        this._screen.olderRowsText(beforeRow ?? this._screen.snapshotTopRow(VIEWER_SNAPSHOT_SCROLLBACK_ROWS), count),
+      readScrollback: ({ beforeRow, count }) => this._screen.olderRows(beforeRow ?? null, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, count),
       writeInput: (data) => {
         if (this._status === 'running') this.holder?.input(data);
       },
@@ -153,11 +148,12 @@ export class Session extends DisposableBase {
   get status(): SessionStatus {
     return this._status;
   }
-  get screen(): Screen {
+  get screen(): HostedScreen {
     return this._screen;
   }
-  get commands(): CommandIndex {
-    return this._commands;
+  /** Commands the shell's marks (OSC 133/633) delimit, indexed beside the screen. */
+  get commands(): HostedCommands {
+    return this._screen.commands;
   }
   get degraded(): boolean {
     return this._degraded;
@@ -196,7 +192,7 @@ export class Session extends DisposableBase {
 
   /** Starts a new holder for a record already in the store. */
   static async start(deps: SessionDeps, record: SessionRecord, options: { shellIntegration: boolean }): Promise<Session> {
-    const screen = new Screen(screenOptions(deps, record.cols, record.rows));
+    const screen = deps.screens.open(screenOptions(deps, record.cols, record.rows));
     const session = new Session(deps, record, screen, 'running');
     try {
       await session.launchHolder(record.argv, record.cwd, record.env, options);
@@ -213,7 +209,7 @@ export class Session extends DisposableBase {
    */
   static async recover(deps: SessionDeps, record: SessionRecord): Promise<Session> {
     const loaded = await loadCheckpointScreen(deps, record);
-    const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold', loaded.commands);
+    const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold');
     const cp = loaded.checkpoint;
     session.fedOffset = cp?.offset ?? 0;
     if (record.status === 'cold') return session;
@@ -244,7 +240,7 @@ export class Session extends DisposableBase {
         from = cp.offset;
       } else {
         if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
-        session.replaceScreen(new Screen(screenOptions(deps, state.cols, state.rows)));
+        session.replaceScreen(deps.screens.open(screenOptions(deps, state.cols, state.rows)));
       }
       if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
         session._screen.resize(state.cols, state.rows);
@@ -254,8 +250,7 @@ export class Session extends DisposableBase {
       session.persist('its recovery', (store) => store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid }));
       session.attachHolder(holder, from, { answerReplay: false });
       await session.waitReplayEnd();
-      await session._screen.flush();
-      if (session._screen.modes.alternateScreen) holder.redraw(); // second line of defence for TUIs
+      if ((await session._screen.modes()).alternateScreen) holder.redraw(); // second line of defence for TUIs
       return session;
     } catch (err) {
       holder.dispose();
@@ -369,8 +364,7 @@ export class Session extends DisposableBase {
    */
   private async viewerSnapshot(): Promise<Snapshot> {
     let seq = this.parsedSeq;
-    const snap = await this._screen.snapshotAsync({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS, onCut: () => (seq = this.parsedSeq) });
-    const m = this._screen.modes;
+    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS }, () => (seq = this.parsedSeq));
     return {
       seq,
       cols: snap.cols,
@@ -407,11 +401,9 @@ export class Session extends DisposableBase {
     this.register(s.onTitle((title: string) => this.viewers.broadcast((channel) => ({ type: 'title', channel, title }))));
   }
 
-  private replaceScreen(screen: Screen): void {
+  private replaceScreen(screen: HostedScreen): void {
     const old = this._screen;
     this._screen = screen;
-    this._commands.dispose();
-    this._commands = new CommandIndex(screen);
     old.dispose();
     this.watchScreen();
   }
@@ -532,22 +524,16 @@ export class Session extends DisposableBase {
     if (this.isDisposed || this.record.generation === null) return;
     const offset = this.fedOffset;
     const generation = this.record.generation;
-    let snapshot: ScreenSnapshot;
-    let commands: unknown = null;
-    let history: HistoryCheckpoint | null = null;
+    let cut: Awaited<ReturnType<HostedScreen['checkpoint']>>;
     try {
       // The live rows only: the history goes to its own file, only the blocks sealed since the last checkpoint.
-      snapshot = await this._screen.snapshotAsync({
-        history: false,
-        onCut: () => {
-          commands = this._commands.toJSON();
-          history = this._screen.history.checkpoint();
-        },
-      });
+      cut = await this._screen.checkpoint();
     } catch (err) {
+      if (this.isDisposed) return;
       this.deps.log.error(`session ${this.id}: snapshot failed`, err);
       return;
     }
+    const { snapshot, commands, history } = cut;
     const cp: Checkpoint = {
       sessionId: this.id,
       generation,
@@ -561,11 +547,11 @@ export class Session extends DisposableBase {
         degraded: this._degraded,
         commands,
         snapshot: { ...snapshot, data: undefined },
-        history: history!.state,
+        history: history.state,
       },
       screen: snapshot.data,
     };
-    await this.deps.checkpoints.write({ ...cp, history: { epoch: history!.epoch, blocks: history!.blocks } });
+    await this.deps.checkpoints.write({ ...cp, history: { epoch: history.epoch, blocks: history.blocks } });
     this.persist('its title and cwd', (store) =>
       store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd }));
   }
@@ -585,19 +571,17 @@ export class SessionStateError extends Error {
 }
 
 interface LoadedCheckpoint {
-  screen: Screen;
+  screen: HostedScreen;
   checkpoint: Checkpoint | null;
-  commands: CommandIndex | null;
 }
 
-function screenOptions(deps: SessionDeps, cols: number, rows: number): ScreenOptions {
+function screenOptions(deps: SessionDeps, cols: number, rows: number): HostedScreenOptions {
   return {
     cols,
     rows,
     scrollbackRows: deps.scrollbackRows,
     liveScrollbackRows: deps.liveScrollbackRows,
     historyBytes: deps.historyBytes,
-    budget: deps.historyBudget,
   };
 }
 
@@ -614,7 +598,7 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
   const loaded = await deps.checkpoints.load(record.id);
   if (!loaded.ok) {
     if (loaded.reason !== 'missing') deps.log.warn(`session ${record.id}: checkpoint ${loaded.reason} (${loaded.detail}); replaying from the holder`);
-    return { screen: new Screen(options), checkpoint: null, commands: null };
+    return { screen: deps.screens.open(options), checkpoint: null };
   }
   const cp = loaded.checkpoint;
   const meta = (cp.meta.snapshot ?? {}) as Partial<ScreenSnapshot>;
@@ -624,19 +608,19 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
     // A checkpoint from before the history holds its whole scrollback in the snapshot: rows past the live ones become history.
     // One with a history holds only live rows: all of them must fit live again (the setting may have shrunk since).
     const live = Math.max(options.liveScrollbackRows ?? DEFAULT_LIVE_SCROLLBACK_ROWS, historyState === null ? 0 : snapshot.scrollbackRows ?? 0);
-    const screen = Screen.fromSnapshot(snapshot, { ...options, liveScrollbackRows: live, cols: cp.cols, rows: cp.rows, archive: historyState === null });
-    await screen.flush();
-    if (historyState !== null) {
-      const stored = await deps.checkpoints.loadHistory(record.id, historyState.endRow);
-      if (stored.problem !== '') deps.log.warn(`session ${record.id}: history file: ${stored.problem}; rows it lacks are reported as dropped`);
-      screen.history.restore(stored.blocks, historyState);
-      deps.checkpoints.adoptHistory(record.id, screen.history.epoch, stored);
-    }
-    // Before any later byte: the saved rows must mean this buffer's rows.
-    const commands = CommandIndex.restore(screen, cp.meta.commands, { rowsDropped: 0 });
-    return { screen, checkpoint: cp, commands };
+    const stored = historyState === null ? null : await deps.checkpoints.loadHistory(record.id, historyState.endRow);
+    if (stored !== null && stored.problem !== '') deps.log.warn(`session ${record.id}: history file: ${stored.problem}; rows it lacks are reported as dropped`);
+    const { screen, historyEpoch } = await deps.screens.restore({
+      options: { ...options, liveScrollbackRows: live, cols: cp.cols, rows: cp.rows },
+      snapshot,
+      archive: historyState === null,
+      history: historyState === null || stored === null ? null : { state: historyState, blocks: stored.blocks },
+      commands: cp.meta.commands,
+    });
+    if (stored !== null) deps.checkpoints.adoptHistory(record.id, historyEpoch, stored);
+    return { screen, checkpoint: cp };
   } catch (err) {
     deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);
-    return { screen: new Screen(options), checkpoint: null, commands: null };
+    return { screen: deps.screens.open(options), checkpoint: null };
   }
 }

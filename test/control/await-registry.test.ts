@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, type AwaitEntry, type AwaitOutcome, type AwaitResult, type AwaitSession } from '../../src/server/awaits/index.js';
+import { watchIndex } from '../../src/server/commands/index.js';
 import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
 
@@ -37,7 +38,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('settles with the exit code and exact output at the end mark, for 0 and non-zero', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const ok = await awaits.start(target, shell.index, "printf 'one\\ntwo\\n'");
+    const ok = await awaits.start(target, watchIndex(shell.index), "printf 'one\\ntwo\\n'");
     assert.equal(await ok.wait(30_000), true);
     const okResult = resultOf(ok);
     assert.equal(okResult.exitCode, 0);
@@ -45,7 +46,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     assert.equal(okResult.command.commandLine, "printf 'one\\ntwo\\n'");
 
     await shell.waitForPrompt();
-    const bad = await awaits.start(target, shell.index, 'echo failing; (exit 7)');
+    const bad = await awaits.start(target, watchIndex(shell.index), 'echo failing; (exit 7)');
     assert.equal(await bad.wait(30_000), true);
     assert.deepEqual([resultOf(bad).exitCode, resultOf(bad).output], [7, 'failing\n']);
     assert.notEqual(awaits.get(ok.id), undefined, 'results stay collectable after settling');
@@ -54,7 +55,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('a command that prints nothing gives empty output, not null', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const entry = await awaits.start(target, shell.index, 'true');
+    const entry = await awaits.start(target, watchIndex(shell.index), 'true');
     assert.equal(await entry.wait(30_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, '']);
   });
@@ -64,7 +65,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const { shell, awaits, target } = await bashWithRegistry(scope);
     const marker = join(scope.tempDir('tend-await-gate-'), 'go');
     // The command ends only once the test creates the file: no timing involved.
-    const entry = await awaits.start(target, shell.index, `while [ ! -e ${marker} ]; do sleep 0.05; done; echo released`);
+    const entry = await awaits.start(target, watchIndex(shell.index), `while [ ! -e ${marker} ]; do sleep 0.05; done; echo released`);
     assert.equal(await entry.wait(200), false);
     assert.equal(entry.outcome.state, 'pending');
     const { writeFileSync } = await import('node:fs');
@@ -77,11 +78,11 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const scope = useTestScope(t);
     const { shell, awaits, target, stagingDir } = await bashWithRegistry(scope);
     const long = `echo ${'x'.repeat(1500)} | wc -c`;
-    const entry = await awaits.start(target, shell.index, long);
+    const entry = await awaits.start(target, watchIndex(shell.index), long);
     assert.equal(await entry.wait(30_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output?.trim()], [0, '1501']);
     await shell.waitForPrompt();
-    const multi = await awaits.start(target, shell.index, 'echo first\necho second\nfalse');
+    const multi = await awaits.start(target, watchIndex(shell.index), 'echo first\necho second\nfalse');
     assert.equal(await multi.wait(30_000), true);
     assert.deepEqual([resultOf(multi).exitCode, resultOf(multi).output], [1, 'first\nsecond\n']);
     assert.equal(shell.index.list().length, 2, 'each await was one command');
@@ -92,7 +93,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
     // The terminal keeps 5000 rows of scrollback: 8000 lines push the start out.
-    const entry = await awaits.start(target, shell.index, 'seq 1 8000');
+    const entry = await awaits.start(target, watchIndex(shell.index), 'seq 1 8000');
     assert.equal(await entry.wait(60_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, null]);
   });
@@ -100,7 +101,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('an await whose shell dies settles as failed, naming the session', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const entry = await awaits.start(target, shell.index, 'sleep 600');
+    const entry = await awaits.start(target, watchIndex(shell.index), 'sleep 600');
     shell.conn.kill();
     assert.equal(await entry.wait(30_000), true);
     assert.equal(entry.outcome.state, 'failed');

@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverNodeFlags } from '../../src/server/node-flags.js';
+import { PARSE_THREAD_NICE } from '../../src/server/screen-host/thread-priority.js';
 import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
 
 interface Info { id: string; name: string | null; status: string; pid: number; holderPid: number; offset: number }
@@ -61,6 +62,10 @@ test('a second server for the same TEND_HOME is refused with a clear message', {
     // the server runs with the flags the CLI starts it with
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     for (const flag of serverNodeFlags()) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
+    // one thread, the screen host's, parses at a lower priority than the loop's (field 19 of stat is the nice value)
+    const nices = () => readdirSync(`/proc/${pid}/task`).map((tid) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]));
+    await waitFor('the screen host to lower its priority', () => nices().includes(PARSE_THREAD_NICE) || null);
+    assert.deepEqual(nices().filter((n) => n !== 0), [PARSE_THREAD_NICE], `thread nice values: ${nices().join(' ')}`);
     const second = spawnSync(process.execPath, [join(repoRoot, 'dist', 'src', 'server', 'main.js')], { env: t.env, encoding: 'utf8', timeout: 30_000 });
     assert.equal(second.status, 3);
     assert.match(second.stderr, new RegExp(`already running .*pid ${pid}`));

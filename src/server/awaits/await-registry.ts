@@ -5,7 +5,7 @@
 // Results are kept for AWAIT_RESULT_KEEP_MS after they settle.
 import { randomBytes } from 'node:crypto';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
-import type { CommandIndex, IndexedCommand } from '../commands/index.js';
+import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
 import { typeCommand, type TypedCommand, type TypingTarget } from './command-typing.js';
 
@@ -120,7 +120,7 @@ export class AwaitRegistry extends DisposableBase {
    * Types `input` into the session and settles when the first command that
    * starts after it ends. Rejects (and records nothing) if the input could not be sent.
    */
-  async start(session: AwaitSession, index: CommandIndex, input: string): Promise<AwaitEntry> {
+  async start(session: AwaitSession, commands: CommandWatch, input: string): Promise<AwaitEntry> {
     this.dropOld(Date.now());
     if (this.entries.size >= MAX_AWAITS) throw new TooManyAwaitsError();
     const id = `w${randomBytes(6).toString('hex')}`;
@@ -128,13 +128,13 @@ export class AwaitRegistry extends DisposableBase {
     // Anything that starts after this point is ours: the shell runs typed
     // lines in order, so the first command numbered past the current last one
     // is the one this input started (even if a command is running right now).
-    const after = index.last()?.number ?? 0;
+    const after = await commands.lastNumber();
+    if (this.entries.size >= MAX_AWAITS) throw new TooManyAwaitsError();
     let typed: TypedCommand | null = null;
-    const finished = index.onCommandFinished((command) => {
+    // Subscribed before the input is typed, so its end mark cannot be missed.
+    const finished = commands.onCommandFinished((command) => {
       if (command.number <= after) return;
-      // Read now, at the end mark: later output may push it out of the buffer.
-      const output = index.output(command.number);
-      entry.settle({ state: 'done', result: { exitCode: command.exitCode, output: output?.text ?? null, command: describeCommand(command) } });
+      entry.settle({ state: 'done', result: { exitCode: command.exitCode, output: command.output, command: describeCommand(command) } });
       this.finishPending(entry);
     });
     this.pendingParts.set(id, toDisposable(() => {
@@ -200,6 +200,6 @@ export class TooManyAwaitsError extends Error {
   }
 }
 
-function describeCommand(c: IndexedCommand): AwaitedCommand {
+function describeCommand(c: FinishedCommand): AwaitedCommand {
   return { number: c.number, commandLine: c.commandLine, cwd: c.cwd, startedAt: c.startedAt, endedAt: c.endedAt };
 }

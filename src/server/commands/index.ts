@@ -10,3 +10,4 @@ export {
 export { parseCommandIndexJson, COMMAND_INDEX_JSON_VERSION, type CommandIndexJson } from './command-index-json.js';
 export type { BufferPosition } from './buffer-position.js';
 export { MAX_COMMAND_LINE_CHARS, MAX_CWD_CHARS } from './shell-marks.js';
+export { commandInfo, onFinishedWithOutput, watchIndex, type CommandInfo, type CommandWatch, type FinishedCommand } from './command-info.js';

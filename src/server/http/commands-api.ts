@@ -6,7 +6,8 @@ import { ApiError, badRequest, notFound } from './errors.js';
 import { optInt, reqString } from './validate.js';
 import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
-import type { CommandIndex, IndexedCommand } from '../commands/index.js';
+import type { CommandInfo } from '../commands/index.js';
+import type { HostedCommands } from '../screen-host/index.js';
 import { AWAIT_RESULT_KEEP_MS, TooManyAwaitsError, type AwaitEntry, type AwaitRegistry, type AwaitSession } from '../awaits/index.js';
 
 /** One call waits at most this long; a longer wait is a loop over the await's location. */
@@ -25,7 +26,7 @@ export interface CommandRoutesDeps {
   registry: SessionRegistry;
   awaits: AwaitRegistry;
   /** The session's command index; null if it has none. */
-  commandsOf(session: Session): CommandIndex | null;
+  commandsOf(session: Session): HostedCommands | null;
 }
 
 export interface CommandView {
@@ -44,7 +45,7 @@ const NO_MARKS_HINT =
 
 export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void {
   const { registry, awaits } = deps;
-  const indexOf = (session: Session): CommandIndex => {
+  const indexOf = (session: Session): HostedCommands => {
     const index = deps.commandsOf(session);
     if (index === null) throw new ApiError(409, 'no_shell_integration', `session ${session.label} has no command index. ${NO_MARKS_HINT}`);
     return index;
@@ -52,31 +53,29 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
 
   router.add('GET', '/v1/sessions/:target/commands', async (req) => {
     const session = registry.resolve(req.params.target ?? '');
-    const index = indexOf(session);
-    await session.screen.flush(); // the index has then seen every mark fed so far
-    const running = index.current();
-    return { status: 200, json: index.list().map((c) => commandView(c, c === running)) };
+    // Read after every byte fed so far is parsed: the index has then seen every mark in them.
+    const { commands, running } = await indexOf(session).state();
+    return { status: 200, json: commands.map((c) => commandView(c, c.number === running)) };
   });
 
   router.add('GET', '/v1/sessions/:target/output', async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     const index = indexOf(session);
-    await session.screen.flush();
     const which = req.query.get('cmd') ?? 'last';
-    let command: IndexedCommand | undefined;
+    if (which !== 'last' && !/^[1-9][0-9]{0,9}$/.test(which)) throw badRequest(`"cmd" must be a command number (from \`tend commands\`) or "last", not ${JSON.stringify(which)}`);
+    const { commands: list, atPrompt } = await index.state();
+    let command: CommandInfo | undefined;
     if (which === 'last') {
-      command = index.last();
-      if (command === undefined) throw notFound(`session ${session.label} has no indexed commands yet. ${index.atPrompt ? '' : NO_MARKS_HINT}`.trim());
+      command = list[list.length - 1];
+      if (command === undefined) throw notFound(`session ${session.label} has no indexed commands yet. ${atPrompt ? '' : NO_MARKS_HINT}`.trim());
     } else {
-      if (!/^[1-9][0-9]{0,9}$/.test(which)) throw badRequest(`"cmd" must be a command number (from \`tend commands\`) or "last", not ${JSON.stringify(which)}`);
-      command = index.get(Number(which));
+      command = list.find((c) => c.number === Number(which));
       if (command === undefined) {
-        const list = index.list();
         const range = list.length === 0 ? 'it has no indexed commands' : `it has commands ${list[0]!.number}-${list[list.length - 1]!.number}`;
         throw notFound(`session ${session.label} has no command ${which}; ${range}`);
       }
     }
-    const output = index.output(command.number);
+    const output = await index.output(command.number);
     if (output === null) {
       throw new ApiError(410, 'output_gone', `command ${command.number}'s output has left the scrollback (tend keeps the last rows of each session; see TEND_SCROLLBACK_ROWS)`);
     }
@@ -125,7 +124,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
   });
 }
 
-function commandView(c: IndexedCommand, running: boolean): CommandView {
+function commandView(c: CommandInfo, running: boolean): CommandView {
   return { number: c.number, commandLine: c.commandLine, exitCode: c.exitCode, running, startedAt: c.startedAt, endedAt: c.endedAt, cwd: c.cwd };
 }
 
@@ -151,16 +150,19 @@ function awaitSession(session: Session): AwaitSession {
   };
 }
 
-function hasMarks(index: CommandIndex): boolean {
-  return index.list().length > 0 || index.atPrompt || index.current() !== undefined;
+/** Whether the index has seen a shell's marks (in every byte fed before the call). */
+async function hasMarks(index: HostedCommands): Promise<boolean> {
+  const { commands, atPrompt, running } = await index.state();
+  return commands.length > 0 || atPrompt || running !== null;
 }
 
 /** True once the index has seen a shell's marks, waiting up to `timeoutMs` for output that brings them. */
-async function waitForMarks(session: Session, index: CommandIndex, timeoutMs: number): Promise<boolean> {
-  await session.screen.flush();
-  if (hasMarks(index)) return true;
+async function waitForMarks(session: Session, index: HostedCommands, timeoutMs: number): Promise<boolean> {
+  if (await hasMarks(index)) return true;
   return new Promise((resolve) => {
     let settled = false;
+    let asking = false;
+    let again = false;
     const finish = (value: boolean) => {
       if (settled) return;
       settled = true;
@@ -168,12 +170,23 @@ async function waitForMarks(session: Session, index: CommandIndex, timeoutMs: nu
       subscription.dispose();
       resolve(value);
     };
-    const timer = setTimeout(() => finish(hasMarks(index)), timeoutMs);
+    const ask = (): void => {
+      // One question at a time; output that comes meanwhile is asked about after it.
+      if (settled) return;
+      if (asking) {
+        again = true;
+        return;
+      }
+      asking = true;
+      again = false;
+      void hasMarks(index).then((yes) => {
+        asking = false;
+        if (yes) finish(true);
+        else if (again) ask();
+      }, () => finish(false));
+    };
+    const timer = setTimeout(() => void hasMarks(index).then(finish, () => finish(false)), timeoutMs);
     // onOutput sees bytes before they are parsed; the marks count once the screen has parsed them.
-    const subscription = session.onOutput(() => {
-      void session.screen.flush().then(() => {
-        if (hasMarks(index)) finish(true);
-      });
-    });
+    const subscription = session.onOutput(ask);
   });
 }

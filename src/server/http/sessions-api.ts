@@ -131,27 +131,24 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     if (!Number.isInteger(scrollbackRows) || scrollbackRows < 0 || scrollbackRows > MAX_SCROLLBACK_ROWS) {
       throw badRequest(`"scrollback" must be a whole number from 0 to ${MAX_SCROLLBACK_ROWS}`);
     }
-    await session.screen.flush();
-    const screen = session.screen;
     if (format === 'snapshot') {
       // The snapshot covers exactly the bytes fed before the call: read the offset first.
       const offset = session.offset;
-      const scrollback = screen.scrollbackShown(scrollbackRows);
-      const snapshot = await screen.snapshotAsync({ scrollbackRows });
+      const { snapshot, scrollback } = await session.screen.snapshot({ scrollbackRows });
       return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status, scrollback } };
     }
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
-    // Sliced: thousands of rows of history never hold the loop for long.
-    const { text, scrollback } = await screen.textAsync({ scrollbackRows, ansi: format === 'ansi' });
+    // Read in slices in the screen host: thousands of rows of history hold no loop for long.
+    const { text, scrollback, cols, rows, cursor } = await session.screen.text({ scrollbackRows, ansi: format === 'ansi' });
     return {
       status: 200,
       json: {
         text,
         scrollback,
-        cols: screen.cols,
-        rows: screen.rows,
-        cursor: screen.cursor,
-        title: screen.title,
+        cols,
+        rows,
+        cursor,
+        title: session.screen.title,
         offset: session.offset,
         degraded: session.degraded,
         status: session.status,
@@ -168,22 +165,15 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const max = maxParam === null ? DEFAULT_SEARCH_MATCHES : Number(maxParam);
     if (!Number.isInteger(max) || max < 1 || max > MAX_SEARCH_MATCHES) throw badRequest(`"max" must be a whole number from 1 to ${MAX_SEARCH_MATCHES}`);
     const ignoreCase = req.query.get('ignore-case') === '1';
-    let matches: (line: string) => boolean;
-    if (req.query.get('regex') === '1') {
-      let re: RegExp;
+    const regex = req.query.get('regex') === '1';
+    if (regex) {
       try {
-        re = new RegExp(pattern, ignoreCase ? 'iu' : 'u');
+        new RegExp(pattern, ignoreCase ? 'iu' : 'u');
       } catch (err) {
         throw badRequest(`"q" is not a regular expression: ${(err as Error).message}`);
       }
-      matches = (line) => re.test(line);
-    } else if (ignoreCase) {
-      const lower = pattern.toLowerCase();
-      matches = (line) => line.toLowerCase().includes(lower);
-    } else {
-      matches = (line) => line.includes(pattern);
     }
-    const result = await session.screen.search(matches, max);
+    const result = await session.screen.search({ pattern, regex, ignoreCase }, max);
     return { status: 200, json: { ...result, truncated: result.total > result.matches.length } };
   });
 }

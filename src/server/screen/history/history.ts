@@ -20,6 +20,7 @@ import type { LinkData } from '../xterm-private.js';
 import type { RawBufferLine } from '../scrollback-tap.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
+import { sharedBytes, sharedWords } from './shared-block.js';
 
 /** A sealed block holds at most this many rows… */
 export const BLOCK_ROWS = 256;
@@ -204,8 +205,8 @@ export class History implements BudgetMember {
       serial: this.budget?.nextSerial() ?? nextLocalSerial(),
       firstRow: open.firstRow,
       rows: open.starts.length,
-      data: open.writer.toBytes(),
-      starts: Uint32Array.from(open.starts),
+      data: sharedBytes(open.writer.view()),
+      starts: sharedWords(open.starts),
       links: open.links.links,
     };
     this.blocks.push(block);

@@ -1,0 +1,46 @@
+// A command as plain data, for whoever reads the index from another thread
+// (the index lives beside its screen in the screen host), and the finished
+// command with its output, read at its end mark, that `await` hands back.
+import type { Disposable } from '../../common/lifecycle.js';
+import type { CommandIndex, IndexedCommand } from './command-index.js';
+
+export interface CommandInfo {
+  number: number;
+  commandLine: string;
+  cwd: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  exitCode: number | null;
+}
+
+/** A finished command with its output as the screen held it at the end mark (null: it had already scrolled out). */
+export interface FinishedCommand extends CommandInfo {
+  output: string | null;
+}
+
+/** What `await` needs of a session's commands. */
+export interface CommandWatch {
+  /** The number of the last command started, 0 if none (after the bytes written so far are parsed). */
+  lastNumber(): Promise<number>;
+  onCommandFinished(listener: (command: FinishedCommand) => void): Disposable;
+}
+
+export function commandInfo(c: IndexedCommand): CommandInfo {
+  return { number: c.number, commandLine: c.commandLine, cwd: c.cwd, startedAt: c.startedAt, endedAt: c.endedAt, exitCode: c.exitCode };
+}
+
+/** Calls `listener` at each command's end, with its output read right then (later output may push it out of the buffer). */
+export function onFinishedWithOutput(index: CommandIndex, listener: (command: FinishedCommand) => void): Disposable {
+  return index.onCommandFinished((command) => {
+    const output = index.output(command.number);
+    listener({ ...commandInfo(command), output: output?.text ?? null });
+  });
+}
+
+/** A CommandWatch over an index in this thread (tests, and the screen host's own). */
+export function watchIndex(index: CommandIndex): CommandWatch {
+  return {
+    lastNumber: async () => index.last()?.number ?? 0,
+    onCommandFinished: (listener) => onFinishedWithOutput(index, listener),
+  };
+}

@@ -1,0 +1,100 @@
+// What the server's event loop and the screen host (a worker thread that
+// parses every session's output into its screen) say to each other. One
+// message each way per turn of either loop, holding every operation or
+// event of that turn, in order: order is the contract. A write posted before
+// a call is parsed before the call runs; a write's "parsed" event comes
+// before the result of any call that ran after it.
+import type { HistoryState } from '../screen/history/history.js';
+import type { StoredBlock } from '../checkpoint/history-file.js';
+import type { CommandInfo, FinishedCommand } from '../commands/index.js';
+import type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchResult, TerminalModes } from '../screen/index.js';
+
+/** A screen's options as they cross the thread (no budget or scheduler: the host owns those). */
+export type HostedScreenOptions = Omit<ScreenOptions, 'budget' | 'scheduler'>;
+
+/** What a restored screen is made of: a checkpoint's snapshot, history and command index. */
+export interface RestoreSpec {
+  options: HostedScreenOptions;
+  snapshot: ScreenSnapshot;
+  /** The snapshot holds its whole scrollback (a checkpoint from before the history): its older rows become history. */
+  archive: boolean;
+  /** The history the checkpoint recorded and the blocks its file held, or null for none. */
+  history: { state: HistoryState; blocks: StoredBlock[] } | null;
+  /** The command index as the checkpoint saved it. */
+  commands: unknown;
+}
+
+export interface CommandsState {
+  commands: CommandInfo[];
+  /** The running command's number, or null. */
+  running: number | null;
+  atPrompt: boolean;
+}
+
+export type { CommandInfo, FinishedCommand };
+
+export type SearchQuery = { pattern: string; regex: boolean; ignoreCase: boolean };
+
+/** The calls a screen answers, by name: arguments and result. */
+export interface ScreenCalls {
+  flush: { args: null; result: null };
+  modes: { args: null; result: TerminalModes };
+  /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
+  snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackShown } };
+  /** The live rows, the command index and the history's blocks at one cut (a checkpoint). */
+  checkpoint: { args: null; result: { snapshot: ScreenSnapshot; commands: unknown; history: { epoch: number; state: HistoryState; blocks: StoredBlock[] } } };
+  text: { args: { scrollbackRows: number; ansi: boolean }; result: ScreenText & { cursor: { x: number; y: number; visible: boolean }; cols: number; rows: number } };
+  search: { args: { query: SearchQuery; max: number }; result: SearchResult };
+  olderRows: { args: { before: number | null; snapshotRows: number; count: number }; result: { firstRow: number; rows: number; dropped: number; oldest: boolean; text: string } };
+  commands: { args: null; result: CommandsState };
+  commandOutput: { args: { number: number }; result: { text: string; complete: boolean } | null };
+}
+
+export type CallName = keyof ScreenCalls;
+
+/** Operations the server's loop sends, in the order they happened. */
+export type HostOp =
+  | { op: 'open'; screen: number; options: HostedScreenOptions }
+  | { op: 'restore'; screen: number; call: number; spec: RestoreSpec }
+  /** Bytes of one write: [start, end) of the batch's shared buffer. */
+  | { op: 'write'; screen: number; start: number; end: number; live: boolean }
+  | { op: 'resize'; screen: number; cols: number; rows: number }
+  | { op: 'call'; screen: number; call: number; name: CallName; args: unknown }
+  /** Finished commands are sent with their output while any await watches the screen. */
+  | { op: 'watchCommands'; screen: number; watch: boolean }
+  | { op: 'close'; screen: number };
+
+export interface HostBatch {
+  ops: HostOp[];
+  /** Every write's bytes, back to back (transferred, not copied). */
+  bytes: ArrayBuffer | null;
+}
+
+/** Events the host sends back, in the order they happened. */
+export type HostEvent =
+  /** The screen has parsed its writes up to (and with) the `count`-th. */
+  | { ev: 'parsed'; screen: number; count: number }
+  /** Answers to queries in live output, for the program. */
+  | { ev: 'reply'; screen: number; bytes: Uint8Array }
+  | { ev: 'title'; screen: number; title: string }
+  | { ev: 'cwd'; screen: number; cwd: string }
+  | { ev: 'finished'; screen: number; command: FinishedCommand }
+  /** A snapshot's picture is fixed: every "parsed" before this event is in it, none after. */
+  | { ev: 'cut'; call: number }
+  | { ev: 'result'; call: number; value: unknown }
+  | { ev: 'failed'; call: number; message: string }
+  /** The server-wide history budget's use changed (sent at most every STATS_INTERVAL_MS), for /v1/health. */
+  | { ev: 'stats'; stats: HostStats };
+
+/** How often, at most, the host says how much history it holds. */
+export const STATS_INTERVAL_MS = 200;
+
+export interface HostStats {
+  historyBytes: number;
+  historyBudgetBytes: number;
+}
+
+/** What the host is started with. */
+export interface HostWorkerData {
+  historyBudgetBytes: number;
+}

@@ -1,0 +1,169 @@
+// The screen host on its real worker thread: what the server's loop writes
+// is parsed in order, reads see every byte written before them, a snapshot's
+// cut says exactly which writes it holds, events come back, checkpoints
+// share history blocks and restore exactly, and a dead host fails loudly.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ScreenHost } from './screen-host.js';
+import type { HostedScreen } from './hosted-screen.js';
+import type { FinishedCommand } from './messages.js';
+
+function startHost(t: { after(fn: () => void): void }, budget = 64 * 1024 * 1024) {
+  const fatal: Error[] = [];
+  const host = new ScreenHost({ historyBudgetBytes: budget, onFatal: (err) => fatal.push(err) });
+  t.after(() => host.dispose());
+  return { host, fatal };
+}
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+/** Resolves once `predicate` holds, checking after each event from the host. */
+async function until(predicate: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function plainText(screen: HostedScreen, scrollbackRows: number): Promise<string> {
+  return (await screen.text({ scrollbackRows, ansi: false })).text;
+}
+
+describe('screen host', () => {
+  test('writes are parsed in order, each callback once; reads see every write before them', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 40, rows: 5 });
+    const parsed: number[] = [];
+    for (let i = 0; i < 50; i++) screen.write(enc(`line ${i}\r\n`), { live: true }, () => parsed.push(i));
+    assert.ok(screen.backlogBytes > 0, 'the bytes wait for the host');
+    const text = await plainText(screen, 100);
+    assert.deepEqual(parsed, [...Array(50).keys()], 'every callback, in order, before the read answered');
+    assert.equal(screen.backlogBytes, 0);
+    assert.ok(text.startsWith('line 0\nline 1\n'), text.slice(0, 40));
+    assert.ok(text.includes('line 48\nline 49'), 'the last line is there');
+  });
+
+  test("a snapshot's cut runs after the callbacks of the writes it holds and before any later one's", async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 40, rows: 5 });
+    let parsedWrites = 0;
+    for (let i = 0; i < 20; i++) screen.write(enc(`a${i} `), { live: true }, () => parsedWrites++);
+    let atCut = -1;
+    const snap = screen.snapshot({ scrollbackRows: 0 }, () => (atCut = parsedWrites));
+    for (let i = 0; i < 20; i++) screen.write(enc('later '), { live: true }, () => parsedWrites++);
+    const { snapshot, modes } = await snap;
+    assert.equal(atCut, 20, 'the cut saw exactly the writes before the snapshot parsed');
+    assert.ok(snapshot.data.includes('a19'), 'the snapshot holds the writes before it');
+    assert.ok(!snapshot.data.includes('later'), 'and none after');
+    assert.equal(modes.alternateScreen, false);
+    await screen.flush();
+    assert.equal(parsedWrites, 40);
+  });
+
+  test('answers to queries go back for live bytes only; titles and cwd come back', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 40, rows: 5 });
+    const replies: string[] = [];
+    const titles: string[] = [];
+    screen.onReply((b) => replies.push(new TextDecoder().decode(b)));
+    screen.onTitle((title) => titles.push(title));
+    screen.write(enc('\x1b[6n'), { live: false }); // replayed: already answered once
+    screen.write(enc('ab\x1b[6n'), { live: true });
+    screen.write(enc('\x1b]2;built\x07\x1b]7;file://host/tmp/work\x07'), { live: true });
+    await screen.flush();
+    assert.deepEqual(replies, ['\x1b[1;3R']);
+    assert.deepEqual(titles, ['built']);
+    assert.equal(screen.title, 'built');
+    assert.equal(screen.cwd, '/tmp/work');
+  });
+
+  test('a resize applies after the bytes written before it', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 20, rows: 4 });
+    screen.write(enc('0123456789012345678\r\n'), { live: true });
+    screen.resize(10, 4);
+    assert.equal(screen.cols, 10, 'the asked size at once');
+    // Parsed at 20 columns, then reflowed: one line wrapped in two.
+    const r = await screen.text({ scrollbackRows: 0, ansi: false });
+    assert.equal(r.cols, 10);
+    assert.ok(r.text.startsWith('0123456789\n012345678'), JSON.stringify(r.text));
+  });
+
+  test('commands: marks are indexed; a watched command comes back finished with its output', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 40, rows: 10 });
+    const finished: FinishedCommand[] = [];
+    const A = '\x1b]133;A\x07', B = '\x1b]133;B\x07', C = '\x1b]133;C\x07';
+    const D = (code: number) => `\x1b]133;D;${code}\x07`;
+    screen.write(enc(`${A}$ ${B}true\r\n${C}${D(0)}`), { live: true });
+    assert.equal(await screen.commands.lastNumber(), 1);
+    const watch = screen.commands.onCommandFinished((c) => finished.push(c));
+    screen.write(enc(`${A}$ ${B}echo hi\r\n${C}hi\r\n${D(3)}${A}$ ${B}`), { live: true });
+    await until(() => finished.length === 1, 'the finished command');
+    assert.deepEqual({ ...finished[0], startedAt: 0, endedAt: 0 }, { number: 2, commandLine: 'echo hi', cwd: null, startedAt: 0, endedAt: 0, exitCode: 3, output: 'hi\n' });
+    const state = await screen.commands.state();
+    assert.deepEqual(state.commands.map((c) => c.number), [1, 2]);
+    assert.equal(state.atPrompt, true);
+    assert.deepEqual(await screen.commands.output(2), { text: 'hi\n', complete: true });
+    assert.equal(await screen.commands.output(9), null);
+    watch.dispose();
+  });
+
+  test('a checkpoint hands its history blocks over in shared memory, and a restore from it reads the same', async (t) => {
+    const { host } = startHost(t);
+    const options = { cols: 30, rows: 5, scrollbackRows: 10_000, liveScrollbackRows: 50 };
+    const screen = host.open(options);
+    let lines = '';
+    for (let i = 0; i < 2000; i++) lines += `\x1b[3${i % 8}mrow ${i}\x1b[0m\r\n`;
+    screen.write(enc(lines), { live: true });
+    const cp = await screen.checkpoint();
+    assert.ok(cp.history.blocks.length > 0, 'rows past the live ones are history');
+    for (const b of cp.history.blocks) {
+      assert.ok(b.data.buffer instanceof SharedArrayBuffer, 'block bytes are shared, not copied');
+      assert.ok(b.starts.buffer instanceof SharedArrayBuffer);
+    }
+    assert.equal(cp.history.state.endRow, cp.history.blocks.reduce((n, b) => n + b.rows, 0) + cp.history.state.firstRow);
+    const { screen: restored } = await host.restore({
+      options,
+      snapshot: cp.snapshot,
+      archive: false,
+      history: { state: cp.history.state, blocks: cp.history.blocks },
+      commands: cp.commands,
+    });
+    const want = await screen.text({ scrollbackRows: 10_000, ansi: true });
+    const got = await restored.text({ scrollbackRows: 10_000, ansi: true });
+    assert.equal(got.text, want.text);
+    assert.deepEqual(got.scrollback, want.scrollback);
+    // The budget's use is reported a moment after it changes.
+    await until(() => host.stats.historyBytes > 0, 'the history bytes reported');
+    assert.equal(host.stats.historyBudgetBytes, 64 * 1024 * 1024);
+  });
+
+  test('search runs in the host with the query as data', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 30, rows: 5, scrollbackRows: 1000 });
+    screen.write(enc('alpha 1\r\nBeta 2\r\nalpha 3\r\ngamma\r\n'), { live: true });
+    const plain = await screen.search({ pattern: 'alpha', regex: false, ignoreCase: false }, 10);
+    assert.deepEqual(plain.matches.map((m) => m.line), ['alpha 1', 'alpha 3']);
+    const folded = await screen.search({ pattern: 'beta', regex: false, ignoreCase: true }, 10);
+    assert.deepEqual(folded.matches.map((m) => m.line), ['Beta 2']);
+    const re = await screen.search({ pattern: '^\\w+ \\d$', regex: true, ignoreCase: false }, 1);
+    assert.deepEqual([re.total, re.matches.map((m) => m.line)], [3, ['alpha 3']]);
+  });
+
+  test('a closed screen answers no more; a dead host says so to every caller and to the server', async (t) => {
+    const { host, fatal } = startHost(t);
+    const closed = host.open({ cols: 10, rows: 3 });
+    closed.dispose();
+    await assert.rejects(closed.flush(), /disposed/);
+    const screen = host.open({ cols: 10, rows: 3 });
+    await screen.flush();
+    // An operation the host cannot apply outside a call ends its thread (as an exception while parsing would).
+    host.send({ op: 'resize', screen: screen.id, cols: Number.NaN, rows: Number.NaN });
+    const pending = screen.flush();
+    await assert.rejects(pending);
+    await until(() => fatal.length === 1, 'the fatal report');
+    await assert.rejects(screen.flush());
+  });
+});

@@ -1,0 +1,259 @@
+// The screen host's side: every session's Screen and CommandIndex, fed and
+// read by the operations the server's loop sends (messages.ts). Parsing, the
+// fair parse scheduler and the server-wide history budget all live here, in
+// one thread, so the server's loop only moves bytes: a key typed in a quiet
+// session never waits behind twenty floods being parsed.
+import { Screen, type ScreenSnapshot } from '../screen/index.js';
+import { HistoryBudget } from '../screen/history/budget.js';
+import type { HistoryCheckpoint } from '../screen/history/history.js';
+import { CommandIndex, commandInfo } from '../commands/index.js';
+import { sharedBlock } from '../screen/history/shared-block.js';
+import {
+  STATS_INTERVAL_MS,
+  type CallName,
+  type HostBatch,
+  type HostEvent,
+  type HostOp,
+  type HostStats,
+  type RestoreSpec,
+  type ScreenCalls,
+  type SearchQuery,
+} from './messages.js';
+
+interface Entry {
+  screen: Screen;
+  commands: CommandIndex;
+  /** Writes parsed so far (the count the server's side matches its callbacks to). */
+  parsed: number;
+  /** Whether finished commands go out with their output (an await is watching). */
+  watched: boolean;
+}
+
+export class ScreenTable {
+  private readonly screens = new Map<number, Entry>();
+  private readonly budget: HistoryBudget;
+  private events: HostEvent[] = [];
+  /** "parsed" counts not yet in events, by screen: one event per screen per turn, however many writes. */
+  private readonly parsedSince = new Map<number, number>();
+  private posting = false;
+  /** The history bytes last reported, and the timer that reports a change. */
+  private reportedBytes = 0;
+  private statsTimer: NodeJS.Timeout | null = null;
+
+  constructor(options: { historyBudgetBytes: number }, private readonly post: (events: HostEvent[]) => void) {
+    this.budget = new HistoryBudget(options.historyBudgetBytes);
+  }
+
+  /** Runs one batch from the server's loop, in order. */
+  receive(batch: HostBatch): void {
+    for (const op of batch.ops) {
+      try {
+        this.apply(op, batch.bytes);
+      } catch (err) {
+        if ('call' in op) this.push({ ev: 'failed', call: op.call, message: (err as Error).message });
+        else throw err;
+      }
+    }
+  }
+
+  get stats(): HostStats {
+    return { historyBytes: this.budget.bytes, historyBudgetBytes: this.budget.limitBytes };
+  }
+
+  private apply(op: HostOp, bytes: ArrayBuffer | null): void {
+    switch (op.op) {
+      case 'open':
+        this.add(op.screen, new Screen({ ...op.options, budget: this.budget }), null);
+        return;
+      case 'restore':
+        this.answer(op.call, this.restore(op.screen, op.spec));
+        return;
+      case 'write': {
+        const entry = this.screens.get(op.screen);
+        if (entry === undefined || bytes === null) return; // closed meanwhile
+        entry.screen.write(new Uint8Array(bytes, op.start, op.end - op.start), { live: op.live }, () => {
+          entry.parsed++;
+          this.parsedSince.set(op.screen, entry.parsed);
+          this.schedulePost();
+        });
+        return;
+      }
+      case 'resize':
+        this.screens.get(op.screen)?.screen.resize(op.cols, op.rows);
+        return;
+      case 'watchCommands': {
+        const entry = this.screens.get(op.screen);
+        if (entry !== undefined) entry.watched = op.watch;
+        return;
+      }
+      case 'close':
+        this.close(op.screen);
+        return;
+      case 'call': {
+        const entry = this.screens.get(op.screen);
+        if (entry === undefined) throw new Error('the screen is closed');
+        this.answer(op.call, this.run(entry, op.call, op.name, op.args));
+        return;
+      }
+    }
+  }
+
+  private answer(call: number, result: Promise<unknown>): void {
+    result.then(
+      (value) => this.push({ ev: 'result', call, value }),
+      (err: unknown) => this.push({ ev: 'failed', call, message: err instanceof Error ? err.message : String(err) }),
+    );
+  }
+
+  private add(id: number, screen: Screen, restored: CommandIndex | null): Entry {
+    const entry: Entry = { screen, commands: restored ?? new CommandIndex(screen), parsed: 0, watched: false };
+    this.screens.set(id, entry);
+    screen.onReply((bytes) => this.push({ ev: 'reply', screen: id, bytes }));
+    screen.onTitle((title) => this.push({ ev: 'title', screen: id, title }));
+    screen.onCwd((cwd) => this.push({ ev: 'cwd', screen: id, cwd }));
+    const commands = entry.commands;
+    // Only while an await watches: reading the output costs, and most commands have no one waiting.
+    commands.onCommandFinished((command) => {
+      if (entry.watched) this.push({ ev: 'finished', screen: id, command: { ...commandInfo(command), output: commands.output(command.number)?.text ?? null } });
+    });
+    return entry;
+  }
+
+  private close(id: number): void {
+    const entry = this.screens.get(id);
+    if (entry === undefined) return;
+    this.screens.delete(id);
+    this.parsedSince.delete(id);
+    entry.commands.dispose();
+    entry.screen.dispose();
+  }
+
+  private async restore(id: number, spec: RestoreSpec): Promise<{ epoch: number }> {
+    const screen = Screen.fromSnapshot(spec.snapshot, { ...spec.options, budget: this.budget, archive: spec.archive });
+    try {
+      await screen.flush();
+      if (spec.history !== null) screen.history.restore(spec.history.blocks.map(sharedBlock), spec.history.state);
+      // Before any later byte: the saved rows must mean this buffer's rows.
+      const commands = CommandIndex.restore(screen, spec.commands, { rowsDropped: 0 });
+      this.add(id, screen, commands);
+      return { epoch: screen.history.epoch };
+    } catch (err) {
+      screen.dispose();
+      throw err;
+    }
+  }
+
+  private async run(entry: Entry, call: number, name: CallName, args: unknown): Promise<unknown> {
+    const { screen, commands } = entry;
+    // The server's side runs its own cut callback when this event arrives:
+    // every "parsed" before it is of a write the picture holds, none after.
+    const cut = (): void => this.push({ ev: 'cut', call });
+    switch (name) {
+      case 'flush':
+        await screen.flush();
+        return null;
+      case 'modes':
+        await screen.flush();
+        return screen.modes;
+      case 'snapshot': {
+        const { scrollbackRows, history } = args as ScreenCalls['snapshot']['args'];
+        let at: Omit<ScreenCalls['snapshot']['result'], 'snapshot'> | null = null;
+        const snapshot = await screen.snapshotAsync({
+          scrollbackRows,
+          history,
+          onCut: () => {
+            cut();
+            at = { modes: screen.modes, scrollback: screen.scrollbackShown(scrollbackRows ?? 0) };
+          },
+        });
+        return { snapshot, ...at! };
+      }
+      case 'checkpoint': {
+        let commandsJson: unknown = null;
+        let history: HistoryCheckpoint | null = null;
+        // The live rows only: the history goes to its own file.
+        const snapshot: ScreenSnapshot = await screen.snapshotAsync({
+          history: false,
+          onCut: () => {
+            cut();
+            commandsJson = commands.toJSON();
+            history = screen.history.checkpoint();
+          },
+        });
+        const h = history as HistoryCheckpoint | null;
+        if (h === null) throw new Error('the checkpoint was not cut');
+        // Sealed blocks live in shared memory: posting them shares, never copies.
+        const blocks = h.blocks.map(({ firstRow, rows, data, starts, links }) => ({ firstRow, rows, data, starts, links }));
+        return { snapshot, commands: commandsJson, history: { epoch: h.epoch, state: h.state, blocks } };
+      }
+      case 'text': {
+        const { scrollbackRows, ansi } = args as ScreenCalls['text']['args'];
+        const { text, scrollback } = await screen.textAsync({ scrollbackRows, ansi });
+        return { text, scrollback, cursor: screen.cursor, cols: screen.cols, rows: screen.rows };
+      }
+      case 'search': {
+        const { query, max } = args as ScreenCalls['search']['args'];
+        return screen.search(matcher(query), max);
+      }
+      case 'olderRows': {
+        const { before, snapshotRows, count } = args as ScreenCalls['olderRows']['args'];
+        return screen.olderRowsText(before ?? screen.snapshotTopRow(snapshotRows), count);
+      }
+      case 'commands': {
+        await screen.flush(); // the index has then seen every mark written before the call
+        const running = commands.current();
+        return { commands: commands.list().map(commandInfo), running: running?.number ?? null, atPrompt: commands.atPrompt };
+      }
+      case 'commandOutput': {
+        await screen.flush();
+        return commands.output((args as ScreenCalls['commandOutput']['args']).number);
+      }
+    }
+  }
+
+  private push(event: HostEvent): void {
+    // Parsed counts first: whatever happened after a write was parsed comes after its "parsed".
+    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
+    this.parsedSince.clear();
+    this.events.push(event);
+    this.schedulePost();
+  }
+
+  /** A change in the history's bytes is reported a little later, with whatever else changed by then. */
+  private noteStats(): void {
+    if (this.statsTimer !== null || this.budget.bytes === this.reportedBytes) return;
+    this.statsTimer = setTimeout(() => {
+      this.statsTimer = null;
+      this.reportedBytes = this.budget.bytes;
+      this.push({ ev: 'stats', stats: this.stats });
+    }, STATS_INTERVAL_MS);
+  }
+
+  /** One message per turn of this thread's loop: posted once the turn's callbacks have run. */
+  private schedulePost(): void {
+    if (this.posting) return;
+    this.posting = true;
+    queueMicrotask(() => {
+      this.posting = false;
+      for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
+      this.parsedSince.clear();
+      this.noteStats();
+      if (this.events.length === 0) return;
+      const events = this.events;
+      this.events = [];
+      this.post(events);
+    });
+  }
+}
+
+function matcher(query: SearchQuery): (line: string) => boolean {
+  if (query.regex) {
+    const re = new RegExp(query.pattern, query.ignoreCase ? 'iu' : 'u');
+    return (line) => re.test(line);
+  }
+  if (query.ignoreCase) {
+    const lower = query.pattern.toLowerCase();
+    return (line) => line.toLowerCase().includes(lower);
+  }
+  return (line) => line.includes(query.pattern);
+}
