@@ -4,7 +4,15 @@ import { FrameReader, ReaderState, type RawFrame } from './frame-reader.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FrameType, HolderProtocolError, MAX_PAYLOAD_BYTES, decodeHolderFrame, encodeFrame } from '../protocol/holder-frames.js';
+import {
+  FrameType,
+  HolderProtocolError,
+  MAX_PAYLOAD_BYTES,
+  ReplayFlag,
+  STREAM_FRAME_PREFIX_BYTES,
+  decodeHolderFrame,
+  encodeFrame,
+} from '../protocol/holder-frames.js';
 
 function fixture(name: string): Uint8Array {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -22,6 +30,15 @@ function outputFrame(offset: number, text: string): Uint8Array {
   new DataView(payload.buffer).setBigUint64(0, BigInt(offset), true);
   payload.set(bytes, 8);
   return encodeFrame(FrameType.OUTPUT, payload);
+}
+
+function replayFrame(offset: number, flags: number, text: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  const payload = new Uint8Array(9 + bytes.byteLength);
+  new DataView(payload.buffer).setBigUint64(0, BigInt(offset), true);
+  payload[8] = flags;
+  payload.set(bytes, 9);
+  return encodeFrame(FrameType.REPLAY, payload);
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -193,5 +210,86 @@ describe('FrameReader', () => {
       assert.deepEqual(got, expectedTypes, `chunks of ${chunk}`);
       assert.ok(r.atFrameBoundary);
     }
+  });
+});
+
+describe('FrameReader with stream frames in pieces', () => {
+  const streamed = (): FrameReader => new FrameReader({ streamed: STREAM_FRAME_PREFIX_BYTES });
+  const text = (parts: Uint8Array[]): string => new TextDecoder().decode(concat(parts));
+
+  test('a stream frame that arrived whole comes as one last piece, its payload the prefix', () => {
+    const r = streamed();
+    r.push(outputFrame(7, 'hello'));
+    const f = r.next()!;
+    assert.equal(f.type, FrameType.OUTPUT);
+    assert.equal(decodeHolderFrame(f.type, f.payload).type, 'output');
+    assert.equal(f.payload.byteLength, 8);
+    assert.deepEqual({ at: f.piece?.at, last: f.piece?.last, text: text([f.piece!.bytes]) }, { at: 0, last: true, text: 'hello' });
+    assert.ok(r.atFrameBoundary);
+  });
+
+  test('a body spread over three chunks comes as three views, in order, nothing copied', () => {
+    const frame = outputFrame(9, 'x'.repeat(100) + 'y'.repeat(100));
+    const r = streamed();
+    const chunks = [frame.subarray(0, 3), frame.subarray(3, 60), frame.subarray(60)];
+    const pieces: RawFrame[] = [];
+    for (const c of chunks) {
+      r.push(c);
+      pieces.push(...drain(r));
+    }
+    assert.deepEqual(pieces.map((p) => [p.piece!.at, p.piece!.bytes.byteLength, p.piece!.last]), [[0, 47, false], [47, 153, true]]);
+    assert.equal(pieces[1]!.piece!.bytes.buffer, frame.buffer, 'a view of the pushed chunk');
+    assert.equal(text(pieces.map((p) => p.piece!.bytes)), 'x'.repeat(100) + 'y'.repeat(100));
+  });
+
+  test('pieces at every chunking add up to the same bodies, flags and frame order', () => {
+    const all = concat([
+      replayFrame(0, 0, 'replayed '),
+      replayFrame(9, ReplayFlag.END, 'end'),
+      replayFrame(12, ReplayFlag.END, ''),
+      encodeFrame(FrameType.ACQUIRED),
+      outputFrame(12, 'live output that is longer than a chunk'),
+    ]);
+    const expected = [['replay', 0, 'replayed ', false], ['replay', 9, 'end', true], ['replay', 12, '', true], ['acquired'], ['output', 12, 'live output that is longer than a chunk']];
+    for (const size of [1, 2, 5, 9, 13, all.byteLength]) {
+      const r = streamed();
+      const got: unknown[][] = [];
+      const body: Uint8Array[] = [];
+      for (let at = 0; at < all.byteLength; at += size) {
+        r.push(all.subarray(at, at + size));
+        for (let f = r.next(); f; f = r.next()) {
+          const m = decodeHolderFrame(f.type, f.payload);
+          if (!f.piece) {
+            got.push([m.type]);
+            continue;
+          }
+          body.push(f.piece.bytes);
+          if (!f.piece.last) continue;
+          const offset = m.type === 'replay' || m.type === 'output' ? m.offset : -1;
+          got.push(m.type === 'replay' ? [m.type, offset, text(body), m.end] : [m.type, offset, text(body)]);
+          body.length = 0;
+        }
+      }
+      assert.deepEqual(got, expected, `chunks of ${size}`);
+      assert.ok(r.atFrameBoundary);
+    }
+  });
+
+  test('a stream frame shorter than its prefix comes whole, for the decoder to refuse', () => {
+    const r = streamed();
+    r.push(encodeFrame(FrameType.OUTPUT, new Uint8Array(3)));
+    const f = r.next()!;
+    assert.equal(f.piece, undefined);
+    assert.throws(() => decodeHolderFrame(f.type, f.payload), { code: 'TEND_ERR_BAD_PAYLOAD' });
+  });
+
+  test('end() inside a body counts the pieces already handed out', () => {
+    const r = streamed();
+    r.push(outputFrame(0, 'abcdef').subarray(0, 15));
+    assert.equal(drain(r).length, 1);
+    assert.throws(() => r.end(), {
+      code: 'TEND_ERR_TRUNCATED',
+      message: 'the holder closed the connection inside OUTPUT with 10 of 14 payload bytes',
+    });
   });
 });

@@ -3,6 +3,12 @@
 // chunk), whole frames come out of next() one at a time, so a paused consumer
 // can stop between two frames of the same chunk. The length is checked when
 // the header arrives, before anything is allocated for the payload.
+//
+// Stream frames (OUTPUT, REPLAY: up to 1 MiB each, so they span many socket
+// reads) are not gathered into one payload: once the fixed prefix (offset,
+// flags) is in, their body comes out in pieces as it arrives, each a view of
+// the chunk it came in. Gathering them was a fresh allocation and a copy of
+// every byte of a flood, on the loop that moves keys.
 
 import {
   FRAME_HEADER_BYTES,
@@ -14,7 +20,18 @@ import {
 
 export interface RawFrame {
   type: number;
+  /** The whole payload; for a piece of a stream frame, only its fixed prefix. */
   payload: Uint8Array;
+  /** Set for a stream frame (FrameReaderOptions.streamed): a run of its body. */
+  piece?: FramePiece;
+}
+
+export interface FramePiece {
+  bytes: Uint8Array;
+  /** Where `bytes` start in the body (the payload after the prefix). */
+  at: number;
+  /** The body ends with these bytes: the frame is complete. */
+  last: boolean;
 }
 
 export const ReaderState = {
@@ -32,11 +49,18 @@ export interface FrameReaderOptions {
   maxPayloadBytes?: number;
   /** Which frame types may arrive; others fail at the header. Default: holder -> controller types. */
   acceptedTypes?: ReadonlySet<number>;
+  /**
+   * Frame types delivered in pieces, by the length of their fixed prefix. A
+   * frame of such a type shorter than its prefix comes whole, for the
+   * decoder to reject. Default: none.
+   */
+  streamed?: ReadonlyMap<number, number>;
 }
 
 export class FrameReader {
   private readonly maxPayloadBytes: number;
   private readonly acceptedTypes: ReadonlySet<number>;
+  private readonly streamed: ReadonlyMap<number, number>;
   private readonly chunks: Uint8Array[] = [];
   /** Bytes of chunks[0] already consumed. */
   private headOffset = 0;
@@ -44,11 +68,16 @@ export class FrameReader {
   private _state: ReaderStateName = ReaderState.GET_HEADER;
   private type = 0;
   private length = 0;
+  /** For a stream frame: its prefix's length (else -1), the prefix once read, and the body bytes delivered. */
+  private prefixLength = -1;
+  private prefix: Uint8Array | null = null;
+  private bodyAt = 0;
   private failure: HolderProtocolError | null = null;
 
   constructor(options: FrameReaderOptions = {}) {
     this.maxPayloadBytes = options.maxPayloadBytes ?? MAX_PAYLOAD_BYTES;
     this.acceptedTypes = options.acceptedTypes ?? HOLDER_TO_CONTROLLER_TYPES;
+    this.streamed = options.streamed ?? new Map();
   }
 
   get state(): ReaderStateName {
@@ -73,9 +102,9 @@ export class FrameReader {
   }
 
   /**
-   * The next whole frame, or undefined until more bytes arrive. Throws a
-   * HolderProtocolError on an oversize length or an unexpected type; after
-   * that every call throws the same error.
+   * The next whole frame (or piece of a stream frame), or undefined until
+   * more bytes arrive. Throws a HolderProtocolError on an oversize length or
+   * an unexpected type; after that every call throws the same error.
    */
   next(): RawFrame | undefined {
     if (this.failure) throw this.failure;
@@ -85,12 +114,33 @@ export class FrameReader {
       this.type = header[0]!;
       this.length = new DataView(header.buffer, header.byteOffset, FRAME_HEADER_BYTES).getUint32(1, true);
       this.checkHeader();
+      const prefixLength = this.streamed.get(this.type) ?? -1;
+      this.prefixLength = this.length >= prefixLength ? prefixLength : -1;
+      this.prefix = null;
+      this.bodyAt = 0;
       this._state = ReaderState.GET_PAYLOAD;
     }
+    if (this.prefixLength >= 0) return this.nextPiece();
     if (this.buffered < this.length) return undefined;
     const frame = { type: this.type, payload: this.take(this.length) };
     this._state = ReaderState.GET_HEADER;
     return frame;
+  }
+
+  /** A stream frame's next run of body bytes: as many as lie in the first chunk. */
+  private nextPiece(): RawFrame | undefined {
+    if (this.prefix === null) {
+      if (this.buffered < this.prefixLength) return undefined;
+      this.prefix = this.take(this.prefixLength);
+    }
+    const bodyLength = this.length - this.prefixLength;
+    const remaining = bodyLength - this.bodyAt;
+    if (remaining > 0 && this.buffered === 0) return undefined;
+    const n = remaining === 0 ? 0 : Math.min(remaining, this.chunks[0]!.byteLength - this.headOffset);
+    const piece: FramePiece = { bytes: this.take(n), at: this.bodyAt, last: this.bodyAt + n === bodyLength };
+    this.bodyAt += n;
+    if (piece.last) this._state = ReaderState.GET_HEADER;
+    return { type: this.type, payload: this.prefix, piece };
   }
 
   /**
@@ -100,9 +150,10 @@ export class FrameReader {
   end(): void {
     if (this.failure) return;
     if (!this.atFrameBoundary) {
+      const received = this.buffered + (this.prefix === null ? 0 : this.prefixLength + this.bodyAt);
       const where =
         this._state === ReaderState.GET_PAYLOAD
-          ? `${frameTypeName(this.type)} with ${this.buffered} of ${this.length} payload bytes`
+          ? `${frameTypeName(this.type)} with ${received} of ${this.length} payload bytes`
           : `a header with ${this.buffered} of ${FRAME_HEADER_BYTES} bytes`;
       this.fail(new HolderProtocolError('TEND_ERR_TRUNCATED', `the holder closed the connection inside ${where}`));
       throw this.failure;

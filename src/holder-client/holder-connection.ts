@@ -19,12 +19,13 @@ import {
   MIN_COLS,
   MIN_ROWS,
   PROTOCOL_VERSION,
+  STREAM_FRAME_PREFIX_BYTES,
   decodeHolderFrame,
   errorCodeName,
   type HolderMessage,
   type HolderState,
 } from '../protocol/holder-frames.js';
-import { FrameReader } from './frame-reader.js';
+import { FrameReader, type FramePiece } from './frame-reader.js';
 import { FrameWriter } from './frame-writer.js';
 import { ListenerSet } from './listener-set.js';
 
@@ -135,7 +136,7 @@ export class HolderConnection implements Disposable {
     });
   }
 
-  private readonly reader = new FrameReader();
+  private readonly reader = new FrameReader({ streamed: STREAM_FRAME_PREFIX_BYTES });
   private readonly writer: FrameWriter;
   private _lastState: HolderState | null = null;
   private closed = false;
@@ -371,6 +372,7 @@ export class HolderConnection implements Disposable {
         const frame = this.reader.next();
         if (!frame) break;
         message = decodeHolderFrame(frame.type, frame.payload);
+        if (frame.piece) message = pieceOf(message, frame.piece);
       } catch (err) {
         this.closeWith(err as Error);
         return;
@@ -486,5 +488,20 @@ export class HolderConnection implements Disposable {
     this.holderErrorListeners.clear();
     this.closeListeners.clear();
     this.drainListeners.clear();
+  }
+}
+
+/**
+ * A piece of a stream frame as a frame of its own: its bytes start `at` bytes
+ * into the frame's body, and only the last piece of a replay's last frame ends it.
+ */
+function pieceOf(m: HolderMessage, piece: FramePiece): HolderMessage {
+  switch (m.type) {
+    case 'output':
+      return { type: 'output', offset: m.offset + piece.at, bytes: piece.bytes };
+    case 'replay':
+      return { type: 'replay', offset: m.offset + piece.at, gap: m.gap, end: m.end && piece.last, bytes: piece.bytes };
+    default:
+      return m;
   }
 }

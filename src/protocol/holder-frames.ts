@@ -82,6 +82,16 @@ export const HOLDER_TO_CONTROLLER_TYPES: ReadonlySet<number> = new Set<number>([
   FrameType.ERROR,
 ]);
 
+/**
+ * The fixed prefix of each stream frame: OUTPUT's offset (u64), REPLAY's
+ * offset and flags. A reader may hand a stream frame's body on in pieces
+ * once its prefix is in (holder-client/frame-reader.ts).
+ */
+export const STREAM_FRAME_PREFIX_BYTES: ReadonlyMap<number, number> = new Map<number, number>([
+  [FrameType.REPLAY, 9],
+  [FrameType.OUTPUT, 8],
+]);
+
 const frameTypeNames = new Map<number, FrameTypeName>(
   Object.entries(FrameType).map(([name, value]) => [value, name as FrameTypeName]),
 );

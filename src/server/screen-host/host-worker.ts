@@ -11,5 +11,5 @@ const port = parentPort;
 if (port === null) throw new Error('tend: the screen host runs as a worker thread');
 lowerThisThreadsPriority(PARSE_THREAD_NICE);
 const data = workerData as HostWorkerData;
-const table = new ScreenTable({ historyBudgetBytes: data.historyBudgetBytes }, (events: HostEvent[]) => port.postMessage(events));
+const table = new ScreenTable({ historyBudgetBytes: data.historyBudgetBytes, lane: data.lane }, (events: HostEvent[]) => port.postMessage(events));
 port.on('message', (batch: HostBatch) => table.receive(batch));

@@ -4,6 +4,7 @@
 // event of that turn, in order: order is the contract. A write posted before
 // a call is parsed before the call runs; a write's "parsed" event comes
 // before the result of any call that ran after it.
+import type { ByteLane } from './byte-lane.js';
 import type { HistoryState } from '../screen/history/history.js';
 import type { StoredBlock } from '../checkpoint/history-file.js';
 import type { CommandInfo, FinishedCommand } from '../commands/index.js';
@@ -56,8 +57,8 @@ export type CallName = keyof ScreenCalls;
 export type HostOp =
   | { op: 'open'; screen: number; options: HostedScreenOptions }
   | { op: 'restore'; screen: number; call: number; spec: RestoreSpec }
-  /** Bytes of one write: [start, end) of the batch's shared buffer. */
-  | { op: 'write'; screen: number; start: number; end: number; live: boolean }
+  /** Bytes of one write: positions [start, end) of the byte lane, or (lane false: it was full) of the batch's buffer. */
+  | { op: 'write'; screen: number; start: number; end: number; live: boolean; lane: boolean }
   | { op: 'resize'; screen: number; cols: number; rows: number }
   | { op: 'call'; screen: number; call: number; name: CallName; args: unknown }
   /** Finished commands are sent with their output while any await watches the screen. */
@@ -66,7 +67,7 @@ export type HostOp =
 
 export interface HostBatch {
   ops: HostOp[];
-  /** Every write's bytes, back to back (transferred, not copied). */
+  /** The bytes of writes that found the byte lane full, back to back (transferred, not copied). */
   bytes: ArrayBuffer | null;
 }
 
@@ -97,4 +98,5 @@ export interface HostStats {
 /** What the host is started with. */
 export interface HostWorkerData {
   historyBudgetBytes: number;
+  lane: ByteLane;
 }

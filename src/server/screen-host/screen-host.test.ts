@@ -8,9 +8,9 @@ import { ScreenHost } from './screen-host.js';
 import type { HostedScreen } from './hosted-screen.js';
 import type { FinishedCommand } from './messages.js';
 
-function startHost(t: { after(fn: () => void): void }, budget = 64 * 1024 * 1024) {
+function startHost(t: { after(fn: () => void): void }, budget = 64 * 1024 * 1024, laneBytes?: number) {
   const fatal: Error[] = [];
-  const host = new ScreenHost({ historyBudgetBytes: budget, onFatal: (err) => fatal.push(err) });
+  const host = new ScreenHost({ historyBudgetBytes: budget, laneBytes, onFatal: (err) => fatal.push(err) });
   t.after(() => host.dispose());
   return { host, fatal };
 }
@@ -42,6 +42,22 @@ describe('screen host', () => {
     assert.equal(screen.backlogBytes, 0);
     assert.ok(text.startsWith('line 0\nline 1\n'), text.slice(0, 40));
     assert.ok(text.includes('line 48\nline 49'), 'the last line is there');
+  });
+
+  test('writes that find the byte lane full go with the batch, and both arrive in order, byte-exact', async (t) => {
+    // A lane of 100 bytes: the first lines go through it, wrapping; the rest of
+    // the turn's lines find it full and travel in the batch's own buffer.
+    const { host } = startHost(t, undefined, 100);
+    const screen = host.open({ cols: 40, rows: 5 });
+    const lines = Array.from({ length: 400 }, (_, i) => `row ${i}:${'#'.repeat(i % 23)}`);
+    let parsed = 0;
+    for (let round = 0; round < 4; round++) {
+      // four turns, so the lane is released and reused (it wraps) between them
+      for (const line of lines.slice(round * 100, (round + 1) * 100)) screen.write(enc(`${line}\r\n`), { live: true }, () => parsed++);
+      await screen.flush();
+    }
+    assert.equal(parsed, 400);
+    assert.equal(await plainText(screen, 1000), lines.join('\n'));
   });
 
   test("a snapshot's cut runs after the callbacks of the writes it holds and before any later one's", async (t) => {

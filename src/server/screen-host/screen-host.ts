@@ -10,15 +10,20 @@
 //   await screen.text({ scrollbackRows: 0, ansi: false });
 //
 // Operations are gathered for one turn of this loop and posted as one
-// message (setImmediate), the bytes of every write in one transferred buffer.
+// message (setImmediate); the bytes of writes go through the byte lane, a
+// ring of shared memory (byte-lane.ts), or in one transferred buffer with
+// the message when the lane is full.
 import { Worker } from 'node:worker_threads';
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
 import { HostedScreen } from './hosted-screen.js';
+import { LaneWriter, createByteLane } from './byte-lane.js';
 import { sharedBlock } from '../screen/history/shared-block.js';
 import type { HostBatch, HostEvent, HostOp, HostStats, HostWorkerData, HostedScreenOptions, RestoreSpec } from './messages.js';
 
 export interface ScreenHostOptions {
   historyBudgetBytes: number;
+  /** The byte lane's size (byte-lane.ts); tests make it small to fill it. */
+  laneBytes?: number;
   /** The thread died (an exception in it): no screen can be read or fed any more. */
   onFatal(error: Error): void;
 }
@@ -33,6 +38,7 @@ export class ScreenHostError extends Error {}
 
 export class ScreenHost extends DisposableBase {
   private readonly worker: Worker;
+  private readonly lane: LaneWriter;
   private ops: HostOp[] = [];
   private chunks: Uint8Array[] = [];
   private queuedBytes = 0;
@@ -47,7 +53,9 @@ export class ScreenHost extends DisposableBase {
   constructor(private readonly options: ScreenHostOptions) {
     super();
     this.lastStats = { historyBytes: 0, historyBudgetBytes: options.historyBudgetBytes };
-    const workerData: HostWorkerData = { historyBudgetBytes: options.historyBudgetBytes };
+    const lane = createByteLane(options.laneBytes);
+    this.lane = new LaneWriter(lane);
+    const workerData: HostWorkerData = { historyBudgetBytes: options.historyBudgetBytes, lane };
     this.worker = new Worker(new URL('./host-worker.js', import.meta.url), { workerData, name: 'tend screen host' });
     this.worker.on('message', (events: HostEvent[]) => this.receive(events));
     this.worker.on('error', (err) => this.die(err));
@@ -94,12 +102,18 @@ export class ScreenHost extends DisposableBase {
     }
   }
 
-  /** For HostedScreen: queue a write; its bytes are copied into this turn's buffer. */
+  /** For HostedScreen: queue a write; its bytes are copied into the byte lane now (or, if it is full, this turn's buffer). */
   sendWrite(screen: number, bytes: Uint8Array, live: boolean): void {
+    if (this.dead !== null) return;
+    const at = this.lane.put(bytes);
+    if (at >= 0) {
+      this.send({ op: 'write', screen, start: at, end: at + bytes.byteLength, live, lane: true });
+      return;
+    }
     const start = this.queuedBytes;
     this.chunks.push(bytes);
     this.queuedBytes += bytes.length;
-    this.send({ op: 'write', screen, start, end: this.queuedBytes, live });
+    this.send({ op: 'write', screen, start, end: this.queuedBytes, live, lane: false });
   }
 
   /** For HostedScreen: a call's answer; `onCut` runs when the picture it reads is fixed (see messages.ts). */

@@ -8,6 +8,7 @@ import { HistoryBudget } from '../screen/history/budget.js';
 import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
 import { sharedBlock } from '../screen/history/shared-block.js';
+import { LaneReader, type ByteLane } from './byte-lane.js';
 import {
   STATS_INTERVAL_MS,
   type CallName,
@@ -40,20 +41,27 @@ export class ScreenTable {
   private reportedBytes = 0;
   private statsTimer: NodeJS.Timeout | null = null;
 
-  constructor(options: { historyBudgetBytes: number }, private readonly post: (events: HostEvent[]) => void) {
+  private readonly lane: LaneReader;
+
+  constructor(options: { historyBudgetBytes: number; lane: ByteLane }, private readonly post: (events: HostEvent[]) => void) {
     this.budget = new HistoryBudget(options.historyBudgetBytes);
+    this.lane = new LaneReader(options.lane);
   }
 
   /** Runs one batch from the server's loop, in order. */
   receive(batch: HostBatch): void {
+    let laneEnd = -1;
     for (const op of batch.ops) {
       try {
+        if (op.op === 'write' && op.lane) laneEnd = op.end;
         this.apply(op, batch.bytes);
       } catch (err) {
         if ('call' in op) this.push({ ev: 'failed', call: op.call, message: (err as Error).message });
         else throw err;
       }
     }
+    // Every write of the batch is copied out (or its screen is gone): the loop may reuse the space.
+    if (laneEnd >= 0) this.lane.release(laneEnd);
   }
 
   get stats(): HostStats {
@@ -70,8 +78,9 @@ export class ScreenTable {
         return;
       case 'write': {
         const entry = this.screens.get(op.screen);
-        if (entry === undefined || bytes === null) return; // closed meanwhile
-        entry.screen.write(new Uint8Array(bytes, op.start, op.end - op.start), { live: op.live }, () => {
+        if (entry === undefined) return; // closed meanwhile
+        const data = op.lane ? this.lane.copy(op.start, op.end) : new Uint8Array(bytes!, op.start, op.end - op.start);
+        entry.screen.write(data, { live: op.live }, () => {
           entry.parsed++;
           this.parsedSince.set(op.screen, entry.parsed);
           this.schedulePost();
