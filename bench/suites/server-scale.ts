@@ -67,6 +67,8 @@ interface OutputSample {
   totalMBps: number;
   /** server CPU time over the window, % of one core */
   serverCpuPct: number;
+  /** the event loop's own thread (the main thread) over the same window, % of one core */
+  loopCpuPct: number;
   serverRssMb: number;
   /** ms to create the idle sessions added for this step */
   createMs: number;
@@ -144,20 +146,26 @@ function exited(pid: number): boolean {
   }
 }
 
-/** utime + stime of PID, in clock ticks (/proc/PID/stat fields 14 and 15). */
-function cpuTicks(pid: number): number {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime in clock ticks (fields 14 and 15) of a process's or one thread's stat file. */
+function cpuTicks(statPath: string): number {
+  const text = readFileSync(statPath, 'utf8');
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** CPU of PID while `during` runs, % of one core. */
-async function cpuPercent(ctx: BenchContext, pid: number, during: () => Promise<void>): Promise<number> {
+/** CPU of each stat file's process or thread while `during` runs, % of one core. */
+async function cpuPercents(ctx: BenchContext, statPaths: string[], during: () => Promise<void>): Promise<number[]> {
   const hz = await ticksPerSecond(ctx);
-  const c0 = cpuTicks(pid);
+  const c0 = statPaths.map(cpuTicks);
   const t0 = performance.now();
   await during();
-  return ((cpuTicks(pid) - c0) / hz) / ((performance.now() - t0) / 1000) * 100;
+  const seconds = (performance.now() - t0) / 1000;
+  return statPaths.map((path, i) => ((cpuTicks(path) - c0[i]!) / hz) / seconds * 100);
+}
+
+/** CPU of PID while `during` runs, % of one core. */
+async function cpuPercent(ctx: BenchContext, pid: number, during: () => Promise<void>): Promise<number> {
+  return (await cpuPercents(ctx, [`/proc/${pid}/stat`], during))[0]!;
 }
 
 /** `count` sessions, the i-th running argv(i), CREATE_CONCURRENCY requests at a time; and the ms taken. */
@@ -235,7 +243,8 @@ async function measureOutput(ctx: BenchContext, round: number, steps: readonly n
       // The loop window starts now and lasts windowMs; the parse marks are taken at its ends.
       let health: HealthBody | undefined;
       let start = new Map<string, ParsedMark>();
-      const serverCpuPct = await cpuPercent(ctx, server.pid, async () => {
+      // The main thread's id is the process's: its own stat file is the event loop's CPU.
+      const [serverCpuPct, loopCpuPct] = await cpuPercents(ctx, [`/proc/${server.pid}/stat`, `/proc/${server.pid}/task/${server.pid}/stat`], async () => {
         await server.api('GET', '/v1/health?reset-event-loop=1');
         const windowEnd = performance.now() + windowMs;
         start = await parsedMarks(server, ids);
@@ -248,7 +257,7 @@ async function measureOutput(ctx: BenchContext, round: number, steps: readonly n
       if (step < steps.length - 1) await Promise.all(ids.map((id) => server.deleteSession(id)));
       out.push({
         open, loopP50Ms: health!.eventLoop.p50Ms, loopP99Ms: health!.eventLoop.p99Ms, loopMaxMs: health!.eventLoop.maxMs,
-        windowMs: health!.eventLoop.windowMs, perSessionMBps: parsed.mbps, totalMBps: parsed.mbps * PRODUCING, serverCpuPct,
+        windowMs: health!.eventLoop.windowMs, perSessionMBps: parsed.mbps, totalMBps: parsed.mbps * PRODUCING, serverCpuPct: serverCpuPct!, loopCpuPct: loopCpuPct!,
         serverRssMb: health!.memory.rssBytes / 1e6, createMs, parseWindowMs: parsed.ms, stepMs: performance.now() - stepStarted,
       });
     }
@@ -365,7 +374,7 @@ export const serverScaleSuite: Suite = {
       output.push(o);
       for (const x of o) {
         ctx.log(`  round ${r + 1} tend, ${x.open} open, ${PRODUCING} producing: loop delay p50 ${x.loopP50Ms.toFixed(1)} ms, p99 ${x.loopP99Ms.toFixed(1)} ms, ` +
-          `max ${x.loopMaxMs.toFixed(1)} ms; ${x.perSessionMBps.toFixed(2)} MB/s per producing session; server CPU ${x.serverCpuPct.toFixed(0)} % (${(x.stepMs / 1000).toFixed(1)} s)`);
+          `max ${x.loopMaxMs.toFixed(1)} ms; ${x.perSessionMBps.toFixed(2)} MB/s per producing session; server CPU ${x.serverCpuPct.toFixed(0)} % (loop thread ${x.loopCpuPct.toFixed(0)} %) (${(x.stepMs / 1000).toFixed(1)} s)`);
       }
       let t0 = performance.now();
       const t = await measureTendIdle(ctx, counts, idleWindowMs);
@@ -386,7 +395,7 @@ export const serverScaleSuite: Suite = {
       const xs = output.map((o) => o[i]!);
       const pick = (p: (x: OutputSample) => number): string => f(xs.map(p));
       return [`${open} open, ${PRODUCING} producing`, pick((x) => x.loopP50Ms), pick((x) => x.loopP99Ms), pick((x) => x.loopMaxMs),
-        pick((x) => x.perSessionMBps), pick((x) => x.totalMBps), pick((x) => x.serverCpuPct), pick((x) => x.serverRssMb)];
+        pick((x) => x.perSessionMBps), pick((x) => x.totalMBps), pick((x) => x.serverCpuPct), pick((x) => x.loopCpuPct), pick((x) => x.serverRssMb)];
     });
 
     const rest = counts.many - counts.few;
@@ -423,13 +432,13 @@ export const serverScaleSuite: Suite = {
       tables: [
         {
           title: `tend server with ${PRODUCING} sessions producing output: event-loop delay (ms) and parse rate (${roundsText}, ${windowMs / 1000} s windows)`,
-          columns: ['sessions', 'loop delay p50', 'loop delay p99', 'loop delay max', 'parsed per producing session, MB/s', 'parsed in all, MB/s', 'server CPU, % of a core', 'server RSS, MB'],
+          columns: ['sessions', 'loop delay p50', 'loop delay p99', 'loop delay max', 'parsed per producing session, MB/s', 'parsed in all, MB/s', 'server CPU, % of a core', 'its loop thread, % of a core', 'server RSS, MB'],
           rows: outputRows,
           notes: [
             `One private server; the open sessions are \`cat\` (idle) plus ${PRODUCING} running \`sh -c 'read go < FIFO; while :; do cat ${text.name}.bin; done'\` (${(text.bytes / 1e6).toFixed(1)} MB of coloured log text, unmetered: each writes as fast as its holder and the server take it, so the parse rate is the server's capacity shared out, and the loop delay is under the heaviest load). The producers are created quiet (${CREATE_CONCURRENCY} requests in flight, like the idle ones) and released together through their FIFOs.`,
             `The producers start ${WARMUP_MS} ms before the loop window, which starts with \`GET /v1/health?reset-event-loop=1\` and ends, at least ${windowMs / 1000} s later, with \`GET /v1/health\`, whose eventLoop figures (monitorEventLoopDelay: how late its 2 ms timer fired) are the loop delay. For the next step the producers are deleted, idle sessions added, and ${PRODUCING} fresh producers started.`,
             `Parsed: bytes each producing session's screen parsed between a mark as the loop window opens and one as it closes (a mark: \`offset − unparsedBytes\` of each session from \`GET /v1/sessions\`), over the time between them. Per producing session: the mean; in all: ${PRODUCING} × the mean.`,
-            'Server CPU: utime + stime from /proc/PID/stat over the loop window; RSS from the health reply at its end.',
+            'Server CPU: utime + stime from /proc/PID/stat over the loop window; its loop thread: the same from /proc/PID/task/PID/stat (the main thread, which runs the event loop; the screen host and V8\'s helpers are the rest); RSS from the health reply at its end.',
             `Target: loop delay p99 < 20 ms with ${lastStep} open and ${PRODUCING} producing. tmux has no loop-delay or parsed-offset figure; its responsiveness beside floods is server-loop's echo.`,
           ],
         },
