@@ -94,6 +94,24 @@ export class FrameReader {
     return this._state === ReaderState.GET_HEADER && this.buffered === 0;
   }
 
+  /**
+   * Copies every byte still held (and a stream frame's prefix) out of the
+   * chunks they were pushed in, so the caller may reuse its buffer.
+   */
+  ownBuffered(): void {
+    if (this.prefix !== null) this.prefix = this.prefix.slice();
+    const owned = new Uint8Array(this.buffered);
+    let at = 0;
+    for (let i = 0; i < this.chunks.length; i++) {
+      const chunk = i === 0 ? this.chunks[0]!.subarray(this.headOffset) : this.chunks[i]!;
+      owned.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    this.chunks.length = 0;
+    this.headOffset = 0;
+    if (owned.byteLength > 0) this.chunks.push(owned);
+  }
+
   push(chunk: Uint8Array): void {
     if (this.failure) throw this.failure;
     if (chunk.byteLength === 0) return;

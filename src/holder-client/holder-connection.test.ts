@@ -233,3 +233,51 @@ describe('HolderConnection checks the stream', { timeout: 20_000 }, () => {
     assert.equal(closeEvents, 0);
   });
 });
+
+describe('HolderConnection reading into a shared buffer', { timeout: 20_000 }, () => {
+  /** Collects stream bytes as a listener that keeps them must: copied. */
+  function collect(conn: HolderConnection): { text: () => string; closed: Promise<CloseEvent> } {
+    const parts: Uint8Array[] = [];
+    conn.onReplay((e) => parts.push(e.bytes.slice()));
+    conn.onOutput((e) => parts.push(e.bytes.slice()));
+    const closed = new Promise<CloseEvent>((resolve) => conn.onClose(resolve));
+    return { text: () => parts.map((p) => new TextDecoder().decode(p)).join(''), closed };
+  }
+
+  test('two connections sharing a 7-byte buffer each get their own stream exactly, one of them pausing mid-read', async (t) => {
+    const buffer = new Uint8Array(7);
+    const peers = [await scriptedPeer(t), await scriptedPeer(t)];
+    const conns = await Promise.all(peers.map((p) => HolderConnection.connect(p.path, { readBuffer: buffer })));
+    t.after(() => conns.forEach((c) => c.dispose()));
+    const got = conns.map(collect);
+    const bodies = ['first connection: ' + 'a'.repeat(300), 'second connection: ' + 'b'.repeat(250)];
+    // The first pauses after every piece and is resumed a turn later: what a read
+    // brought beyond the piece is held, copied, while the buffer serves the other.
+    conns[0]!.onOutput(() => {
+      conns[0]!.pause();
+      setImmediate(() => conns[0]!.resume());
+    });
+    const ends = await Promise.all(conns.map((c, i) => {
+      const done = c.dumpSince(0);
+      void peers[i]!.client.then((s) => {
+        const body = bodies[i]!;
+        s.write(Buffer.concat([replay(0, body.slice(0, 40), ReplayFlag.END), output(40, body.slice(40, 200)), output(200, body.slice(200))]));
+      });
+      return done;
+    }));
+    assert.deepEqual(ends.map((e) => e.to), [40, 40]);
+    await waitFor(() => got.every((g, i) => g.text().length === bodies[i]!.length), { what: 'both streams whole' });
+    assert.deepEqual(got.map((g) => g.text()), bodies);
+  });
+
+  test('the holder closing the connection is seen as a close, after the last bytes', async (t) => {
+    const peer = await scriptedPeer(t);
+    const conn = await HolderConnection.connect(peer.path, { readBuffer: new Uint8Array(64) });
+    const got = collect(conn);
+    void conn.dumpSince(0);
+    (await peer.client).end(Buffer.concat([replay(0, 'all of it', ReplayFlag.END), output(9, ', and the rest')]));
+    const { error } = await got.closed;
+    assert.equal(error, null);
+    assert.equal(got.text(), 'all of it, and the rest');
+  });
+});

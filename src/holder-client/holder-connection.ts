@@ -36,6 +36,13 @@ export interface HolderConnectOptions {
   timeoutMs?: number;
   /** Protocol version to announce; only tests send another. */
   version?: number;
+  /**
+   * Read the socket into this buffer, which any number of connections may
+   * share, instead of into a new one per read (Node's default). OUTPUT and
+   * REPLAY bytes are then views of it, good only until their listener
+   * returns: a listener that keeps them must copy them.
+   */
+  readBuffer?: Uint8Array;
 }
 
 export type AcquireResult = 'acquired' | { denied: string };
@@ -117,8 +124,13 @@ export class HolderConnection implements Disposable {
   static connect(socketPath: string, options: HolderConnectOptions = {}): Promise<HolderConnection> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      const socket = netConnect(socketPath);
-      const conn = new HolderConnection(socket, socketPath);
+      // With a read buffer the socket calls onRead for each read and emits no 'data'.
+      let conn: HolderConnection | undefined;
+      const buffer = options.readBuffer;
+      const socket = buffer
+        ? netConnect({ path: socketPath, onread: { buffer, callback: (n: number) => conn?.onRead(buffer.subarray(0, n)) ?? true } })
+        : netConnect(socketPath);
+      conn = new HolderConnection(socket, socketPath);
       const timer = setTimeout(() => {
         conn.closeWith(new Error(`holder at ${socketPath} did not answer HELLO within ${timeoutMs} ms`));
       }, timeoutMs);
@@ -337,7 +349,7 @@ export class HolderConnection implements Disposable {
     }
   }
 
-  private onData(chunk: Buffer): void {
+  private onData(chunk: Uint8Array): void {
     if (this.closed) return;
     try {
       this.reader.push(chunk);
@@ -346,6 +358,17 @@ export class HolderConnection implements Disposable {
       return;
     }
     this.drain();
+  }
+
+  /**
+   * A read into the shared read buffer: what is not delivered now is copied
+   * out before the buffer is reused. True: go on reading (pause() stops the
+   * socket itself).
+   */
+  private onRead(chunk: Uint8Array): boolean {
+    this.onData(chunk);
+    if (!this.closed) this.reader.ownBuffered();
+    return true;
   }
 
   /**

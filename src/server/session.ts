@@ -43,6 +43,7 @@ export interface SessionDeps {
   shellIntegrationDir: string;
 }
 
+/** Output as it arrives; `bytes` are good only during the call (the holder read buffer is reused). */
 export interface OutputListener {
   (bytes: Uint8Array): void;
 }
@@ -60,6 +61,13 @@ export interface OutputListener {
 const PARSE_BACKLOG_PAUSE_BYTES = 512 * 1024;
 const PARSE_BACKLOG_RESUME_BYTES = 128 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Every holder connection reads into this one buffer instead of into a new
+ * one per read (Node's way): under floods those buffers were most of the
+ * loop's garbage. feed() copies what it keeps (the viewers' log, the screen
+ * host's byte lane) before the next read reuses it.
+ */
+const HOLDER_READ_BUFFER = new Uint8Array(64 * 1024);
 const KILL_WAIT_MS = 8000;
 
 // Rows of history a viewer's snapshot carries (DESIGN: cap it, the rest on
@@ -215,7 +223,7 @@ export class Session extends DisposableBase {
     if (record.status === 'cold') return session;
     let holder: HolderConnection;
     try {
-      holder = await HolderConnection.connect(record.holderSocket, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
+      holder = await HolderConnection.connect(record.holderSocket, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS, readBuffer: HOLDER_READ_BUFFER });
     } catch (err) {
       // An exited session's holder is normally gone: that is the end of its story.
       if (record.status === 'running') {
@@ -276,7 +284,7 @@ export class Session extends DisposableBase {
       argv: launch.argv,
       ringBytes: this.deps.ringBytes,
     });
-    const holder = await HolderConnection.connect(socketPath, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
+    const holder = await HolderConnection.connect(socketPath, { timeoutMs: HOLDER_CONNECT_TIMEOUT_MS, readBuffer: HOLDER_READ_BUFFER });
     const lease = await holder.acquire();
     if (lease !== 'acquired') {
       holder.dispose();
@@ -325,6 +333,7 @@ export class Session extends DisposableBase {
 
   // ---- output ---------------------------------------------------------------
 
+  /** `bytes` are a view of the holder read buffer: whatever keeps them copies them. */
   private feed(offset: number, bytes: Uint8Array, live: boolean): void {
     if (offset !== this.fedOffset) {
       // The client checks continuity too; this guards the screen's own account.

@@ -111,7 +111,7 @@ export class ScreenHost extends DisposableBase {
       return;
     }
     const start = this.queuedBytes;
-    this.chunks.push(bytes);
+    this.chunks.push(bytes.slice()); // the caller may reuse its bytes once this returns
     this.queuedBytes += bytes.length;
     this.send({ op: 'write', screen, start, end: this.queuedBytes, live, lane: false });
   }

@@ -140,3 +140,58 @@ describe('OutputLog with many small appends', () => {
     assert.equal(text(early), 'xy');
   });
 });
+
+describe('OutputLog pages', () => {
+  test("copies what it is given: the caller's array can be reused at once", () => {
+    const log = new OutputLog({ baseSeq: 0 });
+    const buffer = new Uint8Array(40_000).fill(0x61);
+    log.append(buffer);
+    buffer.fill(0x62);
+    log.append(buffer.subarray(0, 10));
+    const all = log.since(0) as Uint8Array;
+    assert.equal(all.length, 40_010);
+    assert.ok(all.subarray(0, 40_000).every((b) => b === 0x61), 'the first append kept its bytes');
+    assert.ok(all.subarray(40_000).every((b) => b === 0x62));
+  });
+
+  test('two logs appending and trimming at random, sharing trimmed pages, each read back exactly', () => {
+    // A small deterministic generator: the same sequence on every run.
+    let state = 12345;
+    const random = (n: number): number => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % n;
+    };
+    const logs = [new OutputLog({ baseSeq: 0 }), new OutputLog({ baseSeq: 1000, capBytes: 100_000 })];
+    const models = logs.map(() => ({ bytes: [] as number[], start: 0 }));
+    for (let step = 0; step < 3000; step++) {
+      const which = random(2);
+      const log = logs[which]!;
+      const model = models[which]!;
+      const base = which === 0 ? 0 : 1000;
+      if (random(3) > 0) {
+        const size = random(5) === 0 ? random(40_000) : random(200);
+        const chunk = new Uint8Array(size);
+        for (let i = 0; i < size; i++) chunk[i] = (step + i * 7) & 0xff;
+        log.append(chunk);
+        chunk.fill(0); // the caller reuses its buffer
+        for (let i = 0; i < size; i++) model.bytes.push((step + i * 7) & 0xff);
+        // the byte cap, as the log applies it
+        const over = model.bytes.length - model.start - log.capBytes;
+        if (over > 0) model.start += over;
+      } else {
+        // a viewer that has everything trims to the end: the page appends go into must stay
+        const to = random(4) === 0 ? model.bytes.length : model.start + random(model.bytes.length - model.start + 1);
+        log.trimTo(base + to);
+        model.start = Math.max(model.start, to);
+      }
+      assert.equal(log.startSeq, base + model.start, `step ${step}: start`);
+      assert.equal(log.endSeq, base + model.bytes.length, `step ${step}: end`);
+      if (step % 50 === 0 || step > 2950) {
+        for (const [l, m, b] of [[logs[0]!, models[0]!, 0], [logs[1]!, models[1]!, 1000]] as const) {
+          const got = l.since(b + m.start) as Uint8Array;
+          assert.deepEqual([...got], m.bytes.slice(m.start), `step ${step}: a log's bytes`);
+        }
+      }
+    }
+  });
+});

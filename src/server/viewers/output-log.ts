@@ -7,6 +7,11 @@
 // The log is trimmed to the lowest ack across attached viewers (the session
 // calls trimTo) but is also bounded by a byte cap on its own: a viewer that
 // stopped acking cannot make it grow; it gets 'too-old' and then a snapshot.
+//
+// Every byte is copied in, into 16 KiB pages that a trim hands back for any
+// log to reuse: the caller's array may be a socket's read buffer, reused as
+// soon as it returns, and a flood's log then turns pages over instead of
+// leaving a new buffer per read for the collector.
 
 /**
  * Enough for any replay (≤ 64 KiB), for a paused viewer to catch up, and
@@ -28,12 +33,22 @@ export function randomBaseSeq(): number {
 }
 
 /**
- * Appends this small are copied into a shared tail buffer instead of kept as
- * chunks of their own: a shell echoing one byte per keystroke would otherwise
- * fill a 1 MiB log with a million arrays.
+ * The unit the log's bytes live in. Consecutive appends share a page (and
+ * one chunk), so a shell echoing one byte per keystroke does not fill a
+ * 1 MiB log with a million arrays; an idle session holds one page.
  */
-const SMALL_APPEND_BYTES = 1024;
-const TAIL_BUFFER_BYTES = 16 * 1024;
+export const LOG_PAGE_BYTES = 16 * 1024;
+/** Pages trimmed from any log wait to be reused, up to this many (4 MiB). */
+const SPARE_PAGES_MAX = 256;
+const sparePages: Uint8Array[] = [];
+
+function takePage(): Uint8Array {
+  return sparePages.pop() ?? new Uint8Array(LOG_PAGE_BYTES);
+}
+
+function givePage(page: Uint8Array): void {
+  if (sparePages.length < SPARE_PAGES_MAX) sparePages.push(page);
+}
 
 export interface OutputLogOptions {
   /** The seq of the first byte this log will hold (see randomBaseSeq). */
@@ -46,12 +61,14 @@ export type LogRead = Uint8Array | 'too-old' | 'ahead';
 
 export class OutputLog {
   readonly capBytes: number;
-  // Live chunks are chunks[head..]; starts[i] is the seq of chunks[i]'s first byte.
+  // Live chunks are chunks[head..]; starts[i] is the seq of chunks[i]'s first
+  // byte, pages[i] the page it is a view of (a page's chunks are consecutive).
   private chunks: Uint8Array[] = [];
   private starts: number[] = [];
+  private pages: Uint8Array[] = [];
   private head = 0;
-  // Small appends are copied into tail[0..tailUsed); while tailIsLast, the
-  // last chunk is a view of it that ends at tailUsed.
+  // Appends are copied into tail[0..tailUsed); while tailIsLast, the last
+  // chunk is a view of it that ends at tailUsed.
   private tail: Uint8Array | null = null;
   private tailUsed = 0;
   private tailIsLast = false;
@@ -82,39 +99,33 @@ export class OutputLog {
     return this.end - this.start;
   }
 
-  /**
-   * Adds output and returns the seq after it. The log keeps an array over
-   * 1 KiB as given (no copy): the caller hands it over and must not change it.
-   */
+  /** Adds output (copied: the caller may reuse its array) and returns the seq after it. */
   append(bytes: Uint8Array): number {
-    if (bytes.length === 0) return this.end;
-    if (bytes.length <= SMALL_APPEND_BYTES) this.appendSmall(bytes);
-    else {
-      this.chunks.push(bytes);
-      this.starts.push(this.end);
-      this.tailIsLast = false;
+    for (let at = 0; at < bytes.length; ) {
+      if (this.tail === null || this.tailUsed === this.tail.length) {
+        this.tail = takePage();
+        this.tailUsed = 0;
+        this.tailIsLast = false;
+      }
+      const n = Math.min(bytes.length - at, this.tail.length - this.tailUsed);
+      this.tail.set(n === bytes.length ? bytes : bytes.subarray(at, at + n), this.tailUsed);
+      const last = this.chunks.length - 1;
+      // The tail's chunk can grow only while it is still the last, live chunk.
+      if (this.tailIsLast && last >= this.head) {
+        const viewStart = this.tailUsed - this.chunks[last]!.length;
+        this.chunks[last] = this.tail.subarray(viewStart, this.tailUsed + n);
+      } else {
+        this.chunks.push(this.tail.subarray(this.tailUsed, this.tailUsed + n));
+        this.starts.push(this.end + at);
+        this.pages.push(this.tail);
+        this.tailIsLast = true;
+      }
+      this.tailUsed += n;
+      at += n;
     }
     this.end += bytes.length;
     if (this.end - this.start > this.capBytes) this.dropBefore(this.end - this.capBytes);
     return this.end;
-  }
-
-  private appendSmall(bytes: Uint8Array): void {
-    const last = this.chunks.length - 1;
-    // The tail can grow only while its view is still the last, live chunk.
-    if (this.tail && this.tailIsLast && last >= this.head && this.tailUsed + bytes.length <= this.tail.length) {
-      const viewStart = this.tailUsed - this.chunks[last]!.length;
-      this.tail.set(bytes, this.tailUsed);
-      this.tailUsed += bytes.length;
-      this.chunks[last] = this.tail.subarray(viewStart, this.tailUsed);
-      return;
-    }
-    this.tail = new Uint8Array(TAIL_BUFFER_BYTES);
-    this.tail.set(bytes);
-    this.tailUsed = bytes.length;
-    this.tailIsLast = true;
-    this.chunks.push(this.tail.subarray(0, bytes.length));
-    this.starts.push(this.end);
   }
 
   /** Every byte after seq. */
@@ -122,7 +133,10 @@ export class OutputLog {
     return this.read(seq, Infinity);
   }
 
-  /** Up to maxBytes of the bytes after seq. */
+  /**
+   * Up to maxBytes of the bytes after seq: a view of the log's own pages when
+   * they lie in one, good until the log is next trimmed (send or copy it).
+   */
   read(seq: number, maxBytes: number): LogRead {
     if (seq > this.end) return 'ahead';
     if (seq < this.start) return 'too-old';
@@ -150,6 +164,9 @@ export class OutputLog {
 
   private dropBefore(seq: number): void {
     while (this.head < this.chunks.length && this.starts[this.head]! + this.chunks[this.head]!.length <= seq) {
+      // A page goes back once its last chunk is gone, unless appends still go into it.
+      const page = this.pages[this.head]!;
+      if (page !== this.tail && this.pages[this.head + 1] !== page) givePage(page);
       this.head++;
     }
     if (this.head < this.chunks.length && this.starts[this.head]! < seq) {
@@ -162,6 +179,7 @@ export class OutputLog {
     if (this.head > 64 && this.head * 2 > this.chunks.length) {
       this.chunks = this.chunks.slice(this.head);
       this.starts = this.starts.slice(this.head);
+      this.pages = this.pages.slice(this.head);
       this.head = 0;
     }
   }
