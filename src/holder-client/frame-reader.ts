@@ -95,11 +95,12 @@ export class FrameReader {
   }
 
   /**
-   * Copies every byte still held (and a stream frame's prefix) out of the
-   * chunks they were pushed in, so the caller may reuse its buffer.
+   * Copies every byte still held out of the chunks they were pushed in, so
+   * the caller may reuse its buffer (a stream frame's prefix is a copy
+   * already). Mostly nothing is held: a read ends between pieces.
    */
   ownBuffered(): void {
-    if (this.prefix !== null) this.prefix = this.prefix.slice();
+    if (this.buffered === 0) return;
     const owned = new Uint8Array(this.buffered);
     let at = 0;
     for (let i = 0; i < this.chunks.length; i++) {
@@ -109,7 +110,7 @@ export class FrameReader {
     }
     this.chunks.length = 0;
     this.headOffset = 0;
-    if (owned.byteLength > 0) this.chunks.push(owned);
+    this.chunks.push(owned);
   }
 
   push(chunk: Uint8Array): void {
@@ -149,7 +150,8 @@ export class FrameReader {
   private nextPiece(): RawFrame | undefined {
     if (this.prefix === null) {
       if (this.buffered < this.prefixLength) return undefined;
-      this.prefix = this.take(this.prefixLength);
+      // A copy (8 or 9 bytes, once a frame): pieces outlive the chunk it came in.
+      this.prefix = this.take(this.prefixLength).slice();
     }
     const bodyLength = this.length - this.prefixLength;
     const remaining = bodyLength - this.bodyAt;

@@ -244,8 +244,9 @@ describe('HolderConnection reading into a shared buffer', { timeout: 20_000 }, (
     return { text: () => parts.map((p) => new TextDecoder().decode(p)).join(''), closed };
   }
 
-  test('two connections sharing a 7-byte buffer each get their own stream exactly, one of them pausing mid-read', async (t) => {
-    const buffer = new Uint8Array(7);
+  for (const size of [7, 16]) test(`two connections sharing a ${size}-byte buffer each get their own stream exactly, one of them pausing mid-read`, async (t) => {
+    // 7 bytes: every frame's header and prefix span reads; 16: a prefix lies in one read, its body in the next ones.
+    const buffer = new Uint8Array(size);
     const peers = [await scriptedPeer(t), await scriptedPeer(t)];
     const conns = await Promise.all(peers.map((p) => HolderConnection.connect(p.path, { readBuffer: buffer })));
     t.after(() => conns.forEach((c) => c.dispose()));

@@ -37,7 +37,7 @@ export function randomBaseSeq(): number {
  * one chunk), so a shell echoing one byte per keystroke does not fill a
  * 1 MiB log with a million arrays; an idle session holds one page.
  */
-export const LOG_PAGE_BYTES = 16 * 1024;
+const LOG_PAGE_BYTES = 16 * 1024;
 /** Pages trimmed from any log wait to be reused, up to this many (4 MiB). */
 const SPARE_PAGES_MAX = 256;
 const sparePages: Uint8Array[] = [];
@@ -62,7 +62,8 @@ export type LogRead = Uint8Array | 'too-old' | 'ahead';
 export class OutputLog {
   readonly capBytes: number;
   // Live chunks are chunks[head..]; starts[i] is the seq of chunks[i]'s first
-  // byte, pages[i] the page it is a view of (a page's chunks are consecutive).
+  // byte, pages[i] the page it is a view of. A page holds at most one live
+  // chunk: a new chunk goes on the tail page only once the last one is gone.
   private chunks: Uint8Array[] = [];
   private starts: number[] = [];
   private pages: Uint8Array[] = [];
@@ -164,9 +165,9 @@ export class OutputLog {
 
   private dropBefore(seq: number): void {
     while (this.head < this.chunks.length && this.starts[this.head]! + this.chunks[this.head]!.length <= seq) {
-      // A page goes back once its last chunk is gone, unless appends still go into it.
+      // A page goes back once its chunk is gone, unless appends still go into it.
       const page = this.pages[this.head]!;
-      if (page !== this.tail && this.pages[this.head + 1] !== page) givePage(page);
+      if (page !== this.tail) givePage(page);
       this.head++;
     }
     if (this.head < this.chunks.length && this.starts[this.head]! < seq) {
