@@ -68,10 +68,10 @@ export class LaneReader {
     this.released = new BigInt64Array(lane.released);
   }
 
-  /** A copy of the bytes put at positions [start, end). */
-  copy(start: number, end: number): Uint8Array {
+  /** A copy of the bytes put at positions [start, end), into `out` if given (end - start bytes long). */
+  copy(start: number, end: number, out: Uint8Array = new Uint8Array(end - start)): Uint8Array {
+    if (out.byteLength !== end - start) throw new RangeError(`copying ${end - start} bytes into ${out.byteLength}`);
     const capacity = this.data.byteLength;
-    const out = new Uint8Array(end - start);
     const at = start % capacity;
     const first = Math.min(out.byteLength, capacity - at);
     out.set(this.data.subarray(at, at + first));

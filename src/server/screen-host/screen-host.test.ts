@@ -60,6 +60,26 @@ describe('screen host', () => {
     assert.equal(await plainText(screen, 1000), lines.join('\n'));
   });
 
+  test('flood-sized writes from several screens at once come out byte-exact while their copies are reused', async (t) => {
+    // Writes of 4–64 KiB are copied into slabs the host hands to the next
+    // writes once parsed: one given back too early would show as another
+    // screen's or a later write's rows.
+    const { host } = startHost(t);
+    const screens = Array.from({ length: 3 }, () => host.open({ cols: 80, rows: 5, scrollbackRows: 20_000 }));
+    const expected: string[][] = screens.map(() => []);
+    for (let write = 0; write < 30; write++) {
+      screens.forEach((screen, s) => {
+        const lines = Array.from({ length: 150 + ((write * 37 + s * 11) % 700) }, (_, i) => `s${s} w${write} r${i}:${String.fromCharCode(97 + ((i + s) % 26)).repeat(i % 50)}`);
+        expected[s]!.push(...lines);
+        const bytes = enc(lines.map((l) => `${l}\r\n`).join(''));
+        assert.ok(bytes.length >= 4096 && bytes.length <= 64 * 1024, `write of ${bytes.length} bytes`);
+        screen.write(bytes, { live: true });
+      });
+      if (write % 5 === 4) await screens[0]!.flush(); // some turns apart, some together
+    }
+    for (const [s, screen] of screens.entries()) assert.equal(await plainText(screen, 20_000), expected[s]!.join('\n'), `screen ${s}`);
+  });
+
   test("a snapshot's cut runs after the callbacks of the writes it holds and before any later one's", async (t) => {
     const { host } = startHost(t);
     const screen = host.open({ cols: 40, rows: 5 });

@@ -9,6 +9,7 @@ import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
 import { sharedBlock } from '../screen/history/shared-block.js';
 import { LaneReader, type ByteLane } from './byte-lane.js';
+import { CopySlabs } from './copy-slabs.js';
 import {
   STATS_INTERVAL_MS,
   type CallName,
@@ -42,6 +43,7 @@ export class ScreenTable {
   private statsTimer: NodeJS.Timeout | null = null;
 
   private readonly lane: LaneReader;
+  private readonly slabs = new CopySlabs();
 
   constructor(options: { historyBudgetBytes: number; lane: ByteLane }, private readonly post: (events: HostEvent[]) => void) {
     this.budget = new HistoryBudget(options.historyBudgetBytes);
@@ -79,8 +81,10 @@ export class ScreenTable {
       case 'write': {
         const entry = this.screens.get(op.screen);
         if (entry === undefined) return; // closed meanwhile
-        const data = op.lane ? this.lane.copy(op.start, op.end) : new Uint8Array(bytes!, op.start, op.end - op.start);
+        const data = op.lane ? this.lane.copy(op.start, op.end, this.slabs.take(op.end - op.start)) : new Uint8Array(bytes!, op.start, op.end - op.start);
         entry.screen.write(data, { live: op.live }, () => {
+          // Parsed: the terminal keeps none of the bytes it was given.
+          if (op.lane) this.slabs.give(data);
           entry.parsed++;
           this.parsedSince.set(op.screen, entry.parsed);
           this.schedulePost();
