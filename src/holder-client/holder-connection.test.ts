@@ -271,6 +271,36 @@ describe('HolderConnection reading into a shared buffer', { timeout: 20_000 }, (
     assert.deepEqual(got.map((g) => g.text()), bodies);
   });
 
+  test('a read that fills the buffer is the last from that socket in this turn of the loop', async (t) => {
+    const peer = await scriptedPeer(t);
+    const conn = await HolderConnection.connect(peer.path, { readBuffer: new Uint8Array(64) });
+    t.after(() => conn.dispose());
+    let turn = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    t.after(() => (ticking = false));
+    const turns: number[] = [];
+    let text = '';
+    conn.onReplay((e) => (text += new TextDecoder().decode(e.bytes)));
+    conn.onOutput((e) => {
+      turns.push(turn);
+      text += new TextDecoder().decode(e.bytes);
+    });
+    const body = 'flood '.repeat(700);
+    void conn.dumpSince(0);
+    // All of it at once: without the yield the loop reads the socket dry (up to 32 reads) in one turn.
+    (await peer.client).write(Buffer.concat([replay(0, 'x', ReplayFlag.END), output(1, body)]));
+    await waitFor(() => text.length === body.length + 1, { what: 'the whole flood' });
+    assert.ok(turns.length > 60, `${turns.length} pieces`);
+    const repeats = turns.filter((n, i) => i > 0 && n === turns[i - 1]).length;
+    assert.equal(repeats, 0, `pieces read in the same turn as the one before: ${repeats} of ${turns.length}`);
+    assert.equal(text, 'x' + body);
+  });
+
   test('the holder closing the connection is seen as a close, after the last bytes', async (t) => {
     const peer = await scriptedPeer(t);
     const conn = await HolderConnection.connect(peer.path, { readBuffer: new Uint8Array(64) });
