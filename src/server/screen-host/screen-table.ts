@@ -16,6 +16,7 @@ import {
   type HostBatch,
   type HostEvent,
   type HostOp,
+  PARSED_REPORT_MS,
   type HostStats,
   type RestoreSpec,
   type ScreenCalls,
@@ -38,6 +39,8 @@ export class ScreenTable {
   /** "parsed" counts not yet in events, by screen: one event per screen per turn, however many writes. */
   private readonly parsedSince = new Map<number, number>();
   private posting = false;
+  /** Counts wait for this to go alone (see schedulePost). */
+  private parsedTimer: NodeJS.Timeout | null = null;
   /** The history bytes last reported, and the timer that reports a change. */
   private reportedBytes = 0;
   private statsTimer: NodeJS.Timeout | null = null;
@@ -242,20 +245,44 @@ export class ScreenTable {
     }, STATS_INTERVAL_MS);
   }
 
-  /** One message per turn of this thread's loop: posted once the turn's callbacks have run. */
+  /**
+   * One message per turn of this thread's loop: posted once the turn's
+   * callbacks have run. A turn that only parsed waits up to
+   * PARSED_REPORT_MS for company: beside 20 floods a message per turn woke
+   * the server's loop ~900 times a second for counts nothing was waiting
+   * on. Anything else (a call's answer, a cut, a reply) goes at once, with
+   * every count before it.
+   */
   private schedulePost(): void {
     if (this.posting) return;
     this.posting = true;
     queueMicrotask(() => {
       this.posting = false;
-      for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
-      this.parsedSince.clear();
       this.noteStats();
-      if (this.events.length === 0) return;
-      const events = this.events;
-      this.events = [];
-      this.post(events);
+      if (this.events.length === 0) {
+        if (this.parsedSince.size > 0 && this.parsedTimer === null) {
+          this.parsedTimer = setTimeout(() => {
+            this.parsedTimer = null;
+            this.flushEvents();
+          }, PARSED_REPORT_MS);
+        }
+        return;
+      }
+      this.flushEvents();
     });
+  }
+
+  private flushEvents(): void {
+    if (this.parsedTimer !== null) {
+      clearTimeout(this.parsedTimer);
+      this.parsedTimer = null;
+    }
+    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
+    this.parsedSince.clear();
+    if (this.events.length === 0) return;
+    const events = this.events;
+    this.events = [];
+    this.post(events);
   }
 }
 
