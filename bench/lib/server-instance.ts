@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Disposable } from '../../src/common/lifecycle.js';
 import { TendClient } from '../../src/cli/client.js';
 import { serverArgs } from '../../src/server/node-flags.js';
+import { awaitReady } from '../../src/protocol/ready-pipe.js';
 import { holderBinary } from './bench-holder.js';
 import { isAlive } from './child-process.js';
 import type { BenchContext } from './suite.js';
@@ -150,24 +151,10 @@ export class BenchServer implements Disposable {
     this.child = child;
     if (child.pid !== undefined) this.serverPid = child.pid;
     const pipe = child.stdio[3] as NodeJS.ReadableStream;
-    const line = await new Promise<string>((resolve) => {
-      let text = '';
-      const timer = setTimeout(() => resolve(`ERR not ready within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
-      pipe.on('data', (c: Buffer) => {
-        text += c.toString('utf8');
-        if (text.includes('\n')) {
-          clearTimeout(timer);
-          resolve(text.trim());
-        }
-      });
-      pipe.on('end', () => {
-        clearTimeout(timer);
-        resolve(text.trim() || 'ERR the server exited before it was ready');
-      });
-    });
+    const line = await awaitReady(pipe, { silenceMs: READY_TIMEOUT_MS });
     const ms = performance.now() - started;
     (pipe as unknown as { destroy(): void }).destroy();
-    if (!line.startsWith('OK ')) throw new Error(`tend server did not start: ${line.replace(/^ERR /, '')} (log: ${this.serverLog})`);
+    if (line.kind !== 'ok') throw new Error(`tend server did not start: ${line.message} (log: ${this.serverLog})`);
     return ms;
   }
 

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serverArgs } from '../server/node-flags.js';
 import { resolvePaths, ensureRuntimeDirs, type TendPaths } from '../server/paths.js';
+import { awaitReady } from '../protocol/ready-pipe.js';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 1) {
@@ -19,7 +20,10 @@ export interface ApiResponse<T = unknown> {
   body: T;
 }
 
+/** A starting server that says nothing for this long has failed (progress lines restart the wait). */
 const SERVER_START_TIMEOUT_MS = 15_000;
+/** A start still recovering sessions after this long tells the user why the command waits. */
+const RECOVERY_NOTICE_MS = 1000;
 const serverMain = fileURLToPath(new URL('../server/main.js', import.meta.url));
 
 export class TendClient {
@@ -101,20 +105,23 @@ export class TendClient {
       env: process.env,
     });
     const pipe = child.stdio[3] as NodeJS.ReadableStream;
-    const line = await new Promise<string>((resolve) => {
-      let text = '';
-      const timer = setTimeout(() => resolve(`ERR the server did not report ready within ${SERVER_START_TIMEOUT_MS / 1000} s; see ${this.paths.serverLog}`), SERVER_START_TIMEOUT_MS);
-      pipe.setEncoding('utf8'); // a character split across chunks stays whole
-      pipe.on('data', (c: string) => (text += c));
-      pipe.on('end', () => {
-        clearTimeout(timer);
-        resolve(text.trim() || `ERR the server exited before it was ready; see ${this.paths.serverLog}`);
-      });
+    const startedAt = performance.now();
+    let told = false;
+    const line = await awaitReady(pipe, {
+      silenceMs: SERVER_START_TIMEOUT_MS,
+      onProgress: (done, total) => {
+        // A quick start says nothing; a long recovery says why the command waits.
+        if (told || done >= total || performance.now() - startedAt < RECOVERY_NOTICE_MS || !process.stderr.isTTY) return;
+        told = true;
+        process.stderr.write(`tend: the server is recovering ${total} sessions (${done} done)…\n`);
+      },
     });
     child.unref();
     (pipe as unknown as { destroy(): void }).destroy();
-    if (line.startsWith('OK ')) return Number(line.slice(3));
-    const message = line.replace(/^ERR /, '');
+    if (line.kind === 'ok') return line.pid;
+    const message = line.message.includes('did not report ready') || line.message.includes('exited before')
+      ? `${line.message}; see ${this.paths.serverLog}`
+      : line.message;
     // Two starters raced: the other one's server is as good as ours.
     if (message.includes('already running')) {
       const running = await this.isRunning();

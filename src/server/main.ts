@@ -10,7 +10,22 @@ import { createFileLogger, describeError } from './log.js';
 import { TendServer } from './server.js';
 import { StoreError } from './store/index.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
+import { recoveringLine } from '../protocol/ready-pipe.js';
 
+/** Progress on the ready pipe at most this often while sessions are recovered. */
+const PROGRESS_EVERY_MS = 500;
+
+/** A line on the ready pipe that is not the last (see protocol/ready-pipe.ts). */
+function progress(readyFd: number | null, line: string): void {
+  if (readyFd === null) return;
+  try {
+    writeSync(readyFd, `${line}\n`);
+  } catch {
+    /* the starter went away; nothing to tell */
+  }
+}
+
+/** The last line on the ready pipe, which it closes. */
 function report(readyFd: number | null, line: string): void {
   if (readyFd === null) {
     if (line.startsWith('ERR ')) process.stderr.write(`tend server: ${line.slice(4)}\n`);
@@ -49,6 +64,7 @@ async function main(): Promise<void> {
     release();
     process.exit(2);
   }
+  let lastProgressAt = 0;
   const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
   // Tuning knobs, mostly for tests and the bench: scrollback and history, holder ring, checkpoint timing.
   const server = new TendServer({
@@ -64,6 +80,12 @@ async function main(): Promise<void> {
     loopbackPort,
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
+    onRecoveryProgress: (done, total) => {
+      const now = performance.now();
+      if (done > 0 && done < total && now - lastProgressAt < PROGRESS_EVERY_MS) return;
+      lastProgressAt = now;
+      progress(readyFd, recoveringLine(done, total));
+    },
     onFatal: () => {
       // Crashing is safe (holders keep every terminal and the next server recovers them); limping on is not.
       release();

@@ -54,6 +54,8 @@ export interface ServerOptions {
   loopbackPort?: number;
   /** Called when a client asks the server to stop. */
   onStopRequested?: () => void;
+  /** Sessions recovered so far at start (see SessionRegistry.recoverAll). */
+  onRecoveryProgress?: (done: number, total: number) => void;
   /** The server cannot go on (its screen host died): stop the process; holders keep every terminal. */
   onFatal?: (error: Error) => void;
 }
@@ -133,7 +135,7 @@ export class TendServer extends DisposableBase {
     }));
     this.register(this.registry.onSessionRemoved((s) => this.workspaces.sessionRemoved(s.id)));
     const t0 = performance.now();
-    this.recovered = await this.registry.recoverAll();
+    this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
     await this.listen();
   }

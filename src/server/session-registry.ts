@@ -108,11 +108,14 @@ export class SessionRegistry extends DisposableBase {
   }
 
   /** Recovers every stored session; returns how many came back running, cold, exited. */
-  async recoverAll(): Promise<Record<string, number>> {
+  /** `onProgress` hears (0, total) first, then (done, total) as each session is recovered (or fails to be). */
+  async recoverAll(onProgress?: (done: number, total: number) => void): Promise<Record<string, number>> {
     const records = this.deps.store.listSessions();
     const counts: Record<string, number> = {};
     const recovered: Array<Session | null> = new Array(records.length).fill(null);
     let next = 0;
+    let done = 0;
+    if (records.length > 0) onProgress?.(0, records.length);
     const worker = async () => {
       while (next < records.length) {
         const i = next++;
@@ -122,6 +125,7 @@ export class SessionRegistry extends DisposableBase {
         } catch (err) {
           this.deps.log.error(`session ${record.id}: recovery failed`, err);
         }
+        onProgress?.(++done, records.length);
       }
     };
     await Promise.all(Array.from({ length: Math.min(RECOVERY_CONCURRENCY, records.length) }, worker));

@@ -311,9 +311,12 @@ export class Session extends DisposableBase {
     this.fedOffset = from;
     const subs: Disposable[] = [
       holder.onReplay((f) => {
-        if (f.gap && !this._degraded) {
-          this._degraded = true;
-          this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
+        if (f.gap) {
+          if (!this._degraded) {
+            this._degraded = true;
+            this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
+          }
+          this.fedOffset = f.offset; // said above: not a jump for feed() to report again as an error
         }
         if (f.bytes.length > 0) this.feed(f.offset, f.bytes, this.answerReplay);
       }),

@@ -2,10 +2,10 @@
 // restarted without closing a terminal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverNodeFlags } from '../../src/server/node-flags.js';
+import { serverArgs, serverNodeFlags } from '../../src/server/node-flags.js';
 import { PARSE_THREAD_NICE } from '../../src/server/screen-host/thread-priority.js';
 import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
 
@@ -48,6 +48,34 @@ test('the first verb starts the server; stopping it leaves the shell running and
     assert.equal(killed.code, 0, killed.stderr);
     await waitFor('holder exit', () => !isAlive(s.holderPid));
     assert.equal(JSON.parse((await t.cli(['ls', '--json'])).stdout).length, 0);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('a starting server reports its recovery on the ready pipe, then OK with its pid', { timeout: 120_000 }, async () => {
+  const t = startTestServer();
+  try {
+    for (let i = 0; i < 3; i++) assert.equal((await t.cli(['new', '--', 'cat'])).code, 0);
+    await t.holderPids();
+    assert.equal((await t.cli(['server', 'stop'])).code, 0);
+    const child = spawn(process.execPath, serverArgs(join(repoRoot, 'dist', 'src', 'server', 'main.js')), {
+      env: t.env,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    });
+    child.unref();
+    let text = '';
+    const pipe = child.stdio[3] as NodeJS.ReadableStream;
+    pipe.setEncoding('utf8');
+    pipe.on('data', (c: string) => (text += c));
+    await new Promise((resolve) => pipe.on('end', resolve));
+    const lines = text.trim().split('\n');
+    assert.equal(lines[0], 'RECOVERING 0/3', text);
+    assert.equal(lines.at(-2), 'RECOVERING 3/3', text);
+    assert.equal(lines.at(-1), `OK ${child.pid}`, text);
+    assert.ok(lines.slice(0, -1).every((l) => /^RECOVERING [0-3]\/3$/.test(l)), text);
+    assert.equal(t.serverPid(), child.pid);
   } finally {
     await t.dispose();
   }

@@ -63,6 +63,33 @@ test('a corrupt checkpoint is set aside and the screen rebuilt from the holder r
   }
 });
 
+test('output that overran the holder ring while no server read it is reported once as lost, and the session goes on', { timeout: 120_000 }, async () => {
+  const t = startTestServer({ TEND_RING_BYTES: String(64 * 1024) });
+  try {
+    const s = JSON.parse((await t.cli(['new', '--json', '--name', 'r', '--', 'sh'])).stdout) as Info;
+    await t.holderPids();
+    assert.equal((await t.cli(['server', 'stop'])).code, 0);
+    // With no server the holder keeps reading into its ring: 300 kB overruns 64 KiB.
+    const writer = await HolderConnection.connect(join(t.env.TEND_RUNTIME_DIR!, 'h', `${s.id}.sock`));
+    try {
+      assert.equal(await writer.acquire(), 'acquired');
+      writer.input('i=0; while [ $i -lt 3000 ]; do echo "overrun line $i ..........................................................................................."; i=$((i+1)); done; echo overrun-$((4*4))\r');
+      await waitFor('the ring to overrun', async () => (await writer.state()).offset > 300_000);
+      writer.release();
+    } finally {
+      writer.dispose();
+    }
+    await waitFor('the output after the gap', async () => (await t.cli(['screen', ':r'])).stdout.includes('overrun-16'));
+    const log = readFileSync(join(t.home, 'logs', 'server.log'), 'utf8');
+    assert.match(log, new RegExp(`session ${s.id}: bytes \\d+\\.\\.\\d+ left the holder's ring`));
+    assert.doesNotMatch(log, /stream jumped/, 'a gap the holder reported is not a jump');
+    assert.equal((await t.cli(['send', ':r', '--enter', 'echo', 'after-$((3*3))'])).code, 0);
+    await waitFor('the session goes on', async () => (await t.cli(['screen', ':r'])).stdout.includes('after-9'));
+  } finally {
+    await t.dispose();
+  }
+});
+
 test('a full-screen program comes back as it was after a server SIGKILL, and is asked to redraw', { timeout: 120_000 }, async () => {
   const t = startTestServer();
   try {
