@@ -119,9 +119,7 @@ export class TendClient {
     child.unref();
     (pipe as unknown as { destroy(): void }).destroy();
     if (line.kind === 'ok') return line.pid;
-    const message = line.message.includes('did not report ready') || line.message.includes('exited before')
-      ? `${line.message}; see ${this.paths.serverLog}`
-      : line.message;
+    const message = line.unanswered ? `${line.message}; see ${this.paths.serverLog}` : line.message;
     // Two starters raced: the other one's server is as good as ours.
     if (message.includes('already running')) {
       const running = await this.isRunning();

@@ -31,11 +31,11 @@ test('silence ends the wait, each progress line restarts it; a pipe closed early
   assert.deepEqual(await silent, { kind: 'ok', pid: 7 });
 
   const quiet = await awaitReady(new PassThrough(), { silenceMs: 30 });
-  assert.equal(quiet.kind, 'err');
+  assert.equal(quiet.kind === 'err' && quiet.unanswered, true);
   assert.match(quiet.kind === 'err' ? quiet.message : '', /did not report ready within 0.03 s/);
 
   const closed = new PassThrough();
   const early = awaitReady(closed, { silenceMs: 10_000 });
   closed.end('RECOVERING 0/1\n');
-  assert.deepEqual(await early, { kind: 'err', message: 'the server exited before it was ready' });
+  assert.deepEqual(await early, { kind: 'err', message: 'the server exited before it was ready', unanswered: true });
 });

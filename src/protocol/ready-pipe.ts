@@ -12,7 +12,8 @@
 export type ReadyLine =
   | { kind: 'recovering'; done: number; total: number }
   | { kind: 'ok'; pid: number }
-  | { kind: 'err'; message: string };
+  /** `unanswered`: the server said nothing final (silent too long, or gone): its log says why. */
+  | { kind: 'err'; message: string; unanswered?: boolean };
 
 export function recoveringLine(done: number, total: number): string {
   return `RECOVERING ${done}/${total}`;
@@ -50,7 +51,7 @@ export function awaitReady(pipe: NodeJS.ReadableStream, options: ReadyWaitOption
     };
     const arm = (): void => {
       clearTimeout(timer);
-      timer = setTimeout(() => settle({ kind: 'err', message: `the server did not report ready within ${options.silenceMs / 1000} s` }), options.silenceMs);
+      timer = setTimeout(() => settle({ kind: 'err', message: `the server did not report ready within ${options.silenceMs / 1000} s`, unanswered: true }), options.silenceMs);
     };
     arm();
     pipe.setEncoding('utf8'); // a character split across chunks stays whole
@@ -74,7 +75,7 @@ export function awaitReady(pipe: NodeJS.ReadableStream, options: ReadyWaitOption
         const line = parseReadyLine(rest);
         if (line.kind !== 'recovering') return settle(line);
       }
-      settle({ kind: 'err', message: 'the server exited before it was ready' });
+      settle({ kind: 'err', message: 'the server exited before it was ready', unanswered: true });
     });
   });
 }

@@ -107,8 +107,11 @@ export class SessionRegistry extends DisposableBase {
     await session.kill();
   }
 
-  /** Recovers every stored session; returns how many came back running, cold, exited. */
-  /** `onProgress` hears (0, total) first, then (done, total) as each session is recovered (or fails to be). */
+  /**
+   * Recovers every stored session; returns how many came back running, cold,
+   * exited. `onProgress` hears (0, total) first, then (done, total) as each
+   * session is recovered (or fails to be).
+   */
   async recoverAll(onProgress?: (done: number, total: number) => void): Promise<Record<string, number>> {
     const records = this.deps.store.listSessions();
     const counts: Record<string, number> = {};

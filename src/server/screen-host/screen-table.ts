@@ -11,12 +11,12 @@ import { sharedBlock } from '../screen/history/shared-block.js';
 import { LaneReader, type ByteLane } from './byte-lane.js';
 import { CopySlabs } from './copy-slabs.js';
 import {
+  PARSED_REPORT_MS,
   STATS_INTERVAL_MS,
   type CallName,
   type HostBatch,
   type HostEvent,
   type HostOp,
-  PARSED_REPORT_MS,
   type HostStats,
   type RestoreSpec,
   type ScreenCalls,
