@@ -15,28 +15,23 @@ import { recoveringLine } from '../protocol/ready-pipe.js';
 /** Progress on the ready pipe at most this often while sessions are recovered. */
 const PROGRESS_EVERY_MS = 500;
 
-/** A line on the ready pipe that is not the last (see protocol/ready-pipe.ts). */
-function progress(readyFd: number | null, line: string): void {
-  if (readyFd === null) return;
+/** A line on the ready pipe (see protocol/ready-pipe.ts); the last one closes it. */
+function tell(readyFd: number, line: string, last: boolean): void {
   try {
     writeSync(readyFd, `${line}\n`);
+    if (last) closeSync(readyFd);
   } catch {
     /* the starter went away; nothing to tell */
   }
 }
 
-/** The last line on the ready pipe, which it closes. */
+/** The last line on the ready pipe; with no pipe, an error goes to stderr. */
 function report(readyFd: number | null, line: string): void {
   if (readyFd === null) {
     if (line.startsWith('ERR ')) process.stderr.write(`tend server: ${line.slice(4)}\n`);
     return;
   }
-  try {
-    writeSync(readyFd, `${line}\n`);
-    closeSync(readyFd);
-  } catch {
-    /* the starter went away; nothing to tell */
-  }
+  tell(readyFd, line, true);
 }
 
 async function main(): Promise<void> {
@@ -84,7 +79,7 @@ async function main(): Promise<void> {
       const now = performance.now();
       if (done > 0 && done < total && now - lastProgressAt < PROGRESS_EVERY_MS) return;
       lastProgressAt = now;
-      progress(readyFd, recoveringLine(done, total));
+      if (readyFd !== null) tell(readyFd, recoveringLine(done, total), false);
     },
     onFatal: () => {
       // Crashing is safe (holders keep every terminal and the next server recovers them); limping on is not.

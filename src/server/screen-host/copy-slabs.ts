@@ -17,8 +17,8 @@ export const MIN_SLAB_USE_BYTES = 4 * 1024;
 export const MAX_SPARE_SLABS = 128;
 
 export class CopySlabs {
-  private readonly spare: ArrayBuffer[] = [];
-  private readonly spareSet = new Set<ArrayBuffer>();
+  /** Slabs ready to go out again (a Set: a slab given back twice must not go out twice). */
+  private readonly spare = new Set<ArrayBuffer>();
   /** Slabs this pool made: only they come back into it. */
   private readonly mine = new WeakSet<ArrayBuffer>();
 
@@ -27,8 +27,8 @@ export class CopySlabs {
   /** A buffer of n bytes, whose contents are undefined. */
   take(n: number): Uint8Array {
     if (n < MIN_SLAB_USE_BYTES || n > SLAB_BYTES) return new Uint8Array(n);
-    let slab = this.spare.pop();
-    if (slab !== undefined) this.spareSet.delete(slab);
+    let slab: ArrayBuffer | undefined = this.spare.values().next().value;
+    if (slab !== undefined) this.spare.delete(slab);
     else {
       slab = new ArrayBuffer(SLAB_BYTES);
       this.mine.add(slab);
@@ -39,13 +39,10 @@ export class CopySlabs {
   /** Hands a buffer from take() back; nothing may read `view` after this. */
   give(view: Uint8Array): void {
     const slab = view.buffer as ArrayBuffer;
-    // A slab given twice would go out twice, to two writes at once.
-    if (!this.mine.has(slab) || this.spareSet.has(slab) || this.spare.length >= this.maxSpare) return;
-    this.spare.push(slab);
-    this.spareSet.add(slab);
+    if (this.mine.has(slab) && this.spare.size < this.maxSpare) this.spare.add(slab);
   }
 
   get spareCount(): number {
-    return this.spare.length;
+    return this.spare.size;
   }
 }
