@@ -12,8 +12,19 @@ import { availableParallelism } from 'node:os';
  * thread per core beyond the loop's, at most V8's 4.
  */
 export function serverNodeFlags(cores: number = availableParallelism()): string[] {
-  return [`--v8-pool-size=${Math.max(1, Math.min(4, cores - 1))}`];
+  return [`--v8-pool-size=${Math.max(1, Math.min(4, cores - 1))}`, NO_MEMORY_REDUCER];
 }
+
+/**
+ * V8's memory reducer makes full collections in an isolate that looks idle,
+ * and the loop's isolate looks idle whenever someone is only typing: three
+ * mark-compacts 0.6 s apart, each pausing the loop 2–13 ms, in the middle of
+ * the keys' echo (docs/performance.md). Its heap is a few MB and has little
+ * to give back; the screen host's, which holds every screen, keeps its
+ * reducer (screen-host.ts turns the flag back on before making its thread:
+ * V8 reads it when an isolate is made).
+ */
+export const NO_MEMORY_REDUCER = '--no-memory-reducer';
 
 /**
  * Node's arguments for a server whose main is `main`: these flags, then

@@ -90,12 +90,21 @@ export type HostEvent =
 /** How often, at most, the host says how much history it holds. */
 export const STATS_INTERVAL_MS = 200;
 /**
- * How long "parsed" counts may wait for other events to go with. The server
- * learns a flood's backlog this late at worst (it resumes a paused holder
- * below 128 KiB, at ~50 MB/s 2.5 ms of parsing), and nothing a viewer sees
- * waits for them: echo goes out before its bytes even reach the host.
+ * How long "parsed" counts may wait for other events to go with, once the
+ * host has parsed PARSED_REPORT_EAGER_BYTES since it last sent them. The
+ * server learns a flood's backlog this late at worst (it resumes a paused
+ * holder below 128 KiB, at ~50 MB/s 2.5 ms of parsing), and nothing a viewer
+ * sees waits for them: echo goes out before its bytes even reach the host.
  */
 export const PARSED_REPORT_MS = 5;
+export const PARSED_REPORT_EAGER_BYTES = 64 * 1024;
+/**
+ * Counts of less parsing wait this long: they only keep the log's unparsed
+ * tail and `unparsedBytes` up to date (a read that needs the parse, or a
+ * paused holder, has its answer sent at once or is over the eager mark).
+ * Reported within 5 ms, each key typed woke the server's loop a second time.
+ */
+export const PARSED_REPORT_IDLE_MS = 100;
 
 export interface HostStats {
   historyBytes: number;

@@ -13,6 +13,7 @@
 // message (setImmediate); the bytes of writes go through the byte lane, a
 // ring of shared memory (byte-lane.ts), or in one transferred buffer with
 // the message when the lane is full.
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
 import { HostedScreen } from './hosted-screen.js';
@@ -56,6 +57,10 @@ export class ScreenHost extends DisposableBase {
     const lane = createByteLane(options.laneBytes);
     this.lane = new LaneWriter(lane);
     const workerData: HostWorkerData = { historyBudgetBytes: options.historyBudgetBytes, lane };
+    // The loop's isolate runs without V8's memory reducer (node-flags.ts);
+    // this one holds every screen and is worth shrinking when idle. V8 reads
+    // the flag as an isolate is made, so only this thread's gets it.
+    setFlagsFromString('--memory-reducer');
     this.worker = new Worker(new URL('./host-worker.js', import.meta.url), { workerData, name: 'tend screen host' });
     this.worker.on('message', (events: HostEvent[]) => this.receive(events));
     this.worker.on('error', (err) => this.die(err));

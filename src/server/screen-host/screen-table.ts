@@ -11,6 +11,8 @@ import { sharedBlock } from '../screen/history/shared-block.js';
 import { LaneReader, type ByteLane } from './byte-lane.js';
 import { CopySlabs } from './copy-slabs.js';
 import {
+  PARSED_REPORT_EAGER_BYTES,
+  PARSED_REPORT_IDLE_MS,
   PARSED_REPORT_MS,
   STATS_INTERVAL_MS,
   type CallName,
@@ -38,9 +40,12 @@ export class ScreenTable {
   private events: HostEvent[] = [];
   /** "parsed" counts not yet in events, by screen: one event per screen per turn, however many writes. */
   private readonly parsedSince = new Map<number, number>();
+  /** Bytes those writes held, all screens together: they set how long the counts may wait. */
+  private parsedSinceBytes = 0;
   private posting = false;
-  /** Counts wait for this to go alone (see schedulePost). */
+  /** Counts wait for this to go alone (see schedulePost), until parsedDue. */
   private parsedTimer: NodeJS.Timeout | null = null;
+  private parsedDue = 0;
   /** The history bytes last reported, and the timer that reports a change. */
   private reportedBytes = 0;
   private statsTimer: NodeJS.Timeout | null = null;
@@ -90,6 +95,7 @@ export class ScreenTable {
           if (op.lane) this.slabs.give(data);
           entry.parsed++;
           this.parsedSince.set(op.screen, entry.parsed);
+          this.parsedSinceBytes += op.end - op.start;
           this.schedulePost();
         });
         return;
@@ -229,8 +235,7 @@ export class ScreenTable {
 
   private push(event: HostEvent): void {
     // Parsed counts first: whatever happened after a write was parsed comes after its "parsed".
-    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
-    this.parsedSince.clear();
+    this.takeCounts();
     this.events.push(event);
     this.schedulePost();
   }
@@ -247,11 +252,12 @@ export class ScreenTable {
 
   /**
    * One message per turn of this thread's loop: posted once the turn's
-   * callbacks have run. A turn that only parsed waits up to
-   * PARSED_REPORT_MS for company: beside 20 floods a message per turn woke
-   * the server's loop ~900 times a second for counts nothing was waiting
-   * on. Anything else (a call's answer, a cut, a reply) goes at once, with
-   * every count before it.
+   * callbacks have run. A turn that only parsed waits for company, up to
+   * PARSED_REPORT_MS once a flood's worth was parsed, else up to
+   * PARSED_REPORT_IDLE_MS: beside 20 floods a message per turn woke the
+   * server's loop ~900 times a second, and in a quiet session once per key
+   * typed, for counts nothing was waiting on. Anything else (a call's
+   * answer, a cut, a reply) goes at once, with every count before it.
    */
   private schedulePost(): void {
     if (this.posting) return;
@@ -260,16 +266,31 @@ export class ScreenTable {
       this.posting = false;
       this.noteStats();
       if (this.events.length === 0) {
-        if (this.parsedSince.size > 0 && this.parsedTimer === null) {
-          this.parsedTimer = setTimeout(() => {
-            this.parsedTimer = null;
-            this.flushEvents();
-          }, PARSED_REPORT_MS);
-        }
+        if (this.parsedSince.size > 0) this.postCountsWithin(this.parsedSinceBytes >= PARSED_REPORT_EAGER_BYTES ? PARSED_REPORT_MS : PARSED_REPORT_IDLE_MS);
         return;
       }
       this.flushEvents();
     });
+  }
+
+  private postCountsWithin(ms: number): void {
+    const due = performance.now() + ms;
+    if (this.parsedTimer !== null) {
+      if (this.parsedDue <= due) return;
+      clearTimeout(this.parsedTimer);
+    }
+    this.parsedDue = due;
+    this.parsedTimer = setTimeout(() => {
+      this.parsedTimer = null;
+      this.flushEvents();
+    }, ms);
+  }
+
+  /** Moves the counts waiting into the events, which keeps them before whatever follows. */
+  private takeCounts(): void {
+    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
+    this.parsedSince.clear();
+    this.parsedSinceBytes = 0;
   }
 
   private flushEvents(): void {
@@ -277,8 +298,7 @@ export class ScreenTable {
       clearTimeout(this.parsedTimer);
       this.parsedTimer = null;
     }
-    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
-    this.parsedSince.clear();
+    this.takeCounts();
     if (this.events.length === 0) return;
     const events = this.events;
     this.events = [];
