@@ -1,10 +1,12 @@
 // `tend attach` at work: the user's terminal (the outer terminal) shows one
 // session. The snapshot is applied in one write, then the session's bytes are
 // written straight through (the outer terminal keeps its own scrollback), and
-// each DATA frame is acked once its write to the terminal has completed.
-// Keystrokes go to the session as INPUT, whole; the detach key leaves it
-// running. When the server goes away without saying the channel is over, the
-// attach reconnects with backoff and resumes from the seq it has written.
+// the bytes are acked once their write to the terminal has completed: with
+// the next keystroke, once 32 KiB are owed, or 50 ms after the write, so a
+// key typed wakes the server once, not twice. Keystrokes go to the session as
+// INPUT, whole; the detach key leaves it running. When the server goes away
+// without saying the channel is over, the attach reconnects with backoff and
+// resumes from the seq it has written.
 //
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
@@ -32,6 +34,10 @@ const INPUT_PAUSE_BYTES = 1024 * 1024;
 const INPUT_RESUME_BYTES = 256 * 1024;
 /** Input typed before the first subscription that is kept for it. */
 const TYPE_AHEAD_MAX_BYTES = 64 * 1024;
+/** Written bytes that are acked at once (the server stops sending at 256 KiB unacked)... */
+const ACK_EAGER_BYTES = 32 * 1024;
+/** ...else acked this long after the write, or sooner with the next keystroke. */
+const ACK_DELAY_MS = 50;
 /** Size sent when the output is not a terminal (a script piping `tend attach`). */
 const FALLBACK_SIZE = { cols: 80, rows: 24 };
 
@@ -73,6 +79,10 @@ export class AttachSession {
   /** The stream position written to the outer terminal, with the boot it belongs to. */
   private written: ResumePoint | null = null;
   private lastAcked: number | null = null;
+  /** Written and not yet acked: the seq to ack, the bytes since the last ack, the timer that sends it. */
+  private ackOwed: number | null = null;
+  private ackOwedBytes = 0;
+  private ackTimer: NodeJS.Timeout | null = null;
   private painted = false;
   private statusShown = false;
   private subscribed = false;
@@ -167,6 +177,8 @@ export class AttachSession {
       }
       return;
     }
+    // The ack rides along: the server reads both in the wakeup the key causes.
+    this.sendAck();
     for (const piece of splitInput(bytes)) {
       link.send({ type: 'input', channel: CHANNEL, data: piece }, () => this.inputWritten(link));
     }
@@ -216,6 +228,7 @@ export class AttachSession {
         this.everSubscribed = true;
         for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
         this.lastAcked = resume && resume.boot === frame.serverBoot ? resume.seq : null;
+        this.dropAck();
         return;
       }
       case 'snapshot':
@@ -274,7 +287,7 @@ export class AttachSession {
     }
   }
 
-  /** Writes stream bytes (or a snapshot's paint) and acks their seq once the write is done. */
+  /** Writes stream bytes (or a snapshot's paint) and owes an ack of their seq once the write is done. */
   private writeOut(bytes: Uint8Array | string, boot: string, seq: number): void {
     const link = this.link!;
     this.written = { boot, seq };
@@ -282,10 +295,29 @@ export class AttachSession {
       // Acks belong to the socket they answer: after a reconnect the new
       // channel starts from the resume point, and an older ack would go backwards.
       if (link !== this.link || this.finished || !link.isOpen) return;
-      if (this.lastAcked !== null && seq <= this.lastAcked) return;
-      this.lastAcked = seq;
-      link.send({ type: 'ack', channel: CHANNEL, seq });
+      this.ackOwed = Math.max(this.ackOwed ?? seq, seq);
+      this.ackOwedBytes += bytes.length;
+      if (this.ackOwedBytes >= ACK_EAGER_BYTES) this.sendAck();
+      else this.ackTimer ??= setTimeout(() => this.sendAck(), ACK_DELAY_MS);
     });
+  }
+
+  private sendAck(): void {
+    const seq = this.ackOwed;
+    this.dropAck();
+    const link = this.link;
+    if (seq === null || !link?.isOpen) return;
+    if (this.lastAcked !== null && seq <= this.lastAcked) return;
+    this.lastAcked = seq;
+    link.send({ type: 'ack', channel: CHANNEL, seq });
+  }
+
+  /** Forgets an owed ack: it was sent, or its socket is gone. */
+  private dropAck(): void {
+    if (this.ackTimer !== null) clearTimeout(this.ackTimer);
+    this.ackTimer = null;
+    this.ackOwed = null;
+    this.ackOwedBytes = 0;
   }
 
   private linkLost(why: string): void {
@@ -293,6 +325,7 @@ export class AttachSession {
     this.link?.close();
     this.link = null;
     this.subscribed = false;
+    this.dropAck();
     if (this.fatalMessage !== null) {
       this.finish({ kind: 'error', message: this.fatalMessage });
       return;
@@ -330,6 +363,7 @@ export class AttachSession {
     this.finished = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.carryTimer) clearTimeout(this.carryTimer);
+    this.dropAck();
     this.link?.close();
     this.link = null;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
