@@ -2,7 +2,6 @@
 // server's unix socket: frames out encoded, frames in decoded, and an account
 // of input bytes handed to the socket but not yet written out, so a large
 // paste is read from the terminal no faster than the server takes it.
-import WebSocket from 'ws';
 import {
   DEFAULT_MAX_FRAME_FROM_SERVER_BYTES,
   ViewerFrameError,
@@ -11,8 +10,10 @@ import {
   type FrameFromServer,
   type FrameFromViewer,
 } from '../../protocol/viewer-frames.js';
+import { UnixWebSocket } from './unix-websocket.js';
 
 export const VIEWER_ENDPOINT_PATH = '/v1/viewer';
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface ServerLinkHandlers {
   onOpen(): void;
@@ -22,46 +23,23 @@ export interface ServerLinkHandlers {
 }
 
 export class ServerLink {
-  private readonly ws: WebSocket;
+  private readonly ws: UnixWebSocket;
   private closed = false;
   private unsentInput = 0;
 
   constructor(socketPath: string, private readonly handlers: ServerLinkHandlers) {
-    // ws's unix-socket URL form: ws+unix://<socket path>:<request path>.
-    this.ws = new WebSocket(`ws+unix://${socketPath}:${VIEWER_ENDPOINT_PATH}`, {
-      perMessageDeflate: false,
-      maxPayload: DEFAULT_MAX_FRAME_FROM_SERVER_BYTES,
-      handshakeTimeout: 10_000,
-    });
-    this.ws.binaryType = 'nodebuffer';
-    this.ws.on('open', () => handlers.onOpen());
-    this.ws.on('message', (data: Buffer, isBinary: boolean) => {
-      if (this.closed) return;
-      if (!isBinary) {
-        this.fail('the server sent a text message on the viewer socket');
-        return;
-      }
-      let frame: FrameFromServer;
-      try {
-        frame = decodeFrameFromServer(data);
-      } catch (err) {
-        if (!(err instanceof ViewerFrameError)) throw err;
-        this.fail(`the server sent a frame this viewer cannot read (${err.message})`);
-        return;
-      }
-      handlers.onFrame(frame);
-    });
-    this.ws.on('close', (code: number, reason: Buffer) => {
-      this.finish(reason.length > 0 ? reason.toString('utf8') : `socket closed (${code})`);
-    });
-    this.ws.on('error', (err: Error) => {
-      // 'close' follows; keep the more telling message.
-      this.finish(err.message);
-    });
+    this.ws = new UnixWebSocket(
+      { socketPath, path: VIEWER_ENDPOINT_PATH, maxPayloadBytes: DEFAULT_MAX_FRAME_FROM_SERVER_BYTES, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS },
+      {
+        onOpen: () => handlers.onOpen(),
+        onMessage: (data) => this.message(data),
+        onClose: (why) => this.finish(why),
+      },
+    );
   }
 
   get isOpen(): boolean {
-    return !this.closed && this.ws.readyState === WebSocket.OPEN;
+    return !this.closed && this.ws.isOpen;
   }
 
   /** Input bytes given to send() whose write to the socket has not completed. */
@@ -69,12 +47,13 @@ export class ServerLink {
     return this.unsentInput;
   }
 
+  /** Frames sent in one tick go to the socket in one write (an ack with the key typed after it). */
   send(frame: FrameFromViewer, written?: () => void): void {
     if (!this.isOpen) return;
     const bytes = encodeFrameToServer(frame);
     const counted = frame.type === 'input' ? frame.data.length : 0;
     this.unsentInput += counted;
-    this.ws.send(bytes, { binary: true }, () => {
+    this.ws.send(bytes, () => {
       this.unsentInput -= counted;
       written?.();
     });
@@ -83,9 +62,21 @@ export class ServerLink {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.ws.removeAllListeners('message');
     // No closing handshake to wait for: the server drops this viewer on close.
-    this.ws.terminate();
+    this.ws.close();
+  }
+
+  private message(data: Buffer): void {
+    if (this.closed) return;
+    let frame: FrameFromServer;
+    try {
+      frame = decodeFrameFromServer(data);
+    } catch (err) {
+      if (!(err instanceof ViewerFrameError)) throw err;
+      this.fail(`the server sent a frame this viewer cannot read (${err.message})`);
+      return;
+    }
+    this.handlers.onFrame(frame);
   }
 
   private fail(why: string): void {
