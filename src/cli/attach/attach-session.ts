@@ -228,7 +228,6 @@ export class AttachSession {
         this.everSubscribed = true;
         for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
         this.lastAcked = resume && resume.boot === frame.serverBoot ? resume.seq : null;
-        this.dropAck();
         return;
       }
       case 'snapshot':
@@ -295,7 +294,7 @@ export class AttachSession {
       // Acks belong to the socket they answer: after a reconnect the new
       // channel starts from the resume point, and an older ack would go backwards.
       if (link !== this.link || this.finished || !link.isOpen) return;
-      this.ackOwed = Math.max(this.ackOwed ?? seq, seq);
+      this.ackOwed = seq; // writes complete in order
       this.ackOwedBytes += bytes.length;
       if (this.ackOwedBytes >= ACK_EAGER_BYTES) this.sendAck();
       else this.ackTimer ??= setTimeout(() => this.sendAck(), ACK_DELAY_MS);

@@ -82,7 +82,7 @@ export class UnixWebSocket {
     let failure: string | null = null;
     this.socket.on('error', (err: Error) => (failure ??= err.message));
     this.socket.on('close', () => this.end(failure ?? (this.phase === 'handshake' ? 'the server closed the socket during the WebSocket handshake' : 'the server closed the socket')));
-    this.handshakeTimer = setTimeout(() => this.fail(`the server did not answer the WebSocket handshake within ${options.handshakeTimeoutMs} ms`), options.handshakeTimeoutMs);
+    this.handshakeTimer = setTimeout(() => this.end(`the server did not answer the WebSocket handshake within ${options.handshakeTimeoutMs} ms`), options.handshakeTimeoutMs);
   }
 
   get isOpen(): boolean {
@@ -118,14 +118,14 @@ export class UnixWebSocket {
     this.handshakeBytes = Buffer.concat([this.handshakeBytes, bytes]);
     const end = this.handshakeBytes.indexOf('\r\n\r\n');
     if (end < 0) {
-      if (this.handshakeBytes.length > MAX_HANDSHAKE_BYTES) this.fail('the server answered the WebSocket handshake with something else');
+      if (this.handshakeBytes.length > MAX_HANDSHAKE_BYTES) this.end('the server answered the WebSocket handshake with something else');
       return;
     }
     const [statusLine = '', ...headerLines] = this.handshakeBytes.subarray(0, end).toString('latin1').split('\r\n');
     const rest = this.handshakeBytes.subarray(end + 4);
     if (!/^HTTP\/1\.1 101\b/.test(statusLine)) {
       const body = rest.toString('utf8').trim().slice(0, 200);
-      this.fail(`the server refused the viewer socket: ${statusLine.replace(/^HTTP\/1\.1 /, '')}${body ? ` (${body})` : ''}`);
+      this.end(`the server refused the viewer socket: ${statusLine.replace(/^HTTP\/1\.1 /, '')}${body ? ` (${body})` : ''}`);
       return;
     }
     const headers = new Map<string, string>();
@@ -135,11 +135,11 @@ export class UnixWebSocket {
     }
     const accept = createHash('sha1').update(this.key + HANDSHAKE_GUID).digest('base64');
     if (headers.get('upgrade')?.toLowerCase() !== 'websocket' || headers.get('sec-websocket-accept') !== accept) {
-      this.fail('the server answered the WebSocket handshake wrongly');
+      this.end('the server answered the WebSocket handshake wrongly');
       return;
     }
     if (headers.has('sec-websocket-extensions')) {
-      this.fail('the server chose a WebSocket extension that was not offered');
+      this.end('the server chose a WebSocket extension that was not offered');
       return;
     }
     this.handshakeBytes = Buffer.alloc(0);
@@ -166,14 +166,14 @@ export class UnixWebSocket {
     let at = 0;
     while (at < bytes.length && this.phase === 'open') {
       if (this.payload === null) {
-        // Header: 2 bytes, then the extended length if there is one.
+        // Header: 2 bytes, then the extended length they announce, if any.
         const need = this.headerFilled < 2 ? 2 : 2 + extendedLengthBytes(this.header[1]! & 0x7f);
         const take = Math.min(need - this.headerFilled, bytes.length - at);
         this.header.set(bytes.subarray(at, at + take), this.headerFilled);
         this.headerFilled += take;
         at += take;
         if (this.headerFilled < need) continue;
-        if (need === 2 && extendedLengthBytes(this.header[1]! & 0x7f) > 0) continue;
+        if (need === 2 && extendedLengthBytes(this.header[1]! & 0x7f) > 0) continue; // its extended length is next
         if (!this.frameStarts()) return;
         if (this.payload!.length > 0) continue;
       } else {
@@ -304,12 +304,8 @@ export class UnixWebSocket {
   // ---- the end ---------------------------------------------------------------
 
   private failed(why: string): false {
-    this.fail(why);
-    return false;
-  }
-
-  private fail(why: string): void {
     this.end(why);
+    return false;
   }
 
   private end(why: string): void {
