@@ -66,6 +66,8 @@ const FLOOD_LABEL: Record<FloodKind, string> = { none: 'no flood', tui: `${FLOOD
 
 const sideName = (who: 'tend' | 'tmux', kind: FloodKind): string => `${who}, ${FLOOD_LABEL[kind]}`;
 
+const floodCount = (kind: FloodKind): number => (kind === 'none' ? 0 : FLOODING);
+
 function floodCommand(file: string): string {
   return `while :; do cat '${file}'; done`;
 }
@@ -126,7 +128,7 @@ export const serverLoopSuite: Suite = {
       const tendSide = (kind: FloodKind): Side<Sample> => ({
         name: sideName('tend', kind),
         async run() {
-          const flooding = kind === 'none' ? 0 : FLOODING;
+          const flooding = floodCount(kind);
           const floods: BenchSession[] = await Promise.all(Array.from({ length: flooding }, () =>
             server.createSession(['sh', '-c', floodCommand(floodFile(kind))])));
           try {
@@ -152,7 +154,7 @@ export const serverLoopSuite: Suite = {
       const tmuxSide = (kind: FloodKind): Side<Sample> => ({
         name: sideName('tmux', kind),
         async run() {
-          const flooding = kind === 'none' ? 0 : FLOODING;
+          const flooding = floodCount(kind);
           const tmux = ctx.owned.add(await TmuxServer.start(ctx.env));
           try {
             // "keep" plus idle ones; the attached `cat` makes OPEN_SESSIONS with the floods
