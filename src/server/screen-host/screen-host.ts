@@ -83,12 +83,13 @@ export class ScreenHost extends DisposableBase {
   async restore(spec: RestoreSpec): Promise<{ screen: HostedScreen; historyEpoch: number }> {
     const id = this.nextScreen++;
     const call = this.nextCall++;
-    const done = this.expect<{ epoch: number }>(call);
+    const done = this.expect<{ epoch: number; title: string }>(call);
     // Blocks read from a file are views into it, which posting would copy whole, once per block: share each one's bytes instead.
     const history = spec.history === null ? null : { ...spec.history, blocks: spec.history.blocks.map(sharedBlock) };
     this.send({ op: 'restore', screen: id, call, spec: { ...spec, history } });
-    const { epoch } = await done;
+    const { epoch, title } = await done;
     const screen = this.track(new HostedScreen(this, id, spec.snapshot.cols, spec.snapshot.rows, spec.snapshot.cwd));
+    screen.titleChanged(title);
     return { screen, historyEpoch: epoch };
   }
 

@@ -150,7 +150,7 @@ export class ScreenTable {
     entry.screen.dispose();
   }
 
-  private async restore(id: number, spec: RestoreSpec): Promise<{ epoch: number }> {
+  private async restore(id: number, spec: RestoreSpec): Promise<{ epoch: number; title: string }> {
     const screen = Screen.fromSnapshot(spec.snapshot, { ...spec.options, budget: this.budget, archive: spec.archive });
     try {
       await screen.flush();
@@ -158,7 +158,8 @@ export class ScreenTable {
       // Before any later byte: the saved rows must mean this buffer's rows.
       const commands = CommandIndex.restore(screen, spec.commands, { rowsDropped: 0 });
       this.add(id, screen, commands);
-      return { epoch: screen.history.epoch };
+      // The snapshot's title fired before anyone listened: the loop's handle learns it here.
+      return { epoch: screen.history.epoch, title: screen.title };
     } catch (err) {
       screen.dispose();
       throw err;
