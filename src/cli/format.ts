@@ -1,4 +1,6 @@
 // How the CLI shows sessions to a person.
+import { describeExitShort } from '../protocol/exit-status.js';
+
 export interface SessionView {
   index?: number;
   id: string;
@@ -27,7 +29,7 @@ export function ago(ms: number | null, now = Date.now()): string {
 }
 
 export function statusText(s: SessionView): string {
-  if (s.status === 'exited') return s.exitSignal ? `exited (signal ${s.exitSignal})` : `exited (${s.exitCode ?? '?'})`;
+  if (s.status === 'exited') return describeExitShort({ code: s.exitCode, signal: s.exitSignal });
   return s.degraded ? `${s.status}, incomplete` : s.status;
 }
 

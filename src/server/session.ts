@@ -16,6 +16,7 @@ import { SessionViewers } from './viewers/session-viewers.js';
 import type { Snapshot } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
+import { exitStatusOf } from '../protocol/exit-status.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
 
@@ -497,8 +498,10 @@ export class Session extends DisposableBase {
     await this.launchHolder(shellArgv, cwd, this.record.env, { shellIntegration: true });
   }
 
-  private async handleExit(code: number | null, signal: number | null): Promise<void> {
+  private async handleExit(holderCode: number | null, holderSignal: number | null): Promise<void> {
     const endedAt = Date.now();
+    // The holder says −1 for the code of a signal death: recorded as null, so no one reads it as the program's code.
+    const { code, signal } = exitStatusOf(holderCode, holderSignal);
     this.record = { ...this.record, exitCode: code, exitSignal: signal, endedAt };
     this._status = 'exited';
     this.persist('its exit', (store) => store.markExited(this.id, { code, signal, endedAt }));

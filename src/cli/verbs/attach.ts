@@ -4,6 +4,7 @@
 import type { Verb } from '../verb.js';
 import { CliError } from '../client.js';
 import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
+import { describeExit } from '../../protocol/exit-status.js';
 
 interface SessionSummary {
   id: string;
@@ -47,7 +48,7 @@ If the server restarts, the attach reconnects and shows the same screen.
     if (!process.stdin.isTTY) throw new CliError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts', 2);
     const session = await client.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
     if (session.status === 'exited') {
-      throw new CliError(`session ${label(session)} has exited${session.exitCode !== null ? ` with code ${session.exitCode}` : ''}; \`tend screen ${target}\` shows its last screen`);
+      throw new CliError(`session ${label(session)} ${describeExit({ code: session.exitCode, signal: session.exitSignal })}; \`tend screen ${target}\` shows its last screen`);
     }
     if (session.status === 'cold') throw new CliError(`session ${label(session)} is cold: its process is gone; \`tend revive ${target}\` starts a new shell in it`);
     if (session.status === 'elsewhere') throw new CliError(`session ${label(session)} is controlled by another tend server`);
@@ -68,8 +69,7 @@ If the server restarts, the attach reconnects and shows the same screen.
         stdout.write(`[detached from ${label(session)}]\n`);
         return 0;
       case 'exited': {
-        const how = outcome.signal !== null ? `was killed by signal ${outcome.signal}` : outcome.code !== null ? `exited with code ${outcome.code}` : 'ended';
-        stdout.write(`[session ${label(session)} ${how}]\n`);
+        stdout.write(`[session ${label(session)} ${describeExit(outcome)}]\n`);
         return 0;
       }
       case 'lost':

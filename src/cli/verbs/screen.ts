@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import { describeExit } from '../../protocol/exit-status.js';
 
 interface ScreenView {
   text: string;
@@ -9,6 +10,8 @@ interface ScreenView {
   cursor: { x: number; y: number };
   degraded: boolean;
   status: string;
+  exitCode?: number | null;
+  exitSignal?: number | null;
   /** Rows of scrollback shown, there are, and dropped past the oldest (by the server's memory budget). */
   scrollback?: { shown: number; available: number; dropped: number };
 }
@@ -23,7 +26,8 @@ Prints the visible screen as text.
   -a, --ansi           with colours and attributes
   -S, --scrollback N   include N rows of history above the screen (says so on stderr
                        when older rows were dropped by the server's memory budget)
-  -j, --json           text with size, cursor, status and scrollback {shown, available, dropped}`,
+  -j, --json           text with size, cursor, title, status (exitCode, exitSignal once it
+                       has exited) and scrollback {shown, available, dropped}`,
   options: { ...jsonOption, ansi: { type: 'boolean', short: 'a' }, scrollback: { type: 'string', short: 'S' } },
   async run({ args, client, stdout, stderr }) {
     const [target] = args.positionals;
@@ -36,6 +40,7 @@ Prints the visible screen as text.
     const s = await client.call<ScreenView>('GET', `/v1/sessions/${encodeURIComponent(target)}/screen?${q}`);
     if (args.values.json) printJson(stdout, s);
     else {
+      if (s.status === 'exited') stderr.write(`tend: the program in ${target} ${describeExit({ code: s.exitCode ?? null, signal: s.exitSignal ?? null })}; this is its last screen\n`);
       if (s.degraded) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring); what follows is incomplete\n');
       if (s.scrollback !== undefined && s.scrollback.dropped > 0) {
         stderr.write(`tend: ${s.scrollback.dropped} older rows were dropped to keep within the server's history memory budget; showing the ${s.scrollback.shown} rows of scrollback that remain\n`);

@@ -152,6 +152,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         offset: session.offset,
         degraded: session.degraded,
         status: session.status,
+        exitCode: session.info().exitCode, // null when a signal ended it: exitSignal says which
+        exitSignal: session.info().exitSignal,
       },
     };
   });

@@ -1,5 +1,6 @@
 // A session as the store keeps it, and the mapping to and from its row.
 import { StoreError } from './store-error.js';
+import { exitStatusOf } from '../../protocol/exit-status.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'disposed';
 
@@ -14,6 +15,7 @@ export interface SessionRecord {
   /** The last title the program set (OSC 0/2), if any. */
   title: string | null;
   status: SessionStatus;
+  /** Null when a signal ended the program (then exitSignal says which). */
   exitCode: number | null;
   exitSignal: number | null;
   /** Milliseconds since the epoch. */
@@ -100,6 +102,8 @@ function parseJson<T>(text: string, what: string, file: string): T {
 }
 
 export function recordFromRow(row: SessionRow, file: string): SessionRecord {
+  // Records from before signal deaths were stored as code null kept the holder's −1.
+  const exit = exitStatusOf(row.exit_code, row.exit_signal);
   return {
     id: row.id,
     name: row.name,
@@ -110,8 +114,8 @@ export function recordFromRow(row: SessionRow, file: string): SessionRecord {
     rows: row.rows,
     title: row.title,
     status: row.status,
-    exitCode: row.exit_code,
-    exitSignal: row.exit_signal,
+    exitCode: exit.code,
+    exitSignal: exit.signal,
     createdAt: row.created_at,
     endedAt: row.ended_at,
     lastOutputAt: row.last_output_at,

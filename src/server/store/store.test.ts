@@ -190,6 +190,21 @@ describe('Store', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(store.getMeta('boots'), '2');
   });
 
+  test('reads a signal death stored the old way (code -1) as code null and its signal', () => {
+    const dir = tempDir();
+    const store = open(dir);
+    store.createSession(spec('k1'));
+    store.createSession(spec('k2'));
+    store.markExited('k2', { code: 3, signal: null, endedAt: 1_700_000_000_500 });
+    store.dispose();
+    const raw = new Database(join(dir, 'tend.db'));
+    raw.prepare(`UPDATE sessions SET status = 'exited', exit_code = -1, exit_signal = 9 WHERE id = 'k1'`).run();
+    raw.close();
+    const again = open(dir);
+    assert.deepEqual([again.getSession('k1')!.exitCode, again.getSession('k1')!.exitSignal], [null, 9]);
+    assert.deepEqual([again.getSession('k2')!.exitCode, again.getSession('k2')!.exitSignal], [3, null]);
+  });
+
   test('reports a row whose JSON was damaged as CORRUPT, naming the session', () => {
     const dir = tempDir();
     const store = open(dir);

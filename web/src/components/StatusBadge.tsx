@@ -1,14 +1,14 @@
 // A session's status in words and colour; an agent's state, when the session
 // reports one, beside it.
 import type { SessionInfo } from '../api/sessions.js';
+import { describeExitShort } from '../../../src/protocol/exit-status.js';
 
 function statusWords(s: SessionInfo): string {
   switch (s.status) {
     case 'running':
       return 'running';
     case 'exited':
-      if (s.exitCode === -1 && s.exitSignal) return `exited (signal ${s.exitSignal})`;
-      return `exited ${s.exitCode ?? '?'}`;
+      return describeExitShort({ code: s.exitCode ?? null, signal: s.exitSignal ?? null });
     case 'cold':
       return 'cold';
     case 'elsewhere':

@@ -23,6 +23,7 @@ import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { SearchBar } from './SearchBar.js';
 import { HistoryPanel } from './HistoryPanel.js';
 import { HistoryLoader } from '../terminal/history-loader.js';
+import { describeExit } from '../../../src/protocol/exit-status.js';
 
 /** The server keeps 10 000 rows; the page keeps as many, so scrolling back finds the same lines. */
 const SCROLLBACK_ROWS = 10_000;
@@ -58,7 +59,8 @@ function statusText(status: LinkStatus, exit: { code: number; signal: number } |
     case 'reconnecting':
       return 'reconnecting…';
     case 'exited':
-      return exit ? (exit.signal ? `exited (signal ${exit.signal})` : `exited with code ${exit.code}`) : 'exited';
+      // The EXIT frame says code −1 and the signal for a signal death; describeExit reads it as such.
+      return exit ? `the program ${describeExit(exit)}` : 'exited';
     case 'gone':
       return 'no such session';
     case 'live':
