@@ -47,6 +47,10 @@ If the server restarts, the attach reconnects and shows the same screen.
     }
     if (!process.stdin.isTTY) throw new CliError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts', 2);
     const session = await client.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
+    // Like tmux refusing to nest: a session shown inside itself echoes its own screen back without end.
+    if (process.env.TEND_SESSION === session.id) {
+      throw new CliError(`refusing to attach session ${label(session)} to itself: this terminal is that session; attach it from another terminal`);
+    }
     if (session.status === 'exited') {
       throw new CliError(`session ${label(session)} ${describeExit({ code: session.exitCode, signal: session.exitSignal })}; \`tend screen ${target}\` shows its last screen`);
     }
