@@ -9,10 +9,21 @@ export function parseSize(text: string): { cols: number; rows: number } {
   return { cols: Number(m[1]), rows: Number(m[2]) };
 }
 
+/**
+ * This process's environment for a session it starts, without TERM: that
+ * names the terminal `tend` runs in, not the session's (the server gives it
+ * xterm-256color, the model every viewer renders, unless --term says otherwise).
+ */
+export function callerEnvironment(): Record<string, string> {
+  const env = { ...process.env } as Record<string, string>;
+  delete env.TERM;
+  return env;
+}
+
 export const newVerb: Verb = {
   name: 'new',
   summary: 'start a new session (default: your shell)',
-  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--workspace W] [--json] [-- CMD ARGS...]
+  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--term TERM] [--workspace W] [--json] [-- CMD ARGS...]
 
 Starts a terminal session whose program keeps running whatever happens to
 its viewers or the server, and prints its id.
@@ -20,10 +31,12 @@ its viewers or the server, and prints its id.
   -n, --name N          name it, to target it later as :N
   -C, --cwd DIR         working directory (default: the current one)
   -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)
+  -t, --term TERM       the session's TERM (default xterm-256color, what every
+                        viewer's model implements, whatever this terminal is)
   -w, --workspace W     place it in workspace W (created if missing), beside its last session
       --no-shell-integration  start a shell without tend's prompt marks (await needs them)
   -j, --json            print the session as JSON`,
-  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
+  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, term: { type: 'string', short: 't' }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
   async run({ args, client, stdout }) {
     const size = typeof args.values.size === 'string'
       ? parseSize(args.values.size)
@@ -32,8 +45,9 @@ its viewers or the server, and prints its id.
       cwd: typeof args.values.cwd === 'string' ? (await import('node:path')).resolve(args.values.cwd) : process.cwd(),
       cols: size.cols,
       rows: size.rows,
-      env: process.env,
+      env: callerEnvironment(),
     };
+    if (typeof args.values.term === 'string') body.term = args.values.term;
     if (typeof args.values.name === 'string') body.name = args.values.name;
     if (args.values['no-shell-integration']) body.shellIntegration = false;
     const argv = args.rest ?? (args.positionals.length ? args.positionals : null);

@@ -3,6 +3,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
+import { callerEnvironment } from './new.js';
 
 interface SplitReply {
   session: SessionView;
@@ -35,7 +36,7 @@ workspace gets one ("default") made around it. Prints the new session's id.
     if (target === undefined) throw new CliError('usage: tend split TARGET [--right|--down] [-- CMD]', 2);
     if (extra.length > 0) throw new CliError(`put the command after --: tend split ${target} -- ${extra.join(' ')}`, 2);
     if (args.values.right && args.values.down) throw new CliError('give --right or --down, not both', 2);
-    const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: process.env };
+    const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: callerEnvironment() };
     if (typeof args.values.name === 'string') body.name = args.values.name;
     if (typeof args.values.cwd === 'string') body.cwd = resolve(args.values.cwd);
     if (args.rest !== null && args.rest.length > 0) body.argv = args.rest;

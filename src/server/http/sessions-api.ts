@@ -5,10 +5,11 @@ import { isAbsolute } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { Router } from './router.js';
 import { ApiError, badRequest } from './errors.js';
-import { optInt, optString, optStringArray, optStringMap, reqInt, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
+import { optInt, optString, optStringArray, reqInt, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
+import { sessionEnvFromRequest } from './session-env.js';
 
 const INPUT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 const MAX_ARGV_ITEMS = 4096;
@@ -52,7 +53,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
   router.add('POST', '/v1/sessions', async (req) => {
     const body = await req.json();
     const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
-    const env = optStringMap(body, 'env', { maxItems: 4096, maxLength: 128 * 1024 }) ?? { ...process.env } as Record<string, string>;
+    const env = sessionEnvFromRequest(body);
     const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
     if (argv.length === 0) throw badRequest('"argv" must name a program to run');
     const cwd = parseCwd(optString(body, 'cwd', { max: 4096 }), env.HOME ?? process.cwd());

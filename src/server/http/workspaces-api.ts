@@ -4,10 +4,11 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Router } from './router.js';
 import { ApiError, badRequest, conflict, notFound } from './errors.js';
-import { optString, optStringArray, optStringMap, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
+import { optString, optStringArray, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
 import type { Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
+import { sessionEnvFromRequest } from './session-env.js';
 import {
   LayoutError,
   MAX_SPLIT_RATIO,
@@ -117,7 +118,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     const direction = parseDirection(body.direction);
     const ratio = parseRatio(body.ratio);
     const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
-    const env = optStringMap(body, 'env', { maxItems: 4096, maxLength: 128 * 1024 }) ?? { ...process.env } as Record<string, string>;
+    const env = sessionEnvFromRequest(body);
     const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
     if (argv.length === 0) throw badRequest('"argv" must name a program to run');
     // Beside its neighbour, in the neighbour's directory unless told otherwise.
