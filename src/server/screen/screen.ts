@@ -246,11 +246,14 @@ export class Screen extends DisposableBase {
     this.queue = new ParseQueue(options.scheduler ?? defaultParseScheduler(), (data, mode) => {
       this.parsing = mode;
       // A snapshot being restored is not the program's output: what it scrolls or erases is not history.
+      // Only while it is parsed: a resize right after a restore (before any output) moves live rows
+      // to the history, and a tap left suspended let them go without a word.
       this.tap.suspended = mode === 'restore';
       try {
         parseNow(terminal, data);
       } finally {
         this.parsing = null;
+        this.tap.suspended = false;
         this.tap.endOfParse();
       }
     });

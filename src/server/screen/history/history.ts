@@ -238,7 +238,7 @@ export class History implements BudgetMember {
    * blocks do not reach back to count as dropped.
    */
   restore(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): void {
-    const blocks = stored.map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
+    const blocks = continuousTo(stored, state).map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
     this.blocks = blocks;
     this.sealedBytes = blocks.reduce((sum, b) => sum + blockBytes(b), 0);
     this._firstRow = blocks[0]?.firstRow ?? state.endRow;
@@ -400,6 +400,26 @@ export class History implements BudgetMember {
     this.cache = null;
     this.sealedListeners.clear();
   }
+}
+
+/**
+ * The blocks that can be read as one history ending where the checkpoint's
+ * does: the run of blocks, each continuing the one before, that ends at
+ * state.endRow (the live rows are numbered from there). Blocks past a gap,
+ * or a run that stops short of endRow (a file that lost its tail), would
+ * read straight across missing rows; those rows count as dropped instead.
+ * Blocks wholly below state.firstRow were gone when the checkpoint was taken.
+ */
+function continuousTo<B extends Omit<HistoryBlock, 'serial'>>(stored: readonly B[], state: HistoryState): readonly B[] {
+  let start = stored.length;
+  let end = state.endRow;
+  while (start > 0) {
+    const block = stored[start - 1]!;
+    if (block.firstRow + block.rows !== end || block.firstRow + block.rows <= state.firstRow) break;
+    start--;
+    end = block.firstRow;
+  }
+  return stored.slice(start);
 }
 
 let epochs = 0;
