@@ -21,9 +21,11 @@ export const screenVerb: Verb = {
   summary: "print a session's screen",
   usage: `tend screen TARGET [--ansi] [--scrollback N] [--json]
 
-Prints the visible screen as text.
+Prints the visible screen as text, one line per row.
 
-  -a, --ansi           with colours and attributes
+  -a, --ansi           with colours, attributes and links (OSC 8); a soft-wrapped
+                       line comes out as the one line it is, which a terminal of
+                       the session's width wraps the same way again
   -S, --scrollback N   include N rows of history above the screen (says so on stderr
                        when older rows were dropped by the server's memory budget)
   -j, --json           text with size, cursor, title, status (exitCode, exitSignal once it

@@ -621,7 +621,7 @@ export class Screen extends DisposableBase {
           const out: string[] = [];
           for (let r = from; r < to; r++) {
             const line = self.lineAt(r);
-            out.push(line === undefined ? '' : rowText(line, cell, { ansi: true }));
+            out.push(line === undefined ? '' : rowText(line, cell, { ansi: true, link: (urlId) => self.linkOf(urlId) }));
             if ((r - from) % 64 === 63) yield;
           }
           return out.join('\r\n');

@@ -96,7 +96,7 @@ describe('history: rows that leave the live buffer', { timeout: 120_000 }, () =>
       assert.ok(screen.history.rowCount > 49_000, `history holds ${screen.history.rowCount} rows`);
       assert.deepEqual(compareRows(screen, ref), []);
       const text = screen.text({ scrollbackRows: 60_000 });
-      const refRows = { count: ref.buffer.normal.length, getLine: (i: number) => ref.buffer.normal.getLine(i) };
+      const refRows = { count: ref.buffer.normal.length, getLine: (i: number) => ref.buffer.normal.getLine(i), link: (urlId: number) => linkOf(ref, urlId) };
       assert.equal(text, screenText(refRows, ref.buffer.normal.getNullCell()));
       assert.equal(screen.text({ scrollbackRows: 60_000, joinWrapped: true }), screenText(refRows, ref.buffer.normal.getNullCell(), { joinWrapped: true }));
       assert.equal(screen.text({ scrollbackRows: 60_000, ansi: true }), screenText(refRows, ref.buffer.normal.getNullCell(), { ansi: true }));

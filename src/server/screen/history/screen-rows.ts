@@ -95,6 +95,7 @@ export class ScreenRows {
     return {
       count: olderCount + liveCount,
       getLine: (i) => (i < olderCount ? this.lineAt(olderFrom + i) : buffer.getLine(liveFrom + i - olderCount)),
+      link: (urlId) => this.linkOf(urlId),
     };
   }
 
