@@ -15,10 +15,10 @@ import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
-import { addCommandRoutes } from './http/commands-api.js';
+import { addCommandRoutes, awaitSession } from './http/commands-api.js';
 import { addWorkspaceRoutes } from './http/workspaces-api.js';
 import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
-import { AwaitRegistry } from './awaits/index.js';
+import { AwaitRegistry, openAwaitStore } from './awaits/index.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createStaticFiles } from './http/static-files.js';
@@ -123,7 +123,11 @@ export class TendServer extends DisposableBase {
       checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
       shellIntegrationDir: join(paths.runtimeDir, 'shell-integration'),
     }));
-    this.awaits = this.register(new AwaitRegistry({ stagingDir: join(paths.runtimeDir, 'await'), log }));
+    this.awaits = this.register(new AwaitRegistry({
+      stagingDir: join(paths.runtimeDir, 'await'),
+      log,
+      store: openAwaitStore(this.store.database, { readOnly: this.store.readOnly, onBadRow: (id) => log.warn(`await ${id}: stored row unreadable; dropped`) }),
+    }));
     this.workspaces = this.register(new Workspaces({
       repository: WorkspaceRepository.open({
         db: this.store.database,
@@ -137,6 +141,11 @@ export class TendServer extends DisposableBase {
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
+    // Awaits typed before a restart are bound to their commands in the recovered indexes.
+    await this.awaits.restore((id) => {
+      const session = this.registry.list().find((s) => s.id === id && s.status === 'running');
+      return session === undefined ? undefined : { session: awaitSession(session), commands: session.commands };
+    });
     await this.listen();
   }
 

@@ -456,6 +456,16 @@ export class Session extends DisposableBase {
     this.requireHolder().input(bytes);
   }
 
+  /**
+   * Who holds the terminal now, from a fresh holder STATE: the PTY's
+   * foreground process group and the session's own process (its shell).
+   * `await` types only when they are the same.
+   */
+  async foreground(): Promise<{ pgid: number; childPid: number }> {
+    const state = await this.requireHolder().state();
+    return { pgid: state.fgPgid, childPid: state.childPid };
+  }
+
   resize(cols: number, rows: number): void {
     const holder = this.requireHolder();
     if (cols === this._screen.cols && rows === this._screen.rows) return;

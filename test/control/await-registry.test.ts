@@ -17,6 +17,11 @@ function resultOf(entry: AwaitEntry): AwaitResult {
   return (outcome as Extract<AwaitOutcome, { state: 'done' }>).result;
 }
 
+/** Starts an await the way the API does: at the prompt, bound past the last command. */
+function startAwait(awaits: AwaitRegistry, target: AwaitSession, shell: IntegratedShellSession, input: string): Promise<AwaitEntry> {
+  return awaits.start(target, watchIndex(shell.index), input, { afterNumber: shell.index.last()?.number ?? 0 });
+}
+
 const quietLog = { info() {}, warn() {}, error() {} };
 const bash = findShell('bash');
 
@@ -38,7 +43,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('settles with the exit code and exact output at the end mark, for 0 and non-zero', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const ok = await awaits.start(target, watchIndex(shell.index), "printf 'one\\ntwo\\n'");
+    const ok = await startAwait(awaits, target, shell, "printf 'one\\ntwo\\n'");
     assert.equal(await ok.wait(30_000), true);
     const okResult = resultOf(ok);
     assert.equal(okResult.exitCode, 0);
@@ -46,7 +51,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     assert.equal(okResult.command.commandLine, "printf 'one\\ntwo\\n'");
 
     await shell.waitForPrompt();
-    const bad = await awaits.start(target, watchIndex(shell.index), 'echo failing; (exit 7)');
+    const bad = await startAwait(awaits, target, shell, 'echo failing; (exit 7)');
     assert.equal(await bad.wait(30_000), true);
     assert.deepEqual([resultOf(bad).exitCode, resultOf(bad).output], [7, 'failing\n']);
     assert.notEqual(awaits.get(ok.id), undefined, 'results stay collectable after settling');
@@ -55,7 +60,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('a command that prints nothing gives empty output, not null', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const entry = await awaits.start(target, watchIndex(shell.index), 'true');
+    const entry = await startAwait(awaits, target, shell, 'true');
     assert.equal(await entry.wait(30_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, '']);
   });
@@ -65,7 +70,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const { shell, awaits, target } = await bashWithRegistry(scope);
     const marker = join(scope.tempDir('tend-await-gate-'), 'go');
     // The command ends only once the test creates the file: no timing involved.
-    const entry = await awaits.start(target, watchIndex(shell.index), `while [ ! -e ${marker} ]; do sleep 0.05; done; echo released`);
+    const entry = await startAwait(awaits, target, shell, `while [ ! -e ${marker} ]; do sleep 0.05; done; echo released`);
     assert.equal(await entry.wait(200), false);
     assert.equal(entry.outcome.state, 'pending');
     const { writeFileSync } = await import('node:fs');
@@ -78,11 +83,11 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const scope = useTestScope(t);
     const { shell, awaits, target, stagingDir } = await bashWithRegistry(scope);
     const long = `echo ${'x'.repeat(1500)} | wc -c`;
-    const entry = await awaits.start(target, watchIndex(shell.index), long);
+    const entry = await startAwait(awaits, target, shell, long);
     assert.equal(await entry.wait(30_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output?.trim()], [0, '1501']);
     await shell.waitForPrompt();
-    const multi = await awaits.start(target, watchIndex(shell.index), 'echo first\necho second\nfalse');
+    const multi = await startAwait(awaits, target, shell, 'echo first\necho second\nfalse');
     assert.equal(await multi.wait(30_000), true);
     assert.deepEqual([resultOf(multi).exitCode, resultOf(multi).output], [1, 'first\nsecond\n']);
     assert.equal(shell.index.list().length, 2, 'each await was one command');
@@ -93,7 +98,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
     // The terminal keeps 5000 rows of scrollback: 8000 lines push the start out.
-    const entry = await awaits.start(target, watchIndex(shell.index), 'seq 1 8000');
+    const entry = await startAwait(awaits, target, shell, 'seq 1 8000');
     assert.equal(await entry.wait(60_000), true);
     assert.deepEqual([resultOf(entry).exitCode, resultOf(entry).output], [0, null]);
   });
@@ -101,7 +106,7 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
   test('an await whose shell dies settles as failed, naming the session', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    const entry = await awaits.start(target, watchIndex(shell.index), 'sleep 600');
+    const entry = await startAwait(awaits, target, shell, 'sleep 600');
     shell.conn.kill();
     assert.equal(await entry.wait(30_000), true);
     assert.equal(entry.outcome.state, 'failed');

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError, type TendClient } from '../client.js';
+import { CliError } from '../client.js';
+import { AwaitConnection, newAwaitId } from './await-connection.js';
 
 /** The exit status of a wait that ran out, as timeout(1) uses. */
 export const AWAIT_TIMED_OUT_EXIT = 124;
@@ -32,12 +33,12 @@ function parseTimeout(value: unknown): number | null {
 }
 
 /** Polls the await's location until it settles or the deadline passes. */
-async function collect(client: TendClient, first: AwaitReply, deadline: number | null): Promise<AwaitReply> {
+async function collect(conn: AwaitConnection, first: AwaitReply, deadline: number | null): Promise<AwaitReply> {
   let reply = first;
   while (reply.status === 'pending') {
     const left = deadline === null ? WAIT_PER_CALL_MS : deadline - Date.now();
     if (left <= 0) break;
-    reply = await client.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(reply.id)}?waitMs=${Math.min(left, WAIT_PER_CALL_MS)}`);
+    reply = await conn.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(reply.id)}?waitMs=${Math.min(left, WAIT_PER_CALL_MS)}`);
   }
   return reply;
 }
@@ -52,9 +53,19 @@ Types INPUT into the session's shell, presses Enter, and waits for the
 shell to report that command's end (its integration's end mark, never a
 quiet screen). Prints the command's output and exits with its status.
 
+INPUT is typed only when the shell shows its prompt: while a command runs
+or another program holds the terminal, tend types nothing and says what
+holds it. The await is bound to the command INPUT starts; if the next
+command the shell runs is not INPUT (a program read it), tend says so
+rather than report that other command's result.
+
 If --timeout S passes first nothing is cancelled: tend prints the await's
 id and exits 124; \`tend await --resume ID\` collects the result later
 (results are kept for an hour after the command ends).
+
+A server restart or crash while waiting cancels nothing either: tend
+starts the server again (as every verb does) and goes on waiting for the
+same command's result. The command is never typed twice.
 
   -t, --timeout S   stop waiting after S seconds (default: wait)
   -r, --resume ID   collect an earlier await instead of starting one
@@ -64,21 +75,27 @@ id and exits 124; \`tend await --resume ID\` collects the result later
     const timeoutMs = parseTimeout(args.values.timeout);
     const deadline = timeoutMs === null ? null : Date.now() + timeoutMs;
     let reply: AwaitReply;
+    let conn: AwaitConnection;
     if (typeof args.values.resume === 'string') {
       if (args.positionals.length > 0 || args.rest !== null) throw new CliError('--resume ID takes no target or input', 2);
       const id = args.values.resume;
-      reply = await client.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(id)}?waitMs=${Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS)}`);
+      conn = new AwaitConnection(client, id, stderr);
+      reply = await conn.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(id)}?waitMs=${Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS)}`);
     } else {
       const [target, ...words] = args.positionals;
       const inputWords = args.rest ?? words;
       if (target === undefined || inputWords.length === 0) throw new CliError('usage: tend await TARGET [--timeout S] -- INPUT...', 2);
       if (args.rest !== null && words.length > 0) throw new CliError(`put the whole input after --: tend await ${target} -- ${[...words, ...inputWords].join(' ')}`, 2);
-      reply = await client.call<AwaitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/await`, {
+      // Chosen here, so a start whose answer a restart cut off is asked again by it (and not typed again).
+      const id = newAwaitId();
+      conn = new AwaitConnection(client, id, stderr);
+      reply = await conn.call<AwaitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/await`, {
+        id,
         input: inputWords.join(' '),
         timeoutMs: Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS),
       });
     }
-    reply = await collect(client, reply, deadline);
+    reply = await collect(conn, reply, deadline);
     if (reply.status === 'pending') {
       if (args.values.json) printJson(stdout, reply);
       else {

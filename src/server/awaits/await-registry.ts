@@ -1,13 +1,18 @@
 // `await`: type a command into a session's shell and hand back its exit code
 // and output when the shell's end mark (OSC 133;D) for it arrives — never on
-// "the screen went quiet". A caller that stops waiting cancels nothing: the
-// await keeps its id, and its result is collected later from its location.
-// Results are kept for AWAIT_RESULT_KEEP_MS after they settle.
+// "the screen went quiet", and never another command's (await-outcome.ts).
+// A caller that stops waiting cancels nothing: the await keeps its id, and
+// its result is collected later from its location. Awaits are kept in the
+// store (await-store.ts), so one typed before a server restart (or a crash)
+// is collected from the next server. Results are kept for
+// AWAIT_RESULT_KEEP_MS after they settle.
 import { randomBytes } from 'node:crypto';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
-import { typeCommand, type TypedCommand, type TypingTarget } from './command-typing.js';
+import { prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
+import { forgottenOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
+import { NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
 
 /** How long a settled await's result can still be collected. */
 export const AWAIT_RESULT_KEEP_MS = 60 * 60 * 1000;
@@ -17,26 +22,8 @@ export const AWAIT_PENDING_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 export const MAX_AWAITS = 10_000;
 /** How often pending awaits check their session is still there, and old ones are dropped. */
 const SWEEP_INTERVAL_MS = 1000;
-
-export interface AwaitedCommand {
-  number: number;
-  commandLine: string;
-  cwd: string | null;
-  startedAt: number;
-  endedAt: number | null;
-}
-
-export interface AwaitResult {
-  exitCode: number | null;
-  /** The command's output as the screen held it at its end mark; null when it had already scrolled out. */
-  output: string | null;
-  command: AwaitedCommand;
-}
-
-export type AwaitOutcome =
-  | { state: 'pending' }
-  | { state: 'done'; result: AwaitResult }
-  | { state: 'failed'; code: string; message: string };
+/** An await id: chosen by the caller (so a retried request finds the first one) or by the server. */
+export const AWAIT_ID_PATTERN = /^w[0-9a-f]{12}$/;
 
 /** What an await needs of its session; Session provides it. */
 export interface AwaitSession extends TypingTarget {
@@ -46,6 +33,9 @@ export interface AwaitSession extends TypingTarget {
   isLive(): boolean;
 }
 
+/** A live session and its command index, by id: how awaits restored from the store find theirs. */
+export type FindAwaitSession = (sessionId: string) => { session: AwaitSession; commands: CommandWatch } | undefined;
+
 export class AwaitEntry {
   outcome: AwaitOutcome = { state: 'pending' };
   settledAt: number | null = null;
@@ -53,8 +43,12 @@ export class AwaitEntry {
 
   constructor(
     readonly id: string,
-    readonly session: AwaitSession,
-    readonly input: string,
+    readonly sessionId: string,
+    /** The session's label when the await started (a restored session that is gone keeps it). */
+    readonly sessionLabel: string,
+    readonly typedLine: string,
+    /** The session's last command number when the line was typed: the await's command is the next. */
+    readonly afterNumber: number,
     readonly createdAt: number,
   ) {}
 
@@ -76,11 +70,12 @@ export class AwaitEntry {
     });
   }
 
-  settle(outcome: Exclude<AwaitOutcome, { state: 'pending' }>): void {
-    if (this.outcome.state !== 'pending') return;
+  settle(outcome: SettledOutcome, at = Date.now()): boolean {
+    if (this.outcome.state !== 'pending') return false;
     this.outcome = outcome;
-    this.settledAt = Date.now();
+    this.settledAt = at;
     for (const w of [...this.waiters]) w();
+    return true;
   }
 
   /** Wakes every waiter (they see it still pending): the server is going away. */
@@ -93,18 +88,25 @@ export interface AwaitRegistryOptions {
   /** Where long input is staged as scripts (a private runtime directory). */
   stagingDir: string;
   log: Logger;
+  /** Where awaits are kept across restarts; none by default. */
+  store?: AwaitStore;
 }
 
 export class AwaitRegistry extends DisposableBase {
   private readonly entries = new Map<string, AwaitEntry>();
-  /** Per pending entry: its subscriptions and staged script. */
+  /** Per pending entry: its subscription to its session's commands. */
   private readonly pendingParts = new Map<string, Disposable>();
+  /** Per pending entry: whether its session is still there. */
+  private readonly liveness = new Map<string, () => boolean>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  private readonly store: AwaitStore;
 
   constructor(private readonly options: AwaitRegistryOptions) {
     super();
+    this.store = options.store ?? NO_AWAIT_STORE;
     this.register(toDisposable(() => {
       if (this.sweepTimer) clearInterval(this.sweepTimer);
+      // Pending awaits stay in the store: the next server collects them.
       for (const parts of this.pendingParts.values()) parts.dispose();
       this.pendingParts.clear();
       for (const e of this.entries.values()) e.release();
@@ -117,51 +119,126 @@ export class AwaitRegistry extends DisposableBase {
   }
 
   /**
-   * Types `input` into the session and settles when the first command that
-   * starts after it ends. Rejects (and records nothing) if the input could not be sent.
+   * Types `input` into the session, whose shell the caller found at its
+   * prompt with `afterNumber` its last command, and settles at the end of
+   * the command that line starts. Rejects (and records nothing) if the input
+   * could not be sent.
    */
-  async start(session: AwaitSession, commands: CommandWatch, input: string): Promise<AwaitEntry> {
+  async start(session: AwaitSession, commands: CommandWatch, input: string, options: { afterNumber: number; id?: string }): Promise<AwaitEntry> {
     this.dropOld(Date.now());
     if (this.entries.size >= MAX_AWAITS) throw new TooManyAwaitsError();
-    const id = `w${randomBytes(6).toString('hex')}`;
-    const entry = new AwaitEntry(id, session, input, Date.now());
-    // Anything that starts after this point is ours: the shell runs typed
-    // lines in order, so the first command numbered past the current last one
-    // is the one this input started (even if a command is running right now).
-    const after = await commands.lastNumber();
-    if (this.entries.size >= MAX_AWAITS) throw new TooManyAwaitsError();
-    let typed: TypedCommand | null = null;
+    const id = options.id ?? `w${randomBytes(6).toString('hex')}`;
+    if (this.entries.has(id)) throw new Error(`await ${id} exists already`);
+    const prepared = prepareCommand(input, this.options.stagingDir, id);
+    const entry = new AwaitEntry(id, session.id, session.label, prepared.typed, options.afterNumber, Date.now());
     // Subscribed before the input is typed, so its end mark cannot be missed.
-    const finished = commands.onCommandFinished((command) => {
-      if (command.number <= after) return;
-      entry.settle({ state: 'done', result: { exitCode: command.exitCode, output: command.output, command: describeCommand(command) } });
-      this.finishPending(entry);
-    });
-    this.pendingParts.set(id, toDisposable(() => {
-      finished.dispose();
-      typed?.dispose();
-    }));
-    this.entries.set(id, entry);
+    this.watch(entry, commands, () => session.isLive());
     try {
-      typed = await typeCommand(session, input, this.options.stagingDir, id);
+      // Saved before anything is typed: a server that dies after typing still knows the await.
+      this.store.insert(storedOf(entry));
+      await typeCommand(session, prepared);
     } catch (err) {
-      this.finishPending(entry);
-      this.entries.delete(id);
+      this.forget(entry);
+      prepared.dispose();
       throw err;
     }
-    if (this.isDisposed) typed.dispose();
     this.ensureSweep();
     return entry;
   }
 
-  private finishPending(entry: AwaitEntry): void {
+  /**
+   * Takes up the awaits the store kept from an earlier server: settled ones
+   * can be collected again, pending ones are bound to their command in the
+   * session's (restored) command index and settle at its end.
+   */
+  async restore(find: FindAwaitSession): Promise<void> {
+    const now = Date.now();
+    for (const saved of this.store.list()) {
+      if (this.entries.has(saved.id)) continue;
+      const found = saved.outcome === null ? find(saved.sessionId) : undefined;
+      const entry = new AwaitEntry(saved.id, saved.sessionId, found?.session.label ?? saved.sessionId, saved.typedLine, saved.afterNumber, saved.createdAt);
+      this.entries.set(entry.id, entry);
+      if (saved.outcome !== null) {
+        entry.settle(saved.outcome, saved.settledAt ?? now);
+        continue;
+      }
+      if (found === undefined) {
+        this.finish(entry, { state: 'failed', code: 'session_ended', message: `session ${saved.sessionId} ended before the command finished` });
+        continue;
+      }
+      this.watch(entry, found.commands, () => found.session.isLive());
+      // The command may have ended while no server watched: the index holds it.
+      try {
+        await this.settleFromIndex(entry, found.commands);
+      } catch (err) {
+        this.options.log.warn(`await ${entry.id}: could not read session ${saved.sessionId}'s commands (${(err as Error).message}); it waits for the command's end`);
+      }
+    }
+    this.dropOld(now);
+    this.ensureSweep();
+  }
+
+  /** Settles the entry at the first command after its number ends. */
+  private watch(entry: AwaitEntry, commands: CommandWatch, isLive: () => boolean): void {
+    this.entries.set(entry.id, entry);
+    this.liveness.set(entry.id, isLive);
+    const finished = commands.onCommandFinished((command) => {
+      if (command.number > entry.afterNumber) this.decide(entry, command);
+    });
+    this.pendingParts.set(entry.id, finished);
+  }
+
+  private async settleFromIndex(entry: AwaitEntry, commands: CommandWatch): Promise<void> {
+    const { commands: list, running } = await commands.state();
+    const number = entry.afterNumber + 1;
+    const first = list.find((c) => c.number === number);
+    if (first === undefined) {
+      // Numbers are never reused: a later command kept and this one not means it was dropped.
+      if (list.some((c) => c.number > number)) this.finish(entry, forgottenOutcome(number, entry.sessionLabel));
+      return;
+    }
+    if (running === number || first.endedAt === null) return; // still running: its end mark settles it
+    const output = await commands.output(number);
+    this.decide(entry, { ...first, output: output?.text ?? null });
+  }
+
+  private decide(entry: AwaitEntry, first: FinishedCommand): void {
+    if (entry.outcome.state !== 'pending') return;
+    this.finish(entry, outcomeOf(first, entry.typedLine, entry.sessionLabel));
+  }
+
+  private finish(entry: AwaitEntry, outcome: SettledOutcome): void {
+    if (!entry.settle(outcome)) return;
+    this.stopWatching(entry);
+    this.persist(`the result of await ${entry.id}`, () => this.store.settle(entry.id, outcome, entry.settledAt!));
+  }
+
+  private stopWatching(entry: AwaitEntry): void {
     const parts = this.pendingParts.get(entry.id);
     this.pendingParts.delete(entry.id);
+    this.liveness.delete(entry.id);
     parts?.dispose();
+    removeStagedScript(this.options.stagingDir, entry.id);
+  }
+
+  private forget(entry: AwaitEntry): void {
+    this.stopWatching(entry);
+    entry.release();
+    this.entries.delete(entry.id);
+    this.persist(`the removal of await ${entry.id}`, () => this.store.remove(entry.id));
+  }
+
+  /** The store is the await's memory across restarts; one that cannot be written never fails the await itself. */
+  private persist(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      this.options.log.error(`could not save ${what}`, err);
+    }
   }
 
   private ensureSweep(): void {
-    if (this.sweepTimer !== null || this.isDisposed) return;
+    if (this.sweepTimer !== null || this.isDisposed || this.entries.size === 0) return;
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
   }
@@ -169,9 +246,9 @@ export class AwaitRegistry extends DisposableBase {
   private sweep(): void {
     const now = Date.now();
     for (const entry of this.entries.values()) {
-      if (entry.outcome.state === 'pending' && !entry.session.isLive()) {
-        entry.settle({ state: 'failed', code: 'session_ended', message: `session ${entry.session.label} ended before the command finished` });
-        this.finishPending(entry);
+      const isLive = this.liveness.get(entry.id);
+      if (entry.outcome.state === 'pending' && isLive !== undefined && !isLive()) {
+        this.finish(entry, { state: 'failed', code: 'session_ended', message: `session ${entry.sessionLabel} ended before the command finished` });
       }
     }
     this.dropOld(now);
@@ -182,14 +259,11 @@ export class AwaitRegistry extends DisposableBase {
   }
 
   private dropOld(now: number): void {
-    for (const [id, entry] of this.entries) {
+    for (const entry of [...this.entries.values()]) {
       const expired = entry.settledAt !== null
         ? now - entry.settledAt > AWAIT_RESULT_KEEP_MS
         : now - entry.createdAt > AWAIT_PENDING_MAX_MS;
-      if (!expired) continue;
-      this.finishPending(entry);
-      entry.release();
-      this.entries.delete(id);
+      if (expired) this.forget(entry);
     }
   }
 }
@@ -200,6 +274,14 @@ export class TooManyAwaitsError extends Error {
   }
 }
 
-function describeCommand(c: FinishedCommand): AwaitedCommand {
-  return { number: c.number, commandLine: c.commandLine, cwd: c.cwd, startedAt: c.startedAt, endedAt: c.endedAt };
+function storedOf(entry: AwaitEntry): StoredAwait {
+  return {
+    id: entry.id,
+    sessionId: entry.sessionId,
+    typedLine: entry.typedLine,
+    afterNumber: entry.afterNumber,
+    createdAt: entry.createdAt,
+    outcome: null,
+    settledAt: null,
+  };
 }

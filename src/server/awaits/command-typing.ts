@@ -30,39 +30,42 @@ export function needsStaging(input: string): boolean {
   return Buffer.byteLength(input, 'utf8') > MAX_TYPED_INPUT_BYTES || /[\r\n]/.test(input);
 }
 
-/**
- * Types `input` (staging it under `stagingDir` as `<id>.sh` when needed) and
- * presses Enter ENTER_GAP_MS later. Resolves once Enter is written; rejects
- * if the session refuses input (then nothing more is written).
- */
-export async function typeCommand(target: TypingTarget, input: string, stagingDir: string, id: string): Promise<TypedCommand> {
-  let script: string | null = null;
-  let typed = input;
-  if (needsStaging(input)) {
-    // The path is quoted for bash, zsh and fish alike, which only works
-    // without quote characters in it; tend's runtime paths have none.
-    const path = join(stagingDir, `${id}.sh`);
-    if (/['\\]/.test(path)) throw new Error(`cannot stage long input: the runtime path ${path} holds a quote or backslash`);
-    mkdirSync(stagingDir, { recursive: true, mode: 0o700 });
-    writeFileSync(path, input.endsWith('\n') ? input : `${input}\n`, { mode: 0o600 });
-    script = path;
-    typed = `source '${path}'`;
-  }
-  const removeScript = () => {
-    if (script === null) return;
-    try {
-      unlinkSync(script);
-    } catch {
-      /* already gone */
-    }
-  };
+/** Where the script of the await `id` is staged. */
+export function stagedScriptPath(stagingDir: string, id: string): string {
+  return join(stagingDir, `${id}.sh`);
+}
+
+/** Removes the await's staged script, if it has one. */
+export function removeStagedScript(stagingDir: string, id: string): void {
   try {
-    target.input(Buffer.from(typed, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, ENTER_GAP_MS));
-    target.input(Buffer.from('\r'));
-  } catch (err) {
-    removeScript();
-    throw err;
+    unlinkSync(stagedScriptPath(stagingDir, id));
+  } catch {
+    /* none was staged, or already gone */
   }
-  return { typed, script, dispose: removeScript };
+}
+
+/**
+ * The line to type for `input`: the input itself, or (staging it under
+ * `stagingDir` as `<id>.sh`) the line that sources it. Nothing is typed yet.
+ */
+export function prepareCommand(input: string, stagingDir: string, id: string): TypedCommand {
+  if (!needsStaging(input)) return { typed: input, script: null, dispose() {} };
+  // The path is quoted for bash, zsh and fish alike, which only works
+  // without quote characters in it; tend's runtime paths have none.
+  const path = stagedScriptPath(stagingDir, id);
+  if (/['\\]/.test(path)) throw new Error(`cannot stage long input: the runtime path ${path} holds a quote or backslash`);
+  mkdirSync(stagingDir, { recursive: true, mode: 0o700 });
+  writeFileSync(path, input.endsWith('\n') ? input : `${input}\n`, { mode: 0o600 });
+  return { typed: `source '${path}'`, script: path, dispose: () => removeStagedScript(stagingDir, id) };
+}
+
+/**
+ * Types the prepared line and presses Enter ENTER_GAP_MS later. Resolves
+ * once Enter is written; rejects if the session refuses input (then nothing
+ * more is written).
+ */
+export async function typeCommand(target: TypingTarget, command: TypedCommand): Promise<void> {
+  target.input(Buffer.from(command.typed, 'utf8'));
+  await new Promise((resolve) => setTimeout(resolve, ENTER_GAP_MS));
+  target.input(Buffer.from('\r'));
 }

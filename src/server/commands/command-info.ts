@@ -22,6 +22,10 @@ export interface FinishedCommand extends CommandInfo {
 export interface CommandWatch {
   /** The number of the last command started, 0 if none (after the bytes written so far are parsed). */
   lastNumber(): Promise<number>;
+  /** The commands the index keeps, oldest first, and the running one's number (after the bytes written so far are parsed). */
+  state(): Promise<{ commands: CommandInfo[]; running: number | null }>;
+  /** A command's output as the buffer holds it now (null: unknown, or scrolled out). */
+  output(number: number): Promise<{ text: string } | null>;
   onCommandFinished(listener: (command: FinishedCommand) => void): Disposable;
 }
 
@@ -41,6 +45,8 @@ export function onFinishedWithOutput(index: CommandIndex, listener: (command: Fi
 export function watchIndex(index: CommandIndex): CommandWatch {
   return {
     lastNumber: async () => index.last()?.number ?? 0,
+    state: async () => ({ commands: index.list().map(commandInfo), running: index.current()?.number ?? null }),
+    output: async (number) => index.output(number),
     onCommandFinished: (listener) => onFinishedWithOutput(index, listener),
   };
 }

@@ -3,12 +3,22 @@
 // /v1/awaits/:id). docs/api.md documents every route.
 import type { Router, Reply } from './router.js';
 import { ApiError, badRequest, notFound } from './errors.js';
-import { optInt, reqString } from './validate.js';
+import { optInt, optString, reqString } from './validate.js';
 import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
 import type { CommandInfo } from '../commands/index.js';
 import type { HostedCommands } from '../screen-host/index.js';
-import { AWAIT_RESULT_KEEP_MS, TooManyAwaitsError, type AwaitEntry, type AwaitRegistry, type AwaitSession } from '../awaits/index.js';
+import type { CommandsState } from '../screen-host/messages.js';
+import {
+  AWAIT_ID_PATTERN,
+  AWAIT_RESULT_KEEP_MS,
+  TooManyAwaitsError,
+  foregroundIntruder,
+  quoteLine,
+  type AwaitEntry,
+  type AwaitRegistry,
+  type AwaitSession,
+} from '../awaits/index.js';
 
 /** One call waits at most this long; a longer wait is a loop over the await's location. */
 export const MAX_AWAIT_WAIT_MS = 60 * 60 * 1000;
@@ -19,6 +29,12 @@ const DEFAULT_AWAIT_WAIT_MS = 30_000;
  * that long, and this wait happens before the first byte of the answer.
  */
 const FIRST_MARKS_WAIT_MS = 4000;
+/** After a command's end mark, how long the shell may take to draw its next prompt (its B mark). */
+const PROMPT_WAIT_MS = 2000;
+/** The stable code of an await refused because the shell is not at its prompt. */
+export const SHELL_BUSY = 'shell_busy';
+const BUSY_HINT = (session: Session): string =>
+  `Nothing was typed. Wait for it to finish, or end it (\`tend send ${session.label} --keys C-c\`), then await again`;
 const MAX_AWAIT_INPUT_BYTES = 1024 * 1024;
 const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
 
@@ -91,16 +107,23 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const input = reqString(body, 'input', { max: MAX_AWAIT_INPUT_BYTES });
     if (input.trim() === '') throw badRequest('"input" is empty: give the command line to run');
     const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_WAIT_MS;
+    const id = optString(body, 'id', { pattern: AWAIT_ID_PATTERN, hint: '"w" and 12 hex digits' });
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
+    // A caller that lost its answer asks again with the same id: the await it
+    // started is answered, and nothing is typed twice.
+    const earlier = id === undefined ? undefined : awaits.get(id);
+    if (earlier !== undefined) {
+      if (earlier.sessionId !== session.id) throw new ApiError(409, 'await_id_taken', `await ${id} belongs to another session; choose another id`);
+      await earlier.wait(Math.max(0, deadline - Date.now()));
+      return awaitReply(earlier);
+    }
     if (session.status !== 'running') throw new ApiError(409, 'session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
     const index = indexOf(session);
-    if (!(await waitForMarks(session, index, FIRST_MARKS_WAIT_MS))) {
-      throw new ApiError(409, 'no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
-    }
+    const afterNumber = await checkAtPrompt(session, index);
     let entry: AwaitEntry;
     try {
-      entry = await awaits.start(awaitSession(session), index, input);
+      entry = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
     } catch (err) {
       if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
       if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
@@ -114,7 +137,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const id = req.params.id ?? '';
     const entry = awaits.get(id);
     if (entry === undefined) {
-      throw notFound(`no await "${id}": it never existed, or its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended, or the server restarted since`);
+      throw notFound(`no await "${id}": it never existed, or its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended`);
     }
     const waitParam = req.query.get('waitMs');
     const waitMs = waitParam === null ? 0 : Number(waitParam);
@@ -129,7 +152,7 @@ function commandView(c: CommandInfo, running: boolean): CommandView {
 }
 
 function awaitReply(entry: AwaitEntry): Reply {
-  const base = { id: entry.id, session: entry.session.id, location: entry.location };
+  const base = { id: entry.id, session: entry.sessionId, location: entry.location };
   const outcome = entry.outcome;
   switch (outcome.state) {
     case 'pending':
@@ -141,7 +164,8 @@ function awaitReply(entry: AwaitEntry): Reply {
   }
 }
 
-function awaitSession(session: Session): AwaitSession {
+/** A session as an await types into and watches it. */
+export function awaitSession(session: Session): AwaitSession {
   return {
     id: session.id,
     label: session.label,
@@ -150,25 +174,51 @@ function awaitSession(session: Session): AwaitSession {
   };
 }
 
-/** Whether the index has seen a shell's marks (in every byte fed before the call). */
-async function hasMarks(index: HostedCommands): Promise<boolean> {
-  const { commands, atPrompt, running } = await index.state();
-  return commands.length > 0 || atPrompt || running !== null;
+/**
+ * Waits until the shell shows its prompt with no command running, and
+ * returns its last command number (the await's command is the next one).
+ * Refuses with 409 when it does not: input typed then would go to whatever
+ * holds the terminal (a running command, a program in the foreground), not
+ * to the shell, and an await of it could only ever settle on some other
+ * command.
+ */
+async function checkAtPrompt(session: Session, index: HostedCommands): Promise<number> {
+  const marked = await waitForState(session, index, hasMarks, FIRST_MARKS_WAIT_MS);
+  if (!hasMarks(marked)) {
+    throw new ApiError(409, 'no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
+  }
+  // Right after a command ends the shell is still drawing its next prompt.
+  const state = await waitForState(session, index, (s) => s.atPrompt || s.running !== null, PROMPT_WAIT_MS);
+  const last = state.commands[state.commands.length - 1]?.number ?? 0;
+  if (state.running !== null) {
+    const command = state.commands.find((c) => c.number === state.running);
+    throw new ApiError(409, SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')}), so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
+  }
+  if (!state.atPrompt) {
+    throw new ApiError(409, SHELL_BUSY, `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
+  }
+  const intruder = foregroundIntruder(await session.foreground());
+  if (intruder !== null) {
+    throw new ApiError(409, SHELL_BUSY, `session ${session.label}'s terminal is held by ${intruder}, not by its shell, although the shell's marks show a prompt: input typed now would go to that program. ${BUSY_HINT(session)}`);
+  }
+  return last;
 }
 
-/** True once the index has seen a shell's marks, waiting up to `timeoutMs` for output that brings them. */
-async function waitForMarks(session: Session, index: HostedCommands, timeoutMs: number): Promise<boolean> {
-  if (await hasMarks(index)) return true;
+/** The state when `ready` holds, or the last one read when `timeoutMs` passes first. */
+async function waitForState(session: Session, index: HostedCommands, ready: (state: CommandsState) => boolean, timeoutMs: number): Promise<CommandsState> {
+  const first = await index.state();
+  if (ready(first)) return first;
   return new Promise((resolve) => {
     let settled = false;
     let asking = false;
     let again = false;
-    const finish = (value: boolean) => {
+    let latest = first;
+    const finish = (state: CommandsState) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       subscription.dispose();
-      resolve(value);
+      resolve(state);
     };
     const ask = (): void => {
       // One question at a time; output that comes meanwhile is asked about after it.
@@ -179,14 +229,20 @@ async function waitForMarks(session: Session, index: HostedCommands, timeoutMs: 
       }
       asking = true;
       again = false;
-      void hasMarks(index).then((yes) => {
+      void index.state().then((state) => {
         asking = false;
-        if (yes) finish(true);
+        latest = state;
+        if (ready(state)) finish(state);
         else if (again) ask();
-      }, () => finish(false));
+      }, () => finish(latest));
     };
-    const timer = setTimeout(() => void hasMarks(index).then(finish, () => finish(false)), timeoutMs);
+    const timer = setTimeout(() => void index.state().then(finish, () => finish(latest)), timeoutMs);
     // onOutput sees bytes before they are parsed; the marks count once the screen has parsed them.
     const subscription = session.onOutput(ask);
   });
+}
+
+/** Whether the index has seen a shell's marks (in every byte fed before the state was read). */
+function hasMarks(state: CommandsState): boolean {
+  return state.commands.length > 0 || state.atPrompt || state.running !== null;
 }

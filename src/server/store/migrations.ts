@@ -85,6 +85,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: 'awaits: commands typed for `tend await`, kept across server restarts',
+    up(db) {
+      // A row is written before the command is typed, so a server that
+      // restarts (or is killed) mid-await still knows which command is the
+      // await's: the first one its session started after `after_number`,
+      // typed as `typed_line`. `outcome` is the settled result as JSON (NULL
+      // while pending); src/server/awaits/await-store.ts reads it back.
+      db.exec(`
+        CREATE TABLE awaits (
+          id           TEXT    PRIMARY KEY,
+          session_id   TEXT    NOT NULL,
+          typed_line   TEXT    NOT NULL,
+          after_number INTEGER NOT NULL,
+          created_at   INTEGER NOT NULL,                   -- ms since the epoch
+          outcome      TEXT,
+          settled_at   INTEGER
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
