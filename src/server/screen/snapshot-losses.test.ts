@@ -55,6 +55,8 @@ describe('snapshot keeps what the stock serializer loses', { timeout: 30_000 }, 
     expectExact('x'.repeat(80), { continuation: 'wrapped' }));
   test('the alternate screen over a normal screen with scrollback', () =>
     expectExact('line\r\n'.repeat(60) + '\x1b[?1049h\x1b[2;3H\x1b[44mpane\x1b[K\x1b[0m', { continuation: 'X\x1b[?1049lafter' }));
+  test("the normal screen's saved cursor, pen and charset while a program is on the alternate screen", () =>
+    expectExact('line\r\n'.repeat(30) + '\x1b[7;12H\x1b[1;44m\x1b(0\x1b[?1049h\x1b[0m\x1b(B\x1b[2;3Hpane\x1b[20;1H', { continuation: '\x1b[?1049lqX\x1b[0mY' }));
   test('a screen-only snapshot of a buffer with scrollback', async () => {
     const result = await roundTrip('l\r\n'.repeat(100) + '\x1b[32mgreen', { snapshotScrollbackRows: 0, continuation: ' more' });
     assert.equal(result.snapshot.scrollbackRows, 0);

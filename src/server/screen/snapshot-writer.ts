@@ -14,8 +14,9 @@
 // print a wide character there and then print over its right half.
 //
 // State after the cells, in an order that never moves the final cursor:
-// per buffer (saved cursor, tab stops, scroll region — each while that buffer
-// is active), then DECOM, the cursor (re-entering the pending-wrap position
+// per buffer (tab stops, scroll region, saved cursor — each while that buffer
+// is active; the alternate screen is entered with 1049 from the normal one's
+// saved cursor, as programs enter it), then DECOM, the cursor (re-entering the pending-wrap position
 // when the cursor stood past the last column), the pen and link, charsets,
 // DECAWM/IRM (they change how printing works, so after all printing), the
 // other modes, mouse encoding, cursor style and visibility, title.
@@ -363,6 +364,29 @@ class Painter {
     else this.out.push(`${ESC}7`);
   }
 
+  /**
+   * Enters the alternate screen the way programs do, with 1049 standing at
+   * the normal screen's saved cursor with its saved pen and charset. In
+   * xterm 1049 saves the cursor as DECSC does, in the same place; tmux (and
+   * others) keep 1049's save apart from DECSC's and restore only it when the
+   * program leaves, so entering with 1047 after a DECSC left their cursor
+   * wherever the alternate screen had it. Both saves are set here.
+   */
+  enterAlternateScreen(normal: BufferInternals): void {
+    const saved = normal.saved;
+    const relY = Math.max(0, Math.min(this.rows - 1, saved.absY - normal.ybase));
+    const x = Math.min(saved.x, this.cols - 1);
+    this.out.push(`${CSI}${relY + 1};${x + 1}H`);
+    const savedBg = saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED);
+    this.setPen({ fg: saved.fg, bg: savedBg, underlineStyle: 0, underlineColor: 0, urlId: this.penLink });
+    const designator = saved.charset === undefined ? undefined : charsetDesignator(saved.charset);
+    this.out.push(`${designator === undefined ? '' : `${ESC}(${designator}`}${ESC}7${CSI}?1049h${designator === undefined ? '' : `${ESC}(B`}`);
+    // Entering filled the alternate screen with that pen's background colour: the painter starts from default blanks.
+    const filledWithColour = eraseAttrsFor(savedBg).bg !== 0;
+    this.setPen(DEFAULT_ATTRS);
+    this.out.push(filledWithColour ? `${CSI}H${CSI}2J` : `${CSI}H`);
+  }
+
   tabStops(state: BufferInternals): void {
     const stops = state.tabStops;
     let isDefault = true;
@@ -491,22 +515,21 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
   yield* painter.paint(rows, olderCount === 0 ? from : 0, olderCount === 0 ? normal.length : olderCount + normal.length - from, false);
   // Saved cursor, tab stops and region belong to each buffer: set each while its buffer is active.
   // xterm keeps the saved row as ybase + y, i.e. relative to the screen's top, which the target's screen shares.
-  painter.savedCursor(internals.normal);
   painter.tabStops(internals.normal);
   painter.scrollRegion(internals.normal);
-  if (!isAlternate && !isDefaultSaved(internals.alternate)) {
-    // The alternate buffer keeps its saved cursor between visits: set it on a short visit.
-    painter.setPen(DEFAULT_ATTRS);
-    painter.push(`${CSI}?1047h`);
-    painter.savedCursor(internals.alternate);
-    painter.setPen(DEFAULT_ATTRS);
-    painter.push(`${CSI}?1047l`);
-  }
-  if (isAlternate) {
+  if (!isAlternate) {
+    painter.savedCursor(internals.normal);
+    if (!isDefaultSaved(internals.alternate)) {
+      // The alternate buffer keeps its saved cursor between visits: set it on a short visit.
+      painter.setPen(DEFAULT_ATTRS);
+      painter.push(`${CSI}?1047h`);
+      painter.savedCursor(internals.alternate);
+      painter.setPen(DEFAULT_ATTRS);
+      painter.push(`${CSI}?1047l`);
+    }
+  } else {
     const alternate = terminal.buffer.alternate;
-    // Entering fills the alternate screen with the pen's background: enter with the default pen.
-    painter.setPen(DEFAULT_ATTRS);
-    painter.push(`${CSI}?1047h${CSI}H`);
+    painter.enterAlternateScreen(internals.normal);
     painter.beginBuffer();
     yield* painter.paint(alternate, 0, alternate.length, true);
     painter.savedCursor(internals.alternate);
