@@ -8,7 +8,8 @@ function statusWords(s: SessionInfo): string {
     case 'running':
       return 'running';
     case 'exited':
-      return describeExitShort({ code: s.exitCode ?? null, signal: s.exitSignal ?? null });
+      // A signal death says which signal ("killed (SIGKILL)"), never the holder's code −1.
+      return s.exitSignal ? describeExitShort({ code: null, signal: s.exitSignal }) : `exited ${s.exitCode ?? '?'}`;
     case 'cold':
       return 'cold';
     case 'elsewhere':
