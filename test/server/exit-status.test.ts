@@ -46,7 +46,7 @@ test('a SIGKILLed program reads as killed by signal 9 (SIGKILL) in the API, ls, 
     assert.equal(victim.code, 0, victim.stderr);
     const { id } = JSON.parse(victim.stdout) as Info;
     // A real `tend attach :victim` in a real terminal: another session's.
-    assert.equal((await t.cli(['new', '--name', 'viewer', '--size', '100x30', '--', 'sh'])).code, 0);
+    assert.equal((await t.cli(['new', '--name', 'viewer', '--size', '160x30', '--', 'sh'])).code, 0);
     await t.holderPids();
     assert.equal((await t.cli(['send', ':viewer', '--enter', `${tendCommand} attach :victim; echo attach-ended-$((40+2))`])).code, 0);
     await waitFor('the attach to join', async () => (await info(t, ':victim')).status === 'running' &&
@@ -59,6 +59,10 @@ test('a SIGKILLed program reads as killed by signal 9 (SIGKILL) in the API, ls, 
     const viewerScreen = await screenText(t, ':viewer');
     assert.match(viewerScreen, new RegExp(`\\[session :victim \\(${id}\\) was killed by signal 9 \\(SIGKILL\\)\\]`));
     assert.doesNotMatch(viewerScreen, /code -1/);
+    // Attaching to it now says how it ended instead.
+    assert.equal((await t.cli(['send', ':viewer', '--enter', `${tendCommand} attach :victim; echo second-attach-$((40+3))`])).code, 0);
+    await waitFor('the second attach to give up', async () => (await screenText(t, ':viewer')).includes('second-attach-43'));
+    assert.match(await screenText(t, ':viewer'), new RegExp(`tend: session :victim \\(${id}\\) was killed by signal 9 \\(SIGKILL\\); \`tend screen :victim\` shows its last screen`));
     await expectKilledEverywhere(t);
 
     // The store keeps it the same way.
