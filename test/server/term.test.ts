@@ -40,8 +40,10 @@ test("tend new from an xterm-kitty terminal gives the session xterm-256color; --
     const path = process.env.PATH ?? '/usr/bin:/bin';
     assert.equal((await t.api('POST', '/v1/sessions', { name: 'own', argv: ['sh'], env: { PATH: path, TERM: 'vt100' } })).status, 201);
     assert.equal((await t.api('POST', '/v1/sessions', { name: 'both', argv: ['sh'], env: { PATH: path, TERM: 'vt100' }, term: 'xterm' })).status, 201);
+    assert.equal((await t.api('POST', '/v1/sessions', { name: 'empty', argv: ['sh'], env: { PATH: path, TERM: '' } })).status, 201);
     await t.holderPids();
     assert.equal(await termOf(t, ':own'), 'term=[vt100] colorterm=[]');
+    assert.equal(await termOf(t, ':empty'), 'term=[xterm-256color] colorterm=[]', 'an empty TERM is no TERM');
     assert.equal(await termOf(t, ':both'), 'term=[xterm] colorterm=[]');
 
     const bad = await t.api<{ error: { message: string } }>('POST', '/v1/sessions', { argv: ['sh'], term: '../../etc/evil' });

@@ -22,10 +22,11 @@ const MAX_ENV_ENTRY_CHARS = 128 * 1024;
 export function sessionEnvFromRequest(body: Record<string, unknown>): Record<string, string> {
   const term = optString(body, 'term', { pattern: TERM_PATTERN, hint: 'must be a terminal type like "xterm-256color": 1-64 letters, digits, ".", "_", "+" or "-"' });
   const given = optStringMap(body, 'env', { maxItems: MAX_ENV_ENTRIES, maxLength: MAX_ENV_ENTRY_CHARS });
-  if (given?.TERM !== undefined && !TERM_PATTERN.test(given.TERM)) throw badRequest(`"env.TERM" must be a terminal type like "xterm-256color", not ${JSON.stringify(given.TERM)}`);
+  const givenTerm = given?.TERM === '' ? undefined : given?.TERM;
+  if (givenTerm !== undefined && !TERM_PATTERN.test(givenTerm)) throw badRequest(`"env.TERM" must be a terminal type like "xterm-256color", not ${JSON.stringify(givenTerm)}`);
   // Without an env of its own the session gets the server's, whose TERM is only the terminal that happened to start the server.
   const env = given ?? withoutTerm(process.env as Record<string, string>);
-  return { ...env, TERM: term ?? env.TERM ?? DEFAULT_SESSION_TERM };
+  return { ...env, TERM: term ?? givenTerm ?? DEFAULT_SESSION_TERM };
 }
 
 function withoutTerm(env: Record<string, string>): Record<string, string> {
