@@ -2,6 +2,8 @@
 // its input starts: a real server, real bash with tend's integration, the real CLI.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '../server/harness.js';
 import { CONTROL_TEST_TIMEOUT_MS, startControlServer, type ControlServer } from './control-server.js';
 
@@ -102,6 +104,24 @@ describe('tend await is bound to its own command', { timeout: CONTROL_TEST_TIMEO
       const api = await s.api('GET', `/v1/awaits/${id}`);
       assert.equal(api.status, 410);
       assert.equal((api.body as any).error.code, 'input_not_run');
+    }));
+
+  test('two awaits at once in one session: one runs, the other is refused naming it; their lines never mix', () =>
+    withServer(async (s) => {
+      await s.newShell(['bash'], { name: 'sv' });
+      const gate = join(s.shellHome, 'gate-two');
+      const lines = ['one', 'two'].map((word) => `: ${word}; until [ -e ${gate} ]; do sleep 0.05; done; echo ${word}-done`);
+      // Whichever reaches the server first runs; the other finds its command running.
+      const replies = await Promise.all(lines.map((input) => s.longCall('POST', '/v1/sessions/%3Asv/await', { input, timeoutMs: 0 })));
+      assert.deepEqual(replies.map((r) => r.status).sort(), [202, 409], JSON.stringify(replies.map((r) => r.body)));
+      const ran = replies.findIndex((r) => r.status === 202);
+      const refused = replies[1 - ran]!;
+      assert.equal(refused.body.error.code, 'shell_busy');
+      assert.ok(refused.body.error.message.includes(`running command 1 (\`${lines[ran]!.slice(0, 20)}`), refused.body.error.message);
+      writeFileSync(gate, '');
+      const done = await s.longCall('GET', `${replies[ran]!.body.location}?waitMs=30000`);
+      assert.deepEqual([done.status, done.body.output], [200, `${ran === 0 ? 'one' : 'two'}-done\n`]);
+      assert.deepEqual((await commandsOf(s, ':sv')).map((c) => c.commandLine), [lines[ran]]);
     }));
 
   test('a second request with the same id answers the first await and types nothing more', () =>

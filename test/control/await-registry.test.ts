@@ -5,10 +5,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, type AwaitEntry, type AwaitOutcome, type AwaitResult, type AwaitSession } from '../../src/server/awaits/index.js';
+import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, openAwaitStore, type AwaitEntry, type AwaitOutcome, type AwaitResult, type AwaitSession } from '../../src/server/awaits/index.js';
+import { Store } from '../../src/server/store/index.js';
 import { watchIndex } from '../../src/server/commands/index.js';
 import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /** The entry's result; fails the test if it is not done. */
 function resultOf(entry: AwaitEntry): AwaitResult {
@@ -111,5 +113,49 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     assert.equal(await entry.wait(30_000), true);
     assert.equal(entry.outcome.state, 'failed');
     assert.match(entry.outcome.state === 'failed' ? entry.outcome.message : '', /session a1234567 ended before the command finished/);
+  });
+
+  test('a registry on the same store takes up a pending await whose command ended while no registry watched', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, target, stagingDir } = await bashWithRegistry(scope);
+    const store = scope.own(Store.open({ dir: scope.tempDir('tend-await-store-') }));
+    const awaitStore = openAwaitStore(store.database, { readOnly: false });
+    const gate = join(scope.tempDir('tend-await-gate-'), 'go');
+    const line = `until [ -e ${gate} ]; do sleep 0.05; done; echo after-restart; (exit 4)`;
+
+    const before = new AwaitRegistry({ stagingDir, log: quietLog as never, store: awaitStore });
+    const entry = await startAwait(before, target, shell, line);
+    await waitFor(() => shell.index.current()?.commandLine === line, { what: 'the command to run' });
+    before.dispose(); // the server goes away; the command runs on
+
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(gate, '');
+    await shell.waitForPrompt();
+    assert.equal(shell.index.last()?.endedAt !== null, true, 'the command ended with no registry watching');
+
+    const after = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never, store: awaitStore }));
+    await after.restore((id) => (id === target.id ? { session: target, commands: watchIndex(shell.index) } : undefined));
+    const restored = after.get(entry.id);
+    assert.notEqual(restored, undefined);
+    assert.deepEqual([resultOf(restored!).exitCode, resultOf(restored!).output, resultOf(restored!).command.commandLine], [4, 'after-restart\n', line]);
+
+    // The settled result stays collectable from the next registry too (its session is not even needed).
+    const third = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never, store: awaitStore }));
+    await third.restore(() => undefined);
+    assert.equal(resultOf(third.get(entry.id)!).exitCode, 4);
+  });
+
+  test('a first command that is not the typed line settles as input_not_run, never with its result', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    // A builtin read behind a fake prompt eats the typed line; the next command is someone else's.
+    await shell.run("printf '\\033]133;A\\007\\033]133;B\\007'; read -r eaten");
+    const entry = await startAwait(awaits, target, shell, 'echo mine');
+    await shell.waitForPrompt();
+    await waitFor(() => shell.raw.includes('echo mine'), { what: 'the line to be read' });
+    shell.conn.input('echo theirs\r');
+    assert.equal(await entry.wait(30_000), true);
+    assert.equal(entry.outcome.state, 'failed');
+    assert.match(entry.outcome.state === 'failed' ? entry.outcome.code + ': ' + entry.outcome.message : '', /^input_not_run: .*command 2 \(`echo theirs`\)/);
   });
 });

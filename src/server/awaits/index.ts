@@ -27,3 +27,4 @@ export {
 export { openAwaitStore, NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
 export { typeCommand, prepareCommand, needsStaging, ENTER_GAP_MS, MAX_TYPED_INPUT_BYTES, type TypedCommand } from './command-typing.js';
 export { foregroundIntruder, processName } from './foreground.js';
+export { TypingTurns } from './typing-turns.js';

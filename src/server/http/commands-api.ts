@@ -13,6 +13,7 @@ import {
   AWAIT_ID_PATTERN,
   AWAIT_RESULT_KEEP_MS,
   TooManyAwaitsError,
+  TypingTurns,
   foregroundIntruder,
   quoteLine,
   type AwaitEntry,
@@ -31,6 +32,8 @@ const DEFAULT_AWAIT_WAIT_MS = 30_000;
 const FIRST_MARKS_WAIT_MS = 4000;
 /** After a command's end mark, how long the shell may take to draw its next prompt (its B mark). */
 const PROMPT_WAIT_MS = 2000;
+/** How long the next await at a session waits for the previous one's command to start (its C mark). */
+const COMMAND_START_WAIT_MS = 1000;
 /** The stable code of an await refused because the shell is not at its prompt. */
 export const SHELL_BUSY = 'shell_busy';
 const BUSY_HINT = (session: Session): string =>
@@ -61,6 +64,7 @@ const NO_MARKS_HINT =
 
 export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void {
   const { registry, awaits } = deps;
+  const turns = new TypingTurns();
   const indexOf = (session: Session): HostedCommands => {
     const index = deps.commandsOf(session);
     if (index === null) throw new ApiError(409, 'no_shell_integration', `session ${session.label} has no command index. ${NO_MARKS_HINT}`);
@@ -110,25 +114,28 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const id = optString(body, 'id', { pattern: AWAIT_ID_PATTERN, hint: '"w" and 12 hex digits' });
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
-    // A caller that lost its answer asks again with the same id: the await it
-    // started is answered, and nothing is typed twice.
-    const earlier = id === undefined ? undefined : awaits.get(id);
-    if (earlier !== undefined) {
-      if (earlier.sessionId !== session.id) throw new ApiError(409, 'await_id_taken', `await ${id} belongs to another session; choose another id`);
-      await earlier.wait(Math.max(0, deadline - Date.now()));
-      return awaitReply(earlier);
-    }
     if (session.status !== 'running') throw new ApiError(409, 'session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
     const index = indexOf(session);
-    const afterNumber = await checkAtPrompt(session, index);
-    let entry: AwaitEntry;
-    try {
-      entry = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
-    } catch (err) {
-      if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
-      if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
-      throw err;
-    }
+    const entry = await turns.take(session.id, async () => {
+      // A caller that lost its answer asks again with the same id: the await
+      // it started is answered, and nothing is typed twice.
+      const earlier = id === undefined ? undefined : awaits.get(id);
+      if (earlier !== undefined) {
+        if (earlier.sessionId !== session.id) throw new ApiError(409, 'await_id_taken', `await ${id} belongs to another session; choose another id`);
+        return earlier;
+      }
+      try {
+        const afterNumber = await checkAtPrompt(session, index);
+        const started = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
+        // The next turn checks the prompt once this line's command is under way.
+        await waitForState(session, index, (s) => s.running !== null || lastNumberOf(s) > afterNumber, COMMAND_START_WAIT_MS).catch(() => undefined);
+        return started;
+      } catch (err) {
+        if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
+        if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
+        throw err;
+      }
+    });
     await entry.wait(Math.max(0, deadline - Date.now()));
     return awaitReply(entry);
   });
@@ -189,7 +196,7 @@ async function checkAtPrompt(session: Session, index: HostedCommands): Promise<n
   }
   // Right after a command ends the shell is still drawing its next prompt.
   const state = await waitForState(session, index, (s) => s.atPrompt || s.running !== null, PROMPT_WAIT_MS);
-  const last = state.commands[state.commands.length - 1]?.number ?? 0;
+  const last = lastNumberOf(state);
   if (state.running !== null) {
     const command = state.commands.find((c) => c.number === state.running);
     throw new ApiError(409, SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')}), so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
@@ -240,6 +247,10 @@ async function waitForState(session: Session, index: HostedCommands, ready: (sta
     // onOutput sees bytes before they are parsed; the marks count once the screen has parsed them.
     const subscription = session.onOutput(ask);
   });
+}
+
+function lastNumberOf(state: CommandsState): number {
+  return state.commands[state.commands.length - 1]?.number ?? 0;
 }
 
 /** Whether the index has seen a shell's marks (in every byte fed before the state was read). */
