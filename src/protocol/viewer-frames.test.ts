@@ -41,6 +41,7 @@ const fromViewer: FrameFromViewer[] = [
   { type: 'hello', protocolVersion: 65535, clientKind: 'script', readOnly: false },
   { type: 'subscribe', channel: 1, sessionId: 's-3f9a', cols: 80, rows: 24 },
   { type: 'subscribe', channel: 0xffff_ffff, sessionId: 'build·테스트', resume: { boot: 'b0a7', seq: 2 ** 53 - 1 }, cols: 1000, rows: 1 },
+  { type: 'subscribe', channel: 2, sessionId: 's-1', resume: { boot: '9c1e', seq: 4096 }, cols: 100, rows: 30, keepsHistory: true, repaint: true },
   { type: 'unsubscribe', channel: 9 },
   { type: 'input', channel: 2, data: utf8('한국어 😀\r') },
   { type: 'input', channel: 2, data: new Uint8Array(0) },
@@ -55,6 +56,8 @@ const fromServer: FrameFromServer[] = [
   { type: 'welcome', protocolVersion: 1, serverBoot: '5c1e0d', serverVersion: '0.1.0' },
   { type: 'snapshot', channel: 3, boot: '5c1e0d', seq: 123_456_789_012, cols: 80, rows: 24, modes, data: '\x1b[1mbold\x1b[0m 한\r\n$ ' },
   { type: 'snapshot', channel: 3, boot: 'b', seq: 0, cols: 1, rows: 1, modes: { ...modes, mouseTracking: 'none', mouseEncoding: 'sgr', altScreen: true }, data: '' },
+  // A view rendered for the viewer's size (SNAPSHOT_VIEW_FLAG) beside every mode flag.
+  { type: 'snapshot', channel: 3, boot: 'b', seq: 7, cols: 80, rows: 24, modes: { ...modes, wraparound: true, cursorHidden: true }, data: '\x1b[1;1Hx', view: true },
   { type: 'data', channel: 3, seq: 2 ** 40, data: utf8('hello\r\n') },
   { type: 'data', channel: 3, seq: 5, data: new Uint8Array(0) },
   { type: 'resize', channel: 3, cols: 100, rows: 40 },

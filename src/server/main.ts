@@ -11,6 +11,7 @@ import { TendServer } from './server.js';
 import { StoreError } from './store/index.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
 import { recoveringLine } from '../protocol/ready-pipe.js';
+import { parseWindowSizePolicy, type WindowSizePolicy } from './viewers/size-policy.js';
 
 /** Progress on the ready pipe at most this often while sessions are recovered. */
 const PROGRESS_EVERY_MS = 500;
@@ -52,8 +53,10 @@ async function main(): Promise<void> {
   }
   const env = process.env;
   let loopbackPort: number;
+  let windowSize: WindowSizePolicy;
   try {
     loopbackPort = loopbackPortFromEnv(env.TEND_PORT);
+    windowSize = parseWindowSizePolicy(env.TEND_WINDOW_SIZE);
   } catch (err) {
     report(readyFd, `ERR ${(err as Error).message}`);
     release();
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     checkpointQuietMs: num(env.TEND_CHECKPOINT_QUIET_MS),
     checkpointMaxIntervalMs: num(env.TEND_CHECKPOINT_MAX_MS),
     loopbackPort,
+    windowSize,
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
     onRecoveryProgress: (done, total) => {

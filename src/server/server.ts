@@ -25,6 +25,7 @@ import { createStaticFiles } from './http/static-files.js';
 import { LoopMonitor } from './loop-monitor.js';
 import { ScreenHost } from './screen-host/index.js';
 import { totalmem } from 'node:os';
+import type { WindowSizePolicy } from './viewers/size-policy.js';
 
 /**
  * Bytes of history the whole server keeps: a quarter of the machine's
@@ -52,6 +53,8 @@ export interface ServerOptions {
   checkpointMaxIntervalMs?: number;
   /** TEND_PORT: the 127.0.0.1 listener's port; 0 = any free port. */
   loopbackPort?: number;
+  /** TEND_WINDOW_SIZE: which viewer's size a session's PTY takes (tmux's window-size); default latest. */
+  windowSize?: WindowSizePolicy;
   /** Called when a client asks the server to stop. */
   onStopRequested?: () => void;
   /** Sessions recovered so far at start (see SessionRegistry.recoverAll). */
@@ -122,6 +125,7 @@ export class TendServer extends DisposableBase {
       checkpointQuietMs: this.options.checkpointQuietMs,
       checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
       shellIntegrationDir: join(paths.runtimeDir, 'shell-integration'),
+      windowSize: this.options.windowSize,
     }));
     this.awaits = this.register(new AwaitRegistry({
       stagingDir: join(paths.runtimeDir, 'await'),

@@ -114,6 +114,11 @@ export class HostedScreen extends DisposableBase {
     return this.ask('snapshot', options, onCut);
   }
 
+  /** The screen as a `cols` × `rows` terminal shows it (cropped or padded); `onCut` as for snapshot(). */
+  view(size: { cols: number; rows: number }, onCut?: () => void): Promise<Result<'view'>> {
+    return this.ask('view', size, onCut);
+  }
+
   /** The live rows, the command index and the history at one cut, for a checkpoint. */
   checkpoint(onCut?: () => void): Promise<Result<'checkpoint'>> {
     return this.ask('checkpoint', null, onCut);

@@ -9,6 +9,7 @@ import type { HistoryState } from '../screen/history/history.js';
 import type { StoredBlock } from '../checkpoint/history-file.js';
 import type { CommandInfo, FinishedCommand } from '../commands/index.js';
 import type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchResult, TerminalModes } from '../screen/index.js';
+import type { RenderedView } from '../screen/view-render.js';
 
 /** A screen's options as they cross the thread (no budget or scheduler: the host owns those). */
 export type HostedScreenOptions = Omit<ScreenOptions, 'budget' | 'scheduler'>;
@@ -42,6 +43,8 @@ export interface ScreenCalls {
   modes: { args: null; result: TerminalModes };
   /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
   snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackShown } };
+  /** The screen as a terminal of another size shows it (a viewer's VIEW snapshot), with the modes at its cut. */
+  view: { args: { cols: number; rows: number }; result: RenderedView & { modes: TerminalModes; title: string } };
   /** The live rows, the command index and the history's blocks at one cut (a checkpoint). */
   checkpoint: { args: null; result: { snapshot: ScreenSnapshot; commands: unknown; history: { epoch: number; state: HistoryState; blocks: StoredBlock[] } } };
   text: { args: { scrollbackRows: number; ansi: boolean }; result: ScreenText & { cursor: { x: number; y: number; visible: boolean }; cols: number; rows: number } };

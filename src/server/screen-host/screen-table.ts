@@ -8,6 +8,7 @@ import { HistoryBudget } from '../screen/history/budget.js';
 import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
 import { sharedBlock } from '../screen/history/shared-block.js';
+import { renderView } from '../screen/view-render.js';
 import { LaneReader, type ByteLane } from './byte-lane.js';
 import { CopySlabs } from './copy-slabs.js';
 import {
@@ -190,6 +191,14 @@ export class ScreenTable {
           },
         });
         return { snapshot, ...at! };
+      }
+      case 'view': {
+        const size = args as ScreenCalls['view']['args'];
+        // Small (a screen's worth of cells): rendered at the cut in one go, no slices.
+        return screen.readAtCut(() => {
+          cut();
+          return { ...renderView(screen.terminal, size), modes: screen.modes, title: screen.title };
+        });
       }
       case 'checkpoint': {
         let commandsJson: unknown = null;

@@ -19,6 +19,14 @@ export interface FlowLimits {
   coalesceMs: number;
   /** The most stream bytes in one DATA frame. */
   frameMaxBytes: number;
+  /**
+   * A viewer shown views (its terminal is not the session's size) is
+   * repainted at once when output comes after a quiet spell (an echo never
+   * waits), then at most once per this while output flows.
+   */
+  viewRepaintMs: number;
+  /** ...and never with more than this many views unacknowledged. */
+  viewsUnackedMax: number;
 }
 
 export const HIGH_WATER_BYTES = 256 * 1024;
@@ -28,6 +36,10 @@ export const LAG_SNAPSHOT_BYTES = 512 * 1024;
 export const IMMEDIATE_MAX_BYTES = 512;
 export const COALESCE_MS = 4;
 export const DATA_FRAME_MAX_BYTES = 64 * 1024;
+/** ~60 paints a second: smooth to the eye, and a screen's worth of cells each (a few KiB). */
+export const VIEW_REPAINT_MS = 16;
+/** `tend attach` acks within 50 ms of a write: three views in flight keep the 16 ms pace. */
+export const VIEWS_UNACKED_MAX = 3;
 
 export const DEFAULT_FLOW_LIMITS: Readonly<FlowLimits> = Object.freeze({
   highWaterBytes: HIGH_WATER_BYTES,
@@ -37,6 +49,8 @@ export const DEFAULT_FLOW_LIMITS: Readonly<FlowLimits> = Object.freeze({
   immediateMaxBytes: IMMEDIATE_MAX_BYTES,
   coalesceMs: COALESCE_MS,
   frameMaxBytes: DATA_FRAME_MAX_BYTES,
+  viewRepaintMs: VIEW_REPAINT_MS,
+  viewsUnackedMax: VIEWS_UNACKED_MAX,
 });
 
 /** Timers as an interface, so tests can step time; the default is the real clock. */

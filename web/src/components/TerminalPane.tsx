@@ -17,6 +17,7 @@ import { SearchAddon } from '@xterm/addon-search';
 import type { ViewerSocket } from '../connection/viewer-socket.js';
 import { TerminalLink, type LinkStatus } from '../terminal/terminal-link.js';
 import { suppressQueryReplies } from '../terminal/query-replies.js';
+import { keepCursorInView } from '../terminal/cursor-in-view.js';
 import { registerDebugPane, reportProblem } from '../debug-hook.js';
 import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
@@ -183,6 +184,8 @@ export function TerminalPane(props: TerminalPaneProps) {
       renderer = 'dom';
     }
     const replyGuard = suppressQueryReplies(term);
+    // The terminal is the session's size, not the pane's: a larger one scrolls within the pane.
+    const cursorView = keepCursorInView(term, element);
 
     const wantedSize = () => {
       const d = fit.proposeDimensions();
@@ -240,8 +243,10 @@ export function TerminalPane(props: TerminalPaneProps) {
       if (performance.now() - gestureAt < GESTURE_WINDOW_MS && atTop()) showHistoryRef.current('peek');
     });
 
-    // The pane's size decides what this page asks the PTY to be; the PTY's
-    // answer (RESIZE) decides what the terminal renders.
+    // The pane's size is what this page would ask the PTY to be, told to the
+    // server as it changes; the page takes the size only once the person types
+    // in it (the server's window-size policy), and the PTY's size (SNAPSHOT,
+    // RESIZE) is what the terminal renders, whatever the pane's.
     const observer = new ResizeObserver(() => {
       if (element.clientWidth === 0 || element.clientHeight === 0) return;
       const { cols, rows } = wantedSize();
@@ -264,6 +269,7 @@ export function TerminalPane(props: TerminalPaneProps) {
       unregister();
       link.dispose();
       replyGuard.dispose();
+      cursorView.dispose();
       term.dispose();
       parts.current = null;
     };

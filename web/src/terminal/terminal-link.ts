@@ -57,7 +57,11 @@ export interface TerminalLinkOptions {
   socket: ViewerSocket;
   sessionId: string;
   terminal: Terminal;
-  /** The size this page would like the PTY to be (the pane's fit), asked on subscribe. */
+  /**
+   * The size this page would like the PTY to be (the pane's fit), told on
+   * subscribe: the server gives it to the PTY only once this page types (a
+   * page opening never resizes a session others are looking at).
+   */
   wantedSize(): { cols: number; rows: number };
   events: LinkEvents;
   onProblem?(message: string): void;
@@ -147,7 +151,7 @@ export class TerminalLink implements ChannelHandler {
     return true;
   }
 
-  /** The pane changed size: ask for the PTY to follow (the latest viewer to ask wins). */
+  /** The pane changed size: tell the server, which resizes the PTY only if this page is the latest to have typed. */
   requestSize(cols: number, rows: number): void {
     const key = `${cols}x${rows}`;
     if (this._status !== 'live' || key === this.lastSizeAsked) return;

@@ -1,0 +1,175 @@
+// SessionViewers with viewers of different sizes: which size the PTY takes,
+// and what a terminal viewer of another size is sent (views, never the
+// stream), with a fake screen that says what it was asked to render.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeFrameFromServer, encodeFrameToViewer, type ClientKind, type FrameFromServer, type ScreenModes } from '../../protocol/viewer-frames.js';
+import { VIEWS_UNACKED_MAX, VIEW_REPAINT_MS, type Timers } from './flow-limits.js';
+import { SessionViewers } from './session-viewers.js';
+import type { SnapshotRequest } from './viewer-channel.js';
+import type { TerminalSize } from './size-policy.js';
+
+const BOOT = 'boot-V';
+const modes: ScreenModes = {
+  cursorX: 0, cursorY: 0, cursorHidden: false, altScreen: false, applicationCursorKeys: false, applicationKeypad: false,
+  bracketedPaste: false, sendFocus: false, originMode: false, insertMode: false, wraparound: true, mouseTracking: 'none', mouseEncoding: 'unknown',
+};
+
+class SteppedTimers implements Timers {
+  private now = 0;
+  private pending: Array<{ at: number; fn: () => void; id: number }> = [];
+  private nextId = 1;
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.pending.push({ at: this.now + ms, fn, id });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending = this.pending.filter((p) => p.id !== handle);
+  }
+  advance(ms: number): void {
+    this.now += ms;
+    for (;;) {
+      const due = this.pending.filter((p) => p.at <= this.now).sort((a, b) => a.at - b.at)[0];
+      if (!due) return;
+      this.pending = this.pending.filter((p) => p !== due);
+      due.fn();
+    }
+  }
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
+  const timers = new SteppedTimers();
+  let pty = { ...initial };
+  let seq = 0;
+  const requests: SnapshotRequest[] = [];
+  const resizes: string[] = [];
+  // eslint-disable-next-line prefer-const
+  let session: SessionViewers;
+  session = new SessionViewers({
+    boot: BOOT,
+    baseSeq: 1_000,
+    timers,
+    takeSnapshot: (request) => {
+      requests.push(request);
+      const size = request.view ?? pty;
+      return { seq, cols: size.cols, rows: size.rows, modes, data: `${request.view ? 'view' : 'screen'}@${seq}`, ...(request.view ? { view: true } : {}) };
+    },
+    writeInput: () => {},
+    resizePty: (size) => {
+      resizes.push(`${size.cols}x${size.rows}`);
+      pty = { ...size };
+      session.ptyResized();
+    },
+    ptySize: () => pty,
+  });
+  seq = session.log.endSeq;
+  const output = (text: string) => {
+    seq = session.append(new TextEncoder().encode(text));
+  };
+  const viewer = (channel: number, kind: ClientKind, size: TerminalSize) => {
+    const frames: FrameFromServer[] = [];
+    const ch = session.attach({
+      channel,
+      clientKind: kind,
+      readOnly: false,
+      cols: size.cols,
+      rows: size.rows,
+      send: (f) => frames.push(decodeFrameFromServer(encodeFrameToViewer(f))),
+    });
+    const stream = () => frames.filter((f) => f.type === 'snapshot' || f.type === 'data');
+    const ackAll = () => {
+      const last = stream().at(-1);
+      if (last !== undefined && (last.type === 'snapshot' || last.type === 'data')) session.ack(ch, last.seq);
+    };
+    return { ch, frames, stream, ackAll };
+  };
+  return { session, timers, requests, resizes, output, viewer, pty: () => pty };
+}
+
+describe('SessionViewers: viewers of different sizes', () => {
+  test('a second terminal of another size is sent views for its size, never the stream, and the size stays', async () => {
+    const { timers, resizes, output, viewer } = rig();
+    const big = viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 80, rows: 24 });
+    await settle();
+    assert.deepEqual(resizes, [], 'the first fits already; the second does not take the size by opening');
+    const first = small.stream()[0]!;
+    assert.equal(first.type, 'snapshot');
+    assert.deepEqual(first.type === 'snapshot' && [first.view, first.cols, first.rows], [true, 80, 24]);
+    assert.equal(big.stream()[0]!.type === 'snapshot' && big.stream()[0]!.type, 'snapshot');
+
+    timers.advance(VIEW_REPAINT_MS); // a quiet spell
+    output('quiet, then a key echo');
+    await settle();
+    assert.equal(small.stream().length, 2, 'after a quiet spell the repaint goes at once');
+    for (let i = 0; i < 10; i++) output(`flood ${i}\r\n`);
+    await settle();
+    assert.equal(small.stream().length, 2, 'while output flows, repaints wait out the pause');
+    timers.advance(VIEW_REPAINT_MS);
+    await settle();
+    assert.equal(small.stream().length, 3, 'one repaint for the whole burst');
+    assert.ok(small.frames.every((f) => f.type !== 'data'), 'never the session-sized stream');
+    assert.ok(big.frames.some((f) => f.type === 'data'), 'the viewer of the session size gets the stream');
+  });
+
+  test('views wait for acks: no more than VIEWS_UNACKED_MAX in flight', async () => {
+    const { timers, output, viewer } = rig();
+    viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 60, rows: 20 });
+    await settle();
+    for (let i = 0; i < 10; i++) {
+      output(`line ${i}\r\n`);
+      await settle();
+      timers.advance(VIEW_REPAINT_MS);
+      await settle();
+    }
+    assert.equal(small.stream().length, VIEWS_UNACKED_MAX);
+    small.ackAll();
+    await settle();
+    assert.equal(small.stream().length, VIEWS_UNACKED_MAX + 1, 'an ack lets the owed repaint go');
+  });
+
+  test('when the PTY takes its size, the viewer gets the screen alone and then the stream', async () => {
+    const { session, resizes, requests, output, viewer } = rig();
+    const big = viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 80, rows: 24 });
+    await settle();
+    small.ackAll();
+    session.input(small.ch, new Uint8Array([0x61])); // it typed: the latest viewer's size applies
+    await settle();
+    assert.deepEqual(resizes, ['80x24']);
+    const back = small.stream().at(-1)!;
+    assert.ok(back.type === 'snapshot' && back.view === undefined && back.cols === 80, 'a snapshot of the session itself');
+    assert.equal(requests.at(-1)!.screenOnly, true, 'its own scrollback already has the history');
+    output('now streamed');
+    await settle();
+    assert.equal(small.stream().at(-1)!.type, 'data');
+    // And the other one, now of another size, is shown views.
+    assert.ok(big.frames.some((f) => f.type === 'snapshot' && f.view === true && f.cols === 100));
+    assert.ok(big.frames.some((f) => f.type === 'resize' && f.cols === 80), 'every viewer hears the RESIZE');
+  });
+
+  test('a browser opening never resizes the session, and is sent the stream at the session size', async () => {
+    const { resizes, output, viewer } = rig({ cols: 120, rows: 35 });
+    const term = viewer(1, 'cli', { cols: 120, rows: 35 });
+    const page = viewer(2, 'web', { cols: 157, rows: 42 });
+    await settle();
+    assert.deepEqual(resizes, []);
+    output('x');
+    await settle();
+    assert.ok(page.frames.some((f) => f.type === 'data'), 'the page renders the session at its size');
+    assert.ok(term.frames.some((f) => f.type === 'data'));
+  });
+
+  test('a lone terminal still fits the session to itself', async () => {
+    const { resizes, viewer } = rig({ cols: 100, rows: 30 });
+    const only = viewer(1, 'cli', { cols: 90, rows: 28 });
+    await settle();
+    assert.deepEqual(resizes, ['90x28']);
+    const first = only.stream()[0]!;
+    assert.ok(first.type === 'snapshot' && first.view === undefined);
+  });
+});

@@ -1,0 +1,116 @@
+// Two `tend attach` of one full-screen program in terminals of different
+// sizes (issue 22, defect 3): the second opening does not take the size, the
+// smaller one is shown the session cropped around the cursor (never rows
+// wider than itself wrapped over each other), the larger one the session
+// padded with dots, and whoever types last sets the size (tmux's "latest").
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, serverScreen, waitForSessionText, type ServerScreen } from './attach-harness.js';
+import type { TestServer } from '../server/harness.js';
+
+const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
+
+/** The server's screen as rows of exactly `cols` characters (ASCII content: one character, one cell). */
+function serverRows(screen: ServerScreen): string[] {
+  const lines = screen.text.split('\n');
+  return Array.from({ length: screen.rows }, (_, y) => (lines[y] ?? '').padEnd(screen.cols, ' '));
+}
+
+/** What a viewer of size cols x rows must show: the window at (ox, oy), dots where the session does not reach. */
+function expectedWindow(screen: ServerScreen, view: { cols: number; rows: number }, ox: number, oy: number): string {
+  const rows = serverRows(screen);
+  const out: string[] = [];
+  for (let y = 0; y < view.rows; y++) {
+    const source = rows[oy + y];
+    const shown = source === undefined ? '' : source.slice(ox, ox + view.cols);
+    out.push(shown.padEnd(view.cols, '.').replace(/\s+$/, ''));
+  }
+  while (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out.join('\n');
+}
+
+async function waitForWindow(viewer: AttachedTerminal, server: TestServer, id: string, view: { cols: number; rows: number }, offset: (s: ServerScreen) => [number, number]): Promise<void> {
+  let last: ServerScreen | null = null;
+  let expected = '';
+  await waitFor(
+    async () => {
+      if (!viewer.settled) return false;
+      last = await serverScreen(server, id);
+      const [ox, oy] = offset(last);
+      expected = expectedWindow(last, view, ox, oy);
+      const cursor = viewer.terminal.buffer.active;
+      return viewer.settled && viewer.screen === expected && cursor.cursorX === last.cursor.x - ox && cursor.cursorY === last.cursor.y - oy;
+    },
+    {
+      what: `the ${view.cols}x${view.rows} viewer to show its window of the session`,
+      describe: () => `outer:\n${viewer.screen}\nexpected:\n${expected}\nserver ${last?.cols}x${last?.rows} cursor ${JSON.stringify(last?.cursor)}, outer cursor ${viewer.terminal.buffer.active.cursorX},${viewer.terminal.buffer.active.cursorY}`,
+    },
+  );
+}
+
+describe('tend attach: viewers of different sizes', () => {
+  test('two attaches of one vim at 100x30 and 80x24: neither is garbled, the smaller shows the crop, the latest to type sets the size', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const file = join(server.home, 'wide.txt');
+    // Lines wider than both terminals: streamed to an 80-column terminal they would wrap over each other.
+    writeFileSync(file, Array.from({ length: 60 }, (_, i) => `line ${String(i + 1).padStart(2, '0')} ${'abcdefghij'.repeat(12)}`).join('\n') + '\n');
+    const id = await newSession(server, { name: 'vim', argv: ['vim', '-u', 'NONE', '-N', '-n', '-c', 'set nowrap', file], cols: 100, rows: 30 });
+    await waitForSessionText(server, id, /^line 01 /);
+
+    const big = await AttachedTerminal.start(scope, server, [':vim'], { cols: 100, rows: 30 });
+    await big.waitForServerScreen(server, id);
+    const small = await AttachedTerminal.start(scope, server, [':vim'], { cols: 80, rows: 24, waitForPaint: false });
+    // Opening beside another writable viewer does not take the size.
+    await waitForWindow(small, server, id, { cols: 80, rows: 24 }, () => [0, 0]);
+    assert.deepEqual(await sizeOf(server, id), [100, 30]);
+
+    // The larger one types: the cursor goes to line 25, row 24 of 30; the smaller one's window follows it down.
+    big.type('25G');
+    await waitFor(async () => (await serverScreen(server, id)).cursor.y === 24, { what: 'vim on line 25' });
+    await big.waitForServerScreen(server, id);
+    await waitForWindow(small, server, id, { cols: 80, rows: 24 }, () => [0, 6]);
+    // Rightwards past the smaller terminal's edge: its window moves right to keep the cursor in view.
+    big.type('90|');
+    await waitFor(async () => (await serverScreen(server, id)).cursor.x === 89, { what: 'vim at column 90' });
+    await waitForWindow(small, server, id, { cols: 80, rows: 24 }, () => [20, 6]);
+
+    // The smaller one types: the session takes its size, and the larger one is shown it padded.
+    small.type('gg');
+    await waitFor(async () => (await sizeOf(server, id)).join('x') === '80x24', { what: 'the session to take the typing viewer\'s size' });
+    await small.waitForServerScreen(server, id);
+    await waitForWindow(big, server, id, { cols: 100, rows: 30 }, () => [0, 0]);
+
+    small.type('\x1cd');
+    big.type('\x1cd');
+    await small.waitForExit();
+    await big.waitForExit();
+  });
+
+  test('a read-only attach of another size is shown its window and follows its own terminal', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const id = await newSession(server, { argv: ['bash', '--norc', '--noprofile', '-i'], cols: 100, rows: 30 });
+    await waitForSessionText(server, id, /\$/);
+    // Rows of 99 characters: streamed to a 60-column terminal each would wrap onto the next.
+    await server.api('POST', `/v1/sessions/${id}/input`, { text: "printf 'L%098d\\n' 0 1 2 3 4\r" });
+    await waitForSessionText(server, id, /^L0{97}4$/m);
+    const watcher = await AttachedTerminal.start(scope, server, [id, '--read-only'], { cols: 60, rows: 20, waitForPaint: false });
+    await waitForWindow(watcher, server, id, { cols: 60, rows: 20 }, () => [0, 0]);
+    assert.deepEqual(await sizeOf(server, id), [100, 30], 'read-only never sizes the session');
+    watcher.resize(120, 32);
+    await waitForWindow(watcher, server, id, { cols: 120, rows: 32 }, () => [0, 0]);
+    assert.deepEqual(await sizeOf(server, id), [100, 30]);
+    watcher.type('\x1cd');
+    await watcher.waitForExit();
+  });
+});
+
+async function sizeOf(server: TestServer, id: string): Promise<[number, number]> {
+  const s = await serverScreen(server, id);
+  return [s.cols, s.rows];
+}
