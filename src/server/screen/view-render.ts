@@ -34,6 +34,9 @@ export interface RenderedView {
   /** The session's cell shown at the window's top-left. */
   offsetX: number;
   offsetY: number;
+  /** The session's size the window was cut from. */
+  screenCols: number;
+  screenRows: number;
 }
 
 /**
@@ -122,5 +125,5 @@ export function renderView(terminal: Terminal, view: ViewSize): RenderedView {
   const viewX = cursorX - offsetX;
   const viewY = cursorY - offsetY;
   painter.out.push(`${CSI}${viewY + 1};${viewX + 1}H`);
-  return { data: painter.out.join(''), cursorX: viewX, cursorY: viewY, offsetX, offsetY };
+  return { data: painter.out.join(''), cursorX: viewX, cursorY: viewY, offsetX, offsetY, screenCols: terminal.cols, screenRows: terminal.rows };
 }

@@ -46,6 +46,7 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
   let seq = 0;
   const requests: SnapshotRequest[] = [];
   const resizes: string[] = [];
+  const inputs: string[] = [];
   // eslint-disable-next-line prefer-const
   let session: SessionViewers;
   session = new SessionViewers({
@@ -55,9 +56,10 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
     takeSnapshot: (request) => {
       requests.push(request);
       const size = request.view ?? pty;
-      return { seq, cols: size.cols, rows: size.rows, modes, data: `${request.view ? 'view' : 'screen'}@${seq}`, ...(request.view ? { view: true } : {}) };
+      const window = { originX: 20, originY: 6, cols: pty.cols, rows: pty.rows };
+      return { seq, cols: size.cols, rows: size.rows, modes, data: `${request.view ? 'view' : 'screen'}@${seq}`, ...(request.view ? { view: true, viewWindow: window } : {}) };
     },
-    writeInput: () => {},
+    writeInput: (data) => inputs.push(String.fromCharCode(...data)),
     resizePty: (size) => {
       resizes.push(`${size.cols}x${size.rows}`);
       pty = { ...size };
@@ -86,7 +88,7 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
     };
     return { ch, frames, stream, ackAll };
   };
-  return { session, timers, requests, resizes, output, viewer, pty: () => pty };
+  return { session, timers, requests, resizes, inputs, output, viewer, pty: () => pty };
 }
 
 describe('SessionViewers: viewers of different sizes', () => {
@@ -162,6 +164,16 @@ describe('SessionViewers: viewers of different sizes', () => {
     await settle();
     assert.ok(page.frames.some((f) => f.type === 'data'), 'the page renders the session at its size');
     assert.ok(term.frames.some((f) => f.type === 'data'));
+  });
+
+  test("a click in a viewer's window reaches the program at the session's cell", async () => {
+    const { session, inputs, viewer } = rig({ cols: 100, rows: 30 });
+    const big = viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 80, rows: 24 });
+    await settle();
+    session.input(small.ch, new TextEncoder().encode('\x1b[<0;5;3M'));
+    session.input(big.ch, new TextEncoder().encode('\x1b[<0;5;3M'));
+    assert.deepEqual(inputs, ['\x1b[<0;25;9M', '\x1b[<0;5;3M'], 'the window starts at column 21, row 7; the other viewer sees the session as it is');
   });
 
   test('a lone terminal still fits the session to itself', async () => {
