@@ -100,10 +100,21 @@ describe('tend await is bound to its own command', { timeout: CONTROL_TEST_TIMEO
       const resumed = await s.cli(['await', '--resume', id]);
       assert.equal(resumed.stdout, '', 'not the other command\'s output');
       assert.equal(resumed.code, 1);
-      assert.match(resumed.stderr, /the input did not start a command of its own: .*command 2 \(`echo other-\$\(\(1\+1\)\)`\)/);
+      assert.match(resumed.stderr, /^tend: session :sv's shell finished with the typed line without starting a command for it, so nothing ran/);
       const api = await s.api('GET', `/v1/awaits/${id}`);
       assert.equal(api.status, 410);
       assert.equal((api.body as any).error.code, 'input_not_run');
+    }));
+
+  test('a line the shell rejects (a syntax error) fails at once: nothing ran, and the next command is not taken for it', () =>
+    withServer(async (s) => {
+      await s.newShell(['bash'], { name: 'sv' });
+      const rejected = await s.cli(['await', ':sv', '--timeout', '20', '--', 'fi']);
+      assert.equal(rejected.code, 1, rejected.stderr);
+      assert.match(rejected.stderr, /^tend: session :sv's shell finished with the typed line without starting a command for it, so nothing ran/);
+      assert.deepEqual(await commandsOf(s, ':sv'), []);
+      const next = await s.cli(['await', ':sv', '--', 'echo next']);
+      assert.deepEqual([next.code, next.stdout], [0, 'next\n']);
     }));
 
   test('two awaits at once in one session: one runs, the other is refused naming it; their lines never mix', () =>

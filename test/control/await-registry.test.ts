@@ -37,6 +37,7 @@ async function bashWithRegistry(scope: TestScope, rows = 30) {
     label: 'a1234567',
     input: (bytes) => shell.conn.input(bytes),
     isLive: () => !shell.exited && !shell.conn.isClosed,
+    onOutput: (listener) => shell.conn.onOutput((e) => listener(e.bytes)),
   };
   return { shell, awaits, target, stagingDir };
 }
@@ -145,17 +146,30 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     assert.equal(resultOf(third.get(entry.id)!).exitCode, 4);
   });
 
-  test('a first command that is not the typed line settles as input_not_run, never with its result', async (t) => {
+  test('a line the shell ends without starting a command (a builtin read it) settles as input_not_run at once', async (t) => {
     const scope = useTestScope(t);
     const { shell, awaits, target } = await bashWithRegistry(scope);
-    // A builtin read behind a fake prompt eats the typed line; the next command is someone else's.
+    // A builtin read behind a fake prompt: the checks pass, the read takes the line, and the shell's next end mark has no command of its own.
     await shell.run("printf '\\033]133;A\\007\\033]133;B\\007'; read -r eaten");
     const entry = await startAwait(awaits, target, shell, 'echo mine');
-    await shell.waitForPrompt();
-    await waitFor(() => shell.raw.includes('echo mine'), { what: 'the line to be read' });
-    shell.conn.input('echo theirs\r');
+    assert.equal(await entry.wait(30_000), true, 'settled with nothing else typed');
+    assert.equal(entry.outcome.state, 'failed');
+    assert.match(entry.outcome.state === 'failed' ? `${entry.outcome.code}: ${entry.outcome.message}` : '', /^input_not_run: .*without starting a command for it, so nothing ran/);
+    assert.equal(shell.index.list().length, 1, 'nothing ran for the line');
+  });
+
+  test('a line typed while another command had just started goes to it: input_not_run naming that command, never its result', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, awaits, target } = await bashWithRegistry(scope);
+    // The race a check at the prompt cannot close: `cat` typed just before, its start mark not yet seen at the check.
+    const afterNumber = shell.index.last()?.number ?? 0;
+    shell.conn.input('cat\r');
+    await waitFor(() => shell.index.current()?.commandLine === 'cat', { what: 'cat to start' });
+    const entry = await awaits.start(target, watchIndex(shell.index), 'echo mine', { afterNumber });
+    await waitFor(() => shell.raw.split('echo mine').length - 1 === 2, { what: 'cat to read and print the line' });
+    shell.conn.input('\x03');
     assert.equal(await entry.wait(30_000), true);
     assert.equal(entry.outcome.state, 'failed');
-    assert.match(entry.outcome.state === 'failed' ? entry.outcome.code + ': ' + entry.outcome.message : '', /^input_not_run: .*command 2 \(`echo theirs`\)/);
+    assert.match(entry.outcome.state === 'failed' ? `${entry.outcome.code}: ${entry.outcome.message}` : '', /^input_not_run: .*is command 1 \(`cat`\)/);
   });
 });

@@ -67,6 +67,20 @@ export function outcomeOf(first: FinishedCommand, typedLine: string, sessionLabe
   };
 }
 
+/**
+ * The failure of an await whose line the shell ended (its end mark came)
+ * without starting a command: nothing ran for it.
+ */
+export function lineEndedOutcome(sessionLabel: string): SettledOutcome {
+  return {
+    state: 'failed',
+    code: INPUT_NOT_RUN,
+    message:
+      `session ${sessionLabel}'s shell finished with the typed line without starting a command for it, so nothing ran: ` +
+      'the shell rejected it (a syntax error, a history expansion that failed), the line was cancelled, or something reading the terminal took it',
+  };
+}
+
 /** The failure of an await whose command has left the index (more than MAX_COMMANDS_KEPT ran since). */
 export function forgottenOutcome(number: number, sessionLabel: string): SettledOutcome {
   return { state: 'failed', code: 'command_forgotten', message: `session ${sessionLabel} no longer keeps command ${number} in its command index` };

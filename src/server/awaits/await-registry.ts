@@ -11,7 +11,8 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
 import { prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
-import { forgottenOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
+import { forgottenOutcome, lineEndedOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
+import { EndMarkScanner } from './end-mark-scanner.js';
 import { NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
 
 /** How long a settled await's result can still be collected. */
@@ -31,6 +32,8 @@ export interface AwaitSession extends TypingTarget {
   readonly label: string;
   /** False once the session has exited, gone cold or been removed. */
   isLive(): boolean;
+  /** The session's output as it arrives (before it is parsed; the bytes are good only during the call). */
+  onOutput(listener: (bytes: Uint8Array) => void): Disposable;
 }
 
 /** A live session and its command index, by id: how awaits restored from the store find theirs. */
@@ -94,8 +97,8 @@ export interface AwaitRegistryOptions {
 
 export class AwaitRegistry extends DisposableBase {
   private readonly entries = new Map<string, AwaitEntry>();
-  /** Per pending entry: its subscription to its session's commands. */
-  private readonly pendingParts = new Map<string, Disposable>();
+  /** Per pending entry: its subscriptions to its session. */
+  private readonly pendingParts = new Map<string, Disposable[]>();
   /** Per pending entry: whether its session is still there. */
   private readonly liveness = new Map<string, () => boolean>();
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -107,7 +110,7 @@ export class AwaitRegistry extends DisposableBase {
     this.register(toDisposable(() => {
       if (this.sweepTimer) clearInterval(this.sweepTimer);
       // Pending awaits stay in the store: the next server collects them.
-      for (const parts of this.pendingParts.values()) parts.dispose();
+      for (const parts of this.pendingParts.values()) for (const part of parts) part.dispose();
       this.pendingParts.clear();
       for (const e of this.entries.values()) e.release();
       this.entries.clear();
@@ -136,6 +139,7 @@ export class AwaitRegistry extends DisposableBase {
     try {
       // Saved before anything is typed: a server that dies after typing still knows the await.
       this.store.insert(storedOf(entry));
+      this.pendingParts.get(id)?.push(this.watchLineEnd(entry, session, commands));
       await typeCommand(session, prepared);
     } catch (err) {
       this.forget(entry);
@@ -185,7 +189,48 @@ export class AwaitRegistry extends DisposableBase {
     const finished = commands.onCommandFinished((command) => {
       if (command.number > entry.afterNumber) this.decide(entry, command);
     });
-    this.pendingParts.set(entry.id, finished);
+    this.pendingParts.set(entry.id, [finished]);
+  }
+
+  /**
+   * Until the typed line's command starts, watches for the shell ending the
+   * line without one: an end mark while no command numbered past the
+   * await's has started settles it as input_not_run at once, rather than at
+   * the next command someone runs.
+   */
+  private watchLineEnd(entry: AwaitEntry, session: AwaitSession, commands: CommandWatch): Disposable {
+    const scanner = new EndMarkScanner();
+    let stopped = false;
+    let asking = false;
+    let again = false;
+    const check = (): void => {
+      // One question at a time; an end mark seen meanwhile is asked about after it.
+      if (stopped) return;
+      if (asking) {
+        again = true;
+        return;
+      }
+      asking = true;
+      again = false;
+      commands.state().then(({ commands: list, running }) => {
+        asking = false;
+        if (stopped || entry.outcome.state !== 'pending') return;
+        const last = list[list.length - 1]?.number ?? 0;
+        if (last > entry.afterNumber) stop(); // the line's command started: its own end mark settles the await
+        else if (running === null) this.finish(entry, lineEndedOutcome(entry.sessionLabel));
+        else if (again) check();
+      }, () => {
+        asking = false;
+      });
+    };
+    const output = session.onOutput((bytes) => {
+      if (scanner.feed(bytes)) check();
+    });
+    const stop = (): void => {
+      stopped = true;
+      output.dispose();
+    };
+    return toDisposable(stop);
   }
 
   private async settleFromIndex(entry: AwaitEntry, commands: CommandWatch): Promise<void> {
@@ -214,10 +259,10 @@ export class AwaitRegistry extends DisposableBase {
   }
 
   private stopWatching(entry: AwaitEntry): void {
-    const parts = this.pendingParts.get(entry.id);
+    const parts = this.pendingParts.get(entry.id) ?? [];
     this.pendingParts.delete(entry.id);
     this.liveness.delete(entry.id);
-    parts?.dispose();
+    for (const part of parts) part.dispose();
     removeStagedScript(this.options.stagingDir, entry.id);
   }
 

@@ -44,9 +44,23 @@ export function onFinishedWithOutput(index: CommandIndex, listener: (command: Fi
 /** A CommandWatch over an index in this thread (tests, and the screen host's own). */
 export function watchIndex(index: CommandIndex): CommandWatch {
   return {
-    lastNumber: async () => index.last()?.number ?? 0,
-    state: async () => ({ commands: index.list().map(commandInfo), running: index.current()?.number ?? null }),
-    output: async (number) => index.output(number),
+    // Each read waits for the terminal to parse what was written to it before: the index has then seen those marks.
+    lastNumber: async () => {
+      await parsed(index);
+      return index.last()?.number ?? 0;
+    },
+    state: async () => {
+      await parsed(index);
+      return { commands: index.list().map(commandInfo), running: index.current()?.number ?? null };
+    },
+    output: async (number) => {
+      await parsed(index);
+      return index.output(number);
+    },
     onCommandFinished: (listener) => onFinishedWithOutput(index, listener),
   };
+}
+
+function parsed(index: CommandIndex): Promise<void> {
+  return new Promise((resolve) => index.terminal.write('', resolve));
 }

@@ -178,6 +178,7 @@ export function awaitSession(session: Session): AwaitSession {
     label: session.label,
     input: (bytes) => session.input(bytes),
     isLive: () => !session.isDisposed && session.status === 'running',
+    onOutput: (listener) => session.onOutput(listener),
   };
 }
 
