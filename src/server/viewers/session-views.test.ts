@@ -3,7 +3,7 @@
 // stream), with a fake screen that says what it was asked to render.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeFrameFromServer, encodeFrameToViewer, type ClientKind, type FrameFromServer, type ScreenModes } from '../../protocol/viewer-frames.js';
+import { CloseReason, decodeFrameFromServer, encodeFrameToViewer, type ClientKind, type FrameFromServer, type ScreenModes } from '../../protocol/viewer-frames.js';
 import { VIEWS_UNACKED_MAX, VIEW_REPAINT_MS, type Timers } from './flow-limits.js';
 import { SessionViewers } from './session-viewers.js';
 import type { SnapshotRequest } from './viewer-channel.js';
@@ -174,6 +174,15 @@ describe('SessionViewers: viewers of different sizes', () => {
     session.input(small.ch, new TextEncoder().encode('\x1b[<0;5;3M'));
     session.input(big.ch, new TextEncoder().encode('\x1b[<0;5;3M'));
     assert.deepEqual(inputs, ['\x1b[<0;25;9M', '\x1b[<0;5;3M'], 'the window starts at column 21, row 7; the other viewer sees the session as it is');
+  });
+
+  test('the server stopping closes every viewer and leaves the size as it is', async () => {
+    const { session, resizes, viewer } = rig({ cols: 100, rows: 30 });
+    viewer(1, 'cli', { cols: 100, rows: 30 });
+    viewer(2, 'cli', { cols: 80, rows: 24 });
+    await settle();
+    session.closeAll(CloseReason.SERVER_SHUTDOWN, 'stopping');
+    assert.deepEqual(resizes, [], 'the first leaving must not hand the size to the second on the way out');
   });
 
   test('a lone terminal still fits the session to itself', async () => {
