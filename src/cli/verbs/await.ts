@@ -55,9 +55,10 @@ quiet screen). Prints the command's output and exits with its status.
 
 INPUT is typed only when the shell shows its prompt: while a command runs
 or another program holds the terminal, tend types nothing and says what
-holds it. The await is bound to the command INPUT starts; if the next
-command the shell runs is not INPUT (a program read it), tend says so
-rather than report that other command's result.
+holds it. The await is bound to the command INPUT starts: if the shell
+ran nothing for it (a syntax error, a program read it) or the next
+command it ran is another, tend says so and exits 1, never reporting
+that other command's result.
 
 If --timeout S passes first nothing is cancelled: tend prints the await's
 id and exits 124; \`tend await --resume ID\` collects the result later
