@@ -53,7 +53,7 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
 import { rowText, screenText, textSlices, type TextOptions } from './screen-text.js';
-import { flushScrollback, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
+import { rowsAResizeMayAdd, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
 import { ScreenRows, type ScrollbackShown } from './history/screen-rows.js';
 import { assertInternals, eraseAboveGuard, keepLinks, linkOf, parseNow, readInternals, type LinkData } from './xterm-private.js';
@@ -394,10 +394,25 @@ export class Screen extends DisposableBase {
 
   private applyResize(cols: number, rows: number): void {
     // Narrower rows rewrap into more rows, and xterm's reflow drops what no
-    // longer fits without a word: the live scrollback moves to the history
-    // first, at the width it was written at (history is not reflowed).
-    if (cols < this.terminal.cols) flushScrollback(this.terminal);
-    this.terminal.resize(cols, rows);
+    // longer fits in its buffer without a word; fewer rows trim the buffer
+    // before the reflow has joined or split its rows. So the buffer gets room
+    // for every row the resize can add, and once the resize is done the rows
+    // beyond its usual length leave through the top into the history, as
+    // scrolled-off rows do, already reflowed. The live scrollback is reflowed
+    // as in any xterm (and a taller screen pulls rows down from it as any
+    // xterm's does); the history keeps the width its rows were written at.
+    const live = this.terminal.options.scrollback ?? 0;
+    const over = this.terminal.buffer.normal.length + rowsAResizeMayAdd(this.terminal, cols, rows) - (rows + live);
+    if (over <= 0) {
+      this.terminal.resize(cols, rows);
+      return;
+    }
+    this.terminal.options.scrollback = live + over;
+    try {
+      this.terminal.resize(cols, rows);
+    } finally {
+      this.terminal.options.scrollback = live;
+    }
   }
 
   /**

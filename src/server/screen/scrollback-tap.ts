@@ -12,9 +12,10 @@
 // (ED 3, a resize with fewer rows) — so the list's prototype is wrapped once
 // per process; a list takes part only when a tap is set on it, which the
 // screen does for its normal buffer (again after RIS, which replaces it).
-// A trim nobody announced (a reflow that overflowed the buffer) is counted
-// and reported as rows lost: the history then says rows are missing rather
-// than show a hole as complete. assertTapInternals() checks the shapes at
+// A reflow to fewer columns overflows the buffer without any of them, so the
+// screen gives the buffer room for it first (rowsAResizeMayAdd); a trim
+// nobody announced all the same is counted and reported as rows lost: the
+// history then says rows are missing rather than show a hole as complete. assertTapInternals() checks the shapes at
 // construction, so an xterm upgrade that changes them fails loudly.
 import type { Terminal } from '@xterm/headless';
 
@@ -87,7 +88,8 @@ export function assertTapInternals(terminal: Terminal): void {
     typeof lines._length === 'number' && typeof lines._maxLength === 'number' &&
     ['get', 'push', 'recycle', 'splice', 'trimStart', 'onTrim'].every((m) => typeof (lines as unknown as Record<string, unknown>)[m] === 'function');
   const line = lines?.get(0);
-  const lineOk = line === undefined || (line._data instanceof Uint32Array && typeof line._combined === 'object' && typeof line._extendedAttrs === 'object');
+  const lineOk = line === undefined || (line._data instanceof Uint32Array && typeof line._combined === 'object' && typeof line._extendedAttrs === 'object' &&
+    typeof (line as unknown as Record<string, unknown>).getTrimmedLength === 'function');
   if (!ok || !lineOk) {
     throw new Error('tend: this @xterm/headless build lacks the buffer internals the history reads; pin @xterm/headless 6.0');
   }
@@ -245,17 +247,44 @@ export interface ScrollbackTap {
 }
 
 /**
- * Moves the whole live scrollback through the tap (for a resize to fewer
- * columns: xterm's reflow can push rows out of a full buffer without any of
- * the four methods). Keeps the screen and the cursor where they are.
+ * At most how many rows a resize to `cols` x `rows` adds to the normal
+ * buffer: blank rows below the screen when it grows taller, and rows that
+ * narrower columns rewrap into. xterm's reflow drops what no longer fits in
+ * its buffer without calling any of the four methods, so the screen gives
+ * the buffer this much more room for the resize, and the rows beyond its
+ * usual length then leave through the top as any row does (screen.ts).
+ * Each logical line (a row and the rows wrapped onto it) of n rows becomes
+ * at most ceil(cells / (cols - 1)) rows: a wide character can leave the
+ * last cell of a row empty.
  */
-export function flushScrollback(terminal: Terminal): void {
-  const core = (terminal as unknown as { _core: { buffers: { normal: { lines: ListShape; ybase: number; ydisp: number; savedY: number } } } })._core;
-  const buffer = core.buffers.normal;
-  const count = buffer.ybase;
-  if (count <= 0) return;
-  buffer.lines.trimStart(count);
-  buffer.ybase -= count;
-  buffer.ydisp = Math.max(0, buffer.ydisp - count);
-  buffer.savedY = Math.max(0, buffer.savedY - count);
+export function rowsAResizeMayAdd(terminal: Terminal, cols: number, rows: number): number {
+  const lines = coreBuffers(terminal).normal.lines;
+  let added = Math.max(0, rows - terminal.rows);
+  const oldCols = terminal.cols;
+  if (cols >= oldCols) return added;
+  const perRow = Math.max(1, cols - 1);
+  let groupRows = 0;
+  const closeGroup = (last: RawBufferLine | undefined): void => {
+    if (groupRows === 0 || last === undefined) return;
+    const cells = (groupRows - 1) * oldCols + trimmedLength(last);
+    added += Math.max(0, Math.ceil(cells / perRow) - groupRows);
+  };
+  let previous: RawBufferLine | undefined;
+  for (let y = 0; y < lines._length; y++) {
+    const line = lines.get(y);
+    if (line === undefined) continue;
+    if (!line.isWrapped) {
+      closeGroup(previous);
+      groupRows = 0;
+    }
+    groupRows++;
+    previous = line;
+  }
+  closeGroup(previous);
+  return added;
+}
+
+/** Cells up to the last one holding something (xterm's own count, which its reflow uses). */
+function trimmedLength(line: RawBufferLine): number {
+  return (line as unknown as { getTrimmedLength(): number }).getTrimmedLength();
 }

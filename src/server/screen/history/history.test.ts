@@ -174,33 +174,49 @@ describe('history: rows that leave the live buffer', { timeout: 120_000 }, () =>
     }
   });
 
-  test('a resize to fewer columns moves the live scrollback to the history at the width it was written', async () => {
-    const screen = new Screen({ cols: 60, rows: 10, scrollbackRows: 100_000, liveScrollbackRows: 50, scheduler });
+  test('narrower and taller at once: the taller screen pulls rows down from the scrollback, as a terminal does', async () => {
+    let stream = '';
+    for (let i = 0; i < 300; i++) stream += `row ${i}\r\n`;
+    const { screen, refScreen } = await fedPair(stream + '$ ', { cols: 120, rows: 5 }, 50);
     try {
-      screen.write(varied(400, 5, 60), { live: false });
-      await screen.flush();
-      const textBefore = screen.text({ scrollbackRows: 100_000 });
-      const rowsBefore = screen.history.rowCount + screen.terminal.buffer.normal.baseY;
-      screen.resize(30, 10);
-      await screen.flush();
-      assert.equal(screen.terminal.buffer.normal.baseY > 0, true, 'the screen rewrapped into scrollback');
-      assert.ok(screen.history.rowCount >= rowsBefore, 'no row was lost to the reflow');
-      const lines = textBefore.split('\n');
-      const after = screen.text({ scrollbackRows: 100_000 }).split('\n');
-      // Rows that were history or live scrollback read the same; only the screen's rows were rewrapped.
-      assert.deepEqual(after.slice(0, rowsBefore), lines.slice(0, rowsBefore));
-      const snapshot = screen.snapshot({ scrollbackRows: 100_000 });
-      const copy = reference(30, 10);
-      await feed(copy, snapshot.data);
-      const copyRows = { count: copy.buffer.normal.length, getLine: (i: number) => copy.buffer.normal.getLine(i) };
-      // Painted at 30 columns, each 60-column history row became two rows, the second wrapped onto the first: joined, they read as before.
-      // (A row with coloured blanks past column 30 gets a blank second half, which joins as trailing spaces.)
-      const trim = (l: string): string => l.replace(/ +$/, '');
-      const copyLines = screenText(copyRows, copy.buffer.normal.getNullCell(), { joinWrapped: true }).split('\n').map(trim);
-      assert.deepEqual(copyLines.slice(0, rowsBefore), lines.slice(0, rowsBefore).map(trim));
-      copy.dispose();
+      screen.resize(90, 31);
+      refScreen.resize(90, 31);
+      await Promise.all([screen.flush(), refScreen.flush()]);
+      assert.equal(screen.text(), refScreen.text());
+      assert.match(screen.text(), /^row 270\n[^]*\nrow 299\n\$$/);
+      assert.deepEqual([screen.cursor.x, screen.cursor.y], [refScreen.cursor.x, refScreen.cursor.y]);
+      assert.equal(screen.rowBase + screen.terminal.buffer.normal.length, refScreen.terminal.buffer.normal.length, 'every row still numbered as the reference numbers it');
     } finally {
       screen.dispose();
+      refScreen.dispose();
+    }
+  });
+
+  test('resizes of every kind after history exists: the screen equals a terminal that keeps every row live, and every logical line is still there', async () => {
+    // Narrower and taller at once: a terminal pulls rows down from its scrollback into the taller screen;
+    // tend's screen did not, once a narrower resize had moved its whole live scrollback to the history.
+    const sizes: Array<[number, number]> = [[30, 25], [45, 8], [20, 40], [70, 12], [25, 30], [80, 24]];
+    const stream = varied(400, 5, 60);
+    const { screen, ref, refScreen } = await fedPair(stream, { cols: 60, rows: 10 }, 50);
+    try {
+      for (const [cols, rows] of sizes) {
+        screen.resize(cols, rows);
+        refScreen.resize(cols, rows);
+        await Promise.all([screen.flush(), refScreen.flush()]);
+        const when = `at ${cols}x${rows}`;
+        assert.equal(screen.text(), refScreen.text(), `${when}: the screen`);
+        assert.deepEqual([screen.cursor.x, screen.cursor.y], [refScreen.cursor.x, refScreen.cursor.y], `${when}: the cursor`);
+        assert.equal(screen.history.droppedRows, 0, `${when}: nothing dropped`);
+        // History rows keep the width they were written at, so rows are numbered apart from the
+        // reference's reflowed ones; the logical lines they make are the same.
+        const lines = (text: string): string[] => text.split('\n').map((l) => l.replace(/ +$/, ''));
+        const refRows = { count: ref.buffer.normal.length, getLine: (i: number) => ref.buffer.normal.getLine(i) };
+        assert.deepEqual(lines(screen.text({ scrollbackRows: 100_000, joinWrapped: true })),
+          lines(screenText(refRows, ref.buffer.normal.getNullCell(), { joinWrapped: true })), `${when}: every logical line`);
+      }
+    } finally {
+      screen.dispose();
+      refScreen.dispose();
     }
   });
 });
