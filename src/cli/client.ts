@@ -22,6 +22,8 @@ export interface ApiResponse<T = unknown> {
 
 /** A starting server that says nothing for this long has failed (progress lines restart the wait). */
 const SERVER_START_TIMEOUT_MS = 15_000;
+/** How often a starter that lost the race polls for the winner's server to answer. */
+const RUNNING_POLL_MS = 100;
 /** A start still recovering sessions after this long tells the user why the command waits. */
 const RECOVERY_NOTICE_MS = 1000;
 const serverMain = fileURLToPath(new URL('../server/main.js', import.meta.url));
@@ -95,6 +97,16 @@ export class TendClient {
     }
   }
 
+  /** Polls until a server answers, or null after timeoutMs. */
+  private async waitRunning(timeoutMs: number): Promise<{ pid: number } | null> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const running = await this.isRunning();
+      if (running || performance.now() >= deadline) return running;
+      await new Promise((r) => setTimeout(r, RUNNING_POLL_MS));
+    }
+  }
+
   /** Starts a detached server and waits until it serves (or says why it cannot). */
   async startServer(): Promise<number> {
     if (!existsSync(serverMain)) throw new CliError(`the server is not built (${serverMain} is missing); run \`npm install\``);
@@ -120,9 +132,11 @@ export class TendClient {
     (pipe as unknown as { destroy(): void }).destroy();
     if (line.kind === 'ok') return line.pid;
     const message = line.unanswered ? `${line.message}; see ${this.paths.serverLog}` : line.message;
-    // Two starters raced: the other one's server is as good as ours.
+    // Two starters raced (a verb and an attach bringing a dead server back):
+    // the other one's server is as good as ours, once it answers (it may
+    // still be recovering sessions).
     if (message.includes('already running')) {
-      const running = await this.isRunning();
+      const running = await this.waitRunning(SERVER_START_TIMEOUT_MS);
       if (running) return running.pid;
     }
     throw new CliError(`the tend server could not start: ${message}`);

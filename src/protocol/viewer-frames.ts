@@ -126,18 +126,49 @@ const MODE_FLAG_BITS: ReadonlyArray<[keyof ScreenModes, number]> = [
   ['insertMode', 0x080],
   ['wraparound', 0x100],
 ];
+/**
+ * SNAPSHOT flag: the data is a view of the session rendered for the viewer's
+ * own size (cols/rows are the viewer's; cursor x/y are in the view), painted
+ * in place, not a screen to reset to: the session is another size, and its
+ * stream would garble this viewer. Another one follows as the screen changes.
+ */
+export const SNAPSHOT_VIEW_FLAG = 0x200;
 
 export interface ResumePoint {
-  /** The server boot the seq belongs to: a seq means nothing under another boot. */
+  /**
+   * The stream the seq belongs to (a SNAPSHOT's `boot`): the session's holder
+   * generation, or for a session without a holder the server boot. A seq
+   * means nothing in another stream.
+   */
   boot: string;
   /** The stream position the viewer's terminal has parsed up to. */
   seq: number;
 }
 
+/** SUBSCRIBE flags: a resume point follows; the viewer keeps its history; repaint after the replay. */
+const SUBSCRIBE_RESUME = 0x01;
+const SUBSCRIBE_KEEPS_HISTORY = 0x02;
+const SUBSCRIBE_REPAINT = 0x04;
+
 /** Frames a viewer sends to the server. */
 export type FrameFromViewer =
   | { type: 'hello'; protocolVersion: number; clientKind: ClientKind; readOnly: boolean }
-  | { type: 'subscribe'; channel: number; sessionId: string; resume?: ResumePoint; cols: number; rows: number }
+  | {
+      type: 'subscribe';
+      channel: number;
+      sessionId: string;
+      resume?: ResumePoint;
+      cols: number;
+      rows: number;
+      /**
+       * The viewer's terminal keeps the history it was streamed (`tend attach`:
+       * the outer terminal's own scrollback): a SNAPSHOT answering a resume
+       * carries the screen alone, so no row reaches that history twice.
+       */
+      keepsHistory?: boolean;
+      /** The viewer drew over its screen while away: after the replay, a screen-only SNAPSHOT repaints it. */
+      repaint?: boolean;
+    }
   | { type: 'unsubscribe'; channel: number }
   | { type: 'input'; channel: number; data: Uint8Array }
   | { type: 'resize-request'; channel: number; cols: number; rows: number }
@@ -160,8 +191,10 @@ export type FrameFromServer =
       cols: number;
       rows: number;
       modes: ScreenModes;
-      /** Applied as reset + data in one terminal write. */
+      /** Applied as reset + data in one terminal write (a view: painted in place). */
       data: string;
+      /** A view for this viewer's size (SNAPSHOT_VIEW_FLAG); absent for a snapshot of the session itself. */
+      view?: true;
     }
   /** seq is the stream position after these bytes. */
   | { type: 'data'; channel: number; seq: number; data: Uint8Array }
@@ -321,7 +354,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       const w = new FrameWriter(FrameType.SUBSCRIBE, frame.channel, 2 + 2 + 1 + 8 + 2 + boot.length + 2 + session.length);
       w.u16(frame.cols);
       w.u16(frame.rows);
-      w.u8(frame.resume ? 0x01 : 0);
+      w.u8((frame.resume ? SUBSCRIBE_RESUME : 0) | (frame.keepsHistory ? SUBSCRIBE_KEEPS_HISTORY : 0) | (frame.repaint ? SUBSCRIBE_REPAINT : 0));
       w.seq(frame.resume?.seq ?? 0);
       w.name(boot);
       w.name(session);
@@ -383,6 +416,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       w.u16(checkU16('modes.cursorY', m.cursorY));
       let flags = 0;
       for (const [key, bit] of MODE_FLAG_BITS) if (m[key]) flags |= bit;
+      if (frame.view) flags |= SNAPSHOT_VIEW_FLAG;
       w.u16(flags);
       const tracking = MOUSE_TRACKINGS.indexOf(m.mouseTracking);
       if (tracking < 0) badField(`modes.mouseTracking must be one of ${MOUSE_TRACKINGS.join(', ')}`);
@@ -583,12 +617,14 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
     }
     case FrameType.SUBSCRIBE: {
       const { cols, rows } = checkedSize(r);
-      const hasResume = (r.u8() & 0x01) !== 0;
+      const flags = r.u8();
       const seq = r.seq();
       const boot = r.name('resume boot');
       const sessionId = r.name('session id');
       frame = { type: 'subscribe', channel, sessionId, cols, rows };
-      if (hasResume) frame.resume = { boot, seq };
+      if ((flags & SUBSCRIBE_RESUME) !== 0) frame.resume = { boot, seq };
+      if ((flags & SUBSCRIBE_KEEPS_HISTORY) !== 0) frame.keepsHistory = true;
+      if ((flags & SUBSCRIBE_REPAINT) !== 0) frame.repaint = true;
       break;
     }
     case FrameType.UNSUBSCRIBE:
@@ -642,6 +678,7 @@ export function decodeFrameFromServer(bytes: Uint8Array, options?: DecodeOptions
       for (const [key, bit] of MODE_FLAG_BITS) (modes as unknown as Record<string, boolean>)[key] = (flags & bit) !== 0;
       const boot = r.name('boot');
       frame = { type: 'snapshot', channel, boot, seq, cols, rows, modes, data: r.restText('screen data') };
+      if ((flags & SNAPSHOT_VIEW_FLAG) !== 0) frame.view = true;
       break;
     }
     case FrameType.DATA: {

@@ -13,7 +13,9 @@ import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
 import { SessionViewers } from './viewers/session-viewers.js';
-import type { Snapshot } from './viewers/viewer-channel.js';
+import type { WindowSizePolicy } from './viewers/size-policy.js';
+import type { TerminalModes } from './screen/index.js';
+import type { Snapshot, SnapshotRequest } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
@@ -21,7 +23,7 @@ import { exitStatusOf } from '../protocol/exit-status.js';
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
 
 export interface SessionDeps {
-  /** The server boot every viewer seq is scoped to. */
+  /** The server boot: the viewer stream of a session with no holder to number it is scoped to it. */
   boot: string;
   store: Store;
   log: Logger;
@@ -42,6 +44,8 @@ export interface SessionDeps {
   checkpointMaxIntervalMs?: number;
   /** Where the startup files that load shell integration into bash/zsh/fish are written. */
   shellIntegrationDir: string;
+  /** Which viewer's size the PTY takes (TEND_WINDOW_SIZE, tmux's window-size); default latest. */
+  windowSize?: WindowSizePolicy;
 }
 
 /** Output as it arrives; `bytes` are good only during the call (the holder read buffer is reused). */
@@ -120,6 +124,8 @@ export class Session extends DisposableBase {
   readonly viewers: SessionViewers;
   /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
   private parsedSeq: number;
+  /** Viewer seqs are the holder's offsets (see alignViewerStream). */
+  private streamAligned = false;
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -132,7 +138,7 @@ export class Session extends DisposableBase {
     this.register(toDisposable(() => this._screen.dispose()));
     this.viewers = this.register(new SessionViewers({
       boot: deps.boot,
-      takeSnapshot: () => this.viewerSnapshot(),
+      takeSnapshot: (request) => this.viewerSnapshot(request),
       parsedSeq: () => this.parsedSeq,
       // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
       readScrollback: ({ beforeRow, count }) => this._screen.olderRows(beforeRow ?? null, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, count),
@@ -142,6 +148,8 @@ export class Session extends DisposableBase {
       resizePty: ({ cols, rows }) => {
         if (this._status === 'running') this.resize(cols, rows);
       },
+      ptySize: () => ({ cols: this._screen.cols, rows: this._screen.rows }),
+      windowSize: deps.windowSize,
     }));
     this.parsedSeq = this.viewers.log.endSeq;
     this.schedule = this.register(new CheckpointSchedule(() => void this.checkpoint(), deps.checkpointQuietMs, deps.checkpointMaxIntervalMs));
@@ -255,6 +263,7 @@ export class Session extends DisposableBase {
         session._screen.resize(state.cols, state.rows);
       }
       session._status = 'running';
+      session.alignViewerStream(state.generation, from);
       session.record = { ...record, status: 'running', generation: state.generation, childPid: state.childPid };
       session.persist('its recovery', (store) => store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid }));
       session.attachHolder(holder, from, { answerReplay: false });
@@ -296,6 +305,7 @@ export class Session extends DisposableBase {
     this.persist('its new holder', (store) => store.updateSession(this.record.id, { holderSocket: socketPath, holderPid, childPid, generation, status: 'running', cwd }));
     this._status = 'running';
     this.fedOffset = 0;
+    this.alignViewerStream(generation, 0);
     this.attachHolder(holder, 0, { answerReplay: true });
   }
 
@@ -318,6 +328,7 @@ export class Session extends DisposableBase {
             this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
           }
           this.fedOffset = f.offset; // said above: not a jump for feed() to report again as an error
+          this.skipViewerStream(f.offset);
         }
         if (f.bytes.length > 0) this.feed(f.offset, f.bytes, this.answerReplay);
       }),
@@ -344,6 +355,7 @@ export class Session extends DisposableBase {
       this.deps.log.error(`session ${this.id}: stream jumped from ${this.fedOffset} to ${offset}`);
       this._degraded = true;
     }
+    if (offset !== this.fedOffset) this.skipViewerStream(offset);
     this.fedOffset = offset + bytes.length;
     this.parseBacklog += bytes.length;
     if (!this.holderPaused && this.parseBacklog > PARSE_BACKLOG_PAUSE_BYTES) {
@@ -375,9 +387,11 @@ export class Session extends DisposableBase {
    * callback set it) — at least every seq already sent to a viewer, as the
    * protocol requires — and no attach holds the loop for the whole paint.
    */
-  private async viewerSnapshot(): Promise<Snapshot> {
+  private async viewerSnapshot(request: SnapshotRequest): Promise<Snapshot> {
+    if (request.view !== undefined) return this.viewerView(request.view);
     let seq = this.parsedSeq;
-    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS }, () => (seq = this.parsedSeq));
+    const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
+    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows }, () => (seq = this.parsedSeq));
     return {
       seq,
       cols: snap.cols,
@@ -385,22 +399,50 @@ export class Session extends DisposableBase {
       data: snap.data,
       title: snap.title || undefined,
       firstRow: snap.firstRow,
-      modes: {
-        cursorX: snap.cursor.x,
-        cursorY: snap.cursor.y,
-        cursorHidden: !m.cursorVisible,
-        altScreen: m.alternateScreen,
-        applicationCursorKeys: m.applicationCursorKeys,
-        applicationKeypad: m.applicationKeypad,
-        bracketedPaste: m.bracketedPaste,
-        sendFocus: m.focusReporting,
-        originMode: m.originMode,
-        insertMode: m.insertMode,
-        wraparound: m.autowrap,
-        mouseTracking: m.mouseTracking,
-        mouseEncoding: m.mouseEncoding,
-      },
+      ...(this._degraded ? { degraded: true } : {}),
+      modes: viewerModes(m, snap.cursor),
     };
+  }
+
+  /**
+   * The screen as a viewer of another size shows it (cropped around the
+   * cursor, or padded), and the seq it shows: cut like a snapshot, rendered
+   * in one go (a screen's worth of cells).
+   */
+  private async viewerView(size: { cols: number; rows: number }): Promise<Snapshot> {
+    let seq = this.parsedSeq;
+    const v = await this._screen.view(size, () => (seq = this.parsedSeq));
+    return {
+      seq,
+      cols: size.cols,
+      rows: size.rows,
+      data: v.data,
+      title: v.title || undefined,
+      view: true,
+      viewWindow: { originX: v.offsetX, originY: v.offsetY, cols: v.screenCols, rows: v.screenRows },
+      modes: viewerModes(v.modes, { x: v.cursorX, y: v.cursorY }),
+    };
+  }
+
+  /**
+   * Viewer seqs from here on are the holder's byte offsets, in a stream named
+   * by its generation: a position a viewer holds outlives this server, and the
+   * next one (which replays the holder from its checkpoint into the log)
+   * resumes the viewer with exactly the bytes it missed. A session revived
+   * under attached viewers keeps numbering as it was (their positions must
+   * not go back); its next server aligns it.
+   */
+  private alignViewerStream(generation: string, offset: number): void {
+    this.streamAligned = this.viewers.alignStream(generation, offset);
+    if (this.streamAligned) this.parsedSeq = offset;
+  }
+
+  /** The holder's stream jumped (bytes lost): the log goes on at the holder's offset. */
+  private skipViewerStream(offset: number): void {
+    if (!this.streamAligned) return;
+    this.viewers.skipTo(offset);
+    // Nothing queued to parse: the screen is as far as it will get for the bytes before the hole.
+    if (this.parseBacklog === 0) this.parsedSeq = offset;
   }
 
   onOutput(listener: OutputListener): Disposable {
@@ -472,6 +514,8 @@ export class Session extends DisposableBase {
     this._screen.resize(cols, rows);
     holder.resize(cols, rows);
     this.persist('its size', (store) => store.updateSession(this.id, { cols, rows }));
+    // Whoever asked (a viewer through the size policy, or the API): every viewer follows.
+    this.viewers.ptyResized();
   }
 
   signal(signo: number): void {
@@ -648,4 +692,23 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
     deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);
     return { screen: deps.screens.open(options), checkpoint: null };
   }
+}
+
+/** The modes a viewer re-asserts after a SNAPSHOT, with the cursor where that snapshot puts it. */
+function viewerModes(m: TerminalModes, cursor: { x: number; y: number }): Snapshot['modes'] {
+  return {
+    cursorX: cursor.x,
+    cursorY: cursor.y,
+    cursorHidden: !m.cursorVisible,
+    altScreen: m.alternateScreen,
+    applicationCursorKeys: m.applicationCursorKeys,
+    applicationKeypad: m.applicationKeypad,
+    bracketedPaste: m.bracketedPaste,
+    sendFocus: m.focusReporting,
+    originMode: m.originMode,
+    insertMode: m.insertMode,
+    wraparound: m.autowrap,
+    mouseTracking: m.mouseTracking,
+    mouseEncoding: m.mouseEncoding,
+  };
 }

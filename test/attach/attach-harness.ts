@@ -23,6 +23,9 @@ import { waitFor } from '../helpers/wait-for.js';
 const { Terminal } = xtermHeadless;
 export type HeadlessTerminal = InstanceType<typeof Terminal>;
 
+/** Every paint (a screen or a view) starts by resetting the pen and the G0–G3 charsets: the mark of the first one. */
+export const FIRST_PAINT = /\x1b\(B\x1b\)B\x1b\*B\x1b\+B/;
+
 /** Generous: the suite must pass on a loaded 2-core machine. */
 export const ATTACH_TEST_TIMEOUT_MS = 120_000;
 const tendBin = join(repoRoot, 'bin', 'tend.js');
@@ -142,7 +145,7 @@ export class AttachedTerminal {
     await conn.dumpSince(0);
     // The first paint comes after raw mode is on: from here keystrokes are
     // the session's (before it, the tty would still turn Ctrl-\ into SIGQUIT).
-    if (options.waitForPaint ?? true) await attached.waitForOutput('the first paint of tend attach', /\x1b\[!p/);
+    if (options.waitForPaint ?? true) await attached.waitForOutput('the first paint of tend attach', FIRST_PAINT);
     return attached;
   }
 

@@ -31,7 +31,7 @@ describe('viewer protocol through a real server', () => {
     assert.equal(stalled.closed, null);
   });
 
-  test('resume: a small debt is replayed; a large one, a seq ahead, or another boot gets a snapshot', T, async (t) => {
+  test('resume: a small debt is replayed; a large one, a seq ahead, or another stream gets a snapshot', T, async (t) => {
     const scope = useTestScope(t);
     const server = await serverFor(scope);
     const id = await newSession(server, { argv: BASH });
@@ -40,7 +40,9 @@ describe('viewer protocol through a real server', () => {
     first.autoAck = true;
     first.subscribe(id);
     const snap = await first.next('snapshot');
-    const boot = first.boot!;
+    // A seq belongs to the session's stream (its holder's generation), which the SNAPSHOT names.
+    const boot = snap.boot;
+    assert.notEqual(boot, first.boot, 'the stream is the holder\'s, not the server boot');
     first.close();
 
     await server.api('POST', `/v1/sessions/${id}/input`, { text: 'echo small-debt\r' });
@@ -105,7 +107,7 @@ describe('viewer protocol through a real server', () => {
 
     // The future ack trimmed nothing: a resume from before it is still replayed.
     const resumed = await RawViewer.connect(scope, server);
-    resumed.subscribe(id, { resume: { boot: resumed.boot!, seq: snap.seq } });
+    resumed.subscribe(id, { resume: { boot: snap.boot, seq: snap.seq } });
     const replay = await resumed.next('data');
     assert.equal(replay.seq - replay.data.length, snap.seq);
     // And the well-behaved viewer saw all of it and is still subscribed.

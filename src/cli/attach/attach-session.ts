@@ -5,8 +5,12 @@
 // the next keystroke, once 32 KiB are owed, or 50 ms after the write, so a
 // key typed wakes the server once, not twice. Keystrokes go to the session as
 // INPUT, whole; the detach key leaves it running. When the server goes away
-// without saying the channel is over, the attach reconnects with backoff and
-// resumes from the seq it has written.
+// without saying the channel is over, the attach reconnects with backoff
+// (starting the server when none is running, as every verb does) and resumes
+// from the seq it has written: positions belong to the session's holder, so
+// even a new server replays exactly the bytes missed, and the outer terminal's
+// scrollback gets every row once. Keys typed meanwhile are kept and sent once
+// the session is back.
 //
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
@@ -22,18 +26,24 @@ import {
 } from '../../protocol/viewer-frames.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { DetachKeyFilter } from './detach-key.js';
-import { AltScreenTracker, leaveSequence, paintSnapshot, statusLine } from './outer-modes.js';
+import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 
-/** The one channel a CLI viewer uses on its socket. */
-const CHANNEL = 1;
+/** The channel a CLI viewer subscribes on; a repaint on the same socket moves it to the other one. */
+const CHANNELS = [1, 2] as const;
 /** Stop reading the terminal while this much pasted input waits for the socket... */
 const INPUT_PAUSE_BYTES = 1024 * 1024;
 /** ...and read again below this. */
 const INPUT_RESUME_BYTES = 256 * 1024;
-/** Input typed before the first subscription that is kept for it. */
+/** Input typed while not subscribed (before the first subscription, or while the server is away) kept for the next. */
 const TYPE_AHEAD_MAX_BYTES = 64 * 1024;
+/** After the server said it is stopping, give whoever restarts it this long before starting one ourselves. */
+const RESTART_GRACE_MS = 5000;
+/** How long the notice that the screen is incomplete stays on the bottom row (a key dismisses it sooner). */
+const NOTICE_SHOW_MS = 4000;
+const RECONNECTING_TEXT = 'tend: reconnecting… (the session keeps running; what you type is sent when it is back)';
+const DEGRADED_NOTICE = 'tend: part of this session\'s output was lost (it left the holder\'s ring); the screen is incomplete';
 /** Written bytes that are acked at once (the server stops sending at 256 KiB unacked)... */
 const ACK_EAGER_BYTES = 32 * 1024;
 /** ...else acked this long after the write, or sooner with the next keystroke. */
@@ -67,6 +77,8 @@ export interface AttachSessionOptions {
   /** Where "reconnecting…" goes when the output is not a terminal. */
   errors: NodeJS.WriteStream;
   backoff?: BackoffOptions;
+  /** Starts the server if none is running (what every verb does on first use); rejects when it cannot. */
+  ensureServer?: () => Promise<void>;
 }
 
 export class AttachSession {
@@ -75,9 +87,20 @@ export class AttachSession {
   private readonly detachKeys: DetachKeyFilter;
   private readonly carry = new Utf8Carry();
   private readonly altScreen = new AltScreenTracker();
-  private boot: string | null = null;
-  /** The stream position written to the outer terminal, with the boot it belongs to. */
+  private channel: number = CHANNELS[0];
+  /** The stream position written to the outer terminal, with the stream (SNAPSHOT's boot) it belongs to. */
   private written: ResumePoint | null = null;
+  /** The link reached the server (it was not refused). */
+  private linkOpened = false;
+  /** The server said it is stopping: until then, wait for whoever restarts it. */
+  private restartGraceUntil = 0;
+  private startingServer = false;
+  /** Typed while not subscribed and not kept (over TYPE_AHEAD_MAX_BYTES). */
+  private droppedInputBytes = 0;
+  /** The notice that the screen is incomplete is on the bottom row; stream bytes wait until it is gone. */
+  private noticeShown = false;
+  private noticeTimer: NodeJS.Timeout | null = null;
+  private noticeGiven = false;
   private lastAcked: number | null = null;
   /** Written and not yet acked: the seq to ack, the bytes since the last ack, the timer that sends it. */
   private ackOwed: number | null = null;
@@ -85,6 +108,8 @@ export class AttachSession {
   private ackTimer: NodeJS.Timeout | null = null;
   private painted = false;
   private statusShown = false;
+  /** The outer terminal shows a view of the session (it is not the session's size), not its stream. */
+  private viewShown = false;
   private subscribed = false;
   private everSubscribed = false;
   private readonly typedAhead: Uint8Array[] = [];
@@ -149,6 +174,7 @@ export class AttachSession {
 
   private typed(chunk: Buffer): void {
     if (this.finished) return;
+    if (this.noticeShown) this.dismissNotice();
     const { forward, detach } = this.detachKeys.feed(chunk);
     if (forward.length > 0 && !this.options.readOnly) this.sendInput(this.carry.push(forward));
     if (detach) {
@@ -169,18 +195,21 @@ export class AttachSession {
     const link = this.link;
     if (!link || !this.subscribed) {
       // Typed ahead of the first subscription (the user types as the attach
-      // starts): kept and sent once subscribed. Typing while a lost server is
-      // away goes nowhere: the program is not reading it either.
-      if (!this.everSubscribed && this.typedAheadBytes + bytes.length <= TYPE_AHEAD_MAX_BYTES) {
+      // starts), or while the server is away: kept and sent, once, as soon as
+      // the session is subscribed again. Past the bound it is refused out loud.
+      if (this.typedAheadBytes + bytes.length <= TYPE_AHEAD_MAX_BYTES) {
         this.typedAhead.push(bytes.slice());
         this.typedAheadBytes += bytes.length;
+      } else {
+        this.droppedInputBytes += bytes.length;
+        this.refuseInput();
       }
       return;
     }
     // The ack rides along: the server reads both in the wakeup the key causes.
     this.sendAck();
     for (const piece of splitInput(bytes)) {
-      link.send({ type: 'input', channel: CHANNEL, data: piece }, () => this.inputWritten(link));
+      link.send({ type: 'input', channel: this.channel, data: piece }, () => this.inputWritten(link));
     }
     if (!this.inputPaused && link.unsentInputBytes > INPUT_PAUSE_BYTES) {
       this.inputPaused = true;
@@ -196,18 +225,24 @@ export class AttachSession {
   }
 
   private outerResized(): void {
-    if (this.options.readOnly || !this.subscribed) return;
-    this.link?.send({ type: 'resize-request', channel: CHANNEL, ...this.outerSize() });
+    // Read-only too: it never sizes the PTY, but the server renders its view for its size.
+    if (!this.subscribed) return;
+    this.link?.send({ type: 'resize-request', channel: this.channel, ...this.outerSize() });
   }
 
   // ---- the server ------------------------------------------------------------
 
   private connect(): void {
     this.retryTimer = null;
+    this.linkOpened = false;
     const link: ServerLink = new ServerLink(this.options.socketPath, {
-      onOpen: () => link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: this.options.readOnly }),
+      onOpen: () => {
+        if (link === this.link) this.linkOpened = true;
+        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: this.options.readOnly });
+      },
       onFrame: (frame) => {
-        if (link === this.link) this.received(frame);
+        // Frames of a channel left for a repaint are over.
+        if (link === this.link && (frame.type === 'welcome' || frame.channel === 0 || frame.channel === this.channel)) this.received(frame);
       },
       onClose: (why) => {
         if (link === this.link) this.linkLost(why);
@@ -218,31 +253,35 @@ export class AttachSession {
 
   private received(frame: FrameFromServer): void {
     switch (frame.type) {
-      case 'welcome': {
-        this.boot = frame.serverBoot;
-        // A status line drawn over the screen is repainted by a fresh snapshot;
-        // otherwise resume from what was written, and the server replays if it can.
-        const resume = this.statusShown ? undefined : (this.written ?? undefined);
-        this.link!.send({ type: 'subscribe', channel: CHANNEL, sessionId: this.options.sessionId, ...this.outerSize(), ...(resume ? { resume } : {}) });
-        this.subscribed = true;
-        this.everSubscribed = true;
-        for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
-        this.lastAcked = resume && resume.boot === frame.serverBoot ? resume.seq : null;
+      case 'welcome':
+        this.subscribe();
         return;
-      }
       case 'snapshot':
         this.backoff.reset();
         this.statusShown = false;
+        this.noticeShown = false;
+        if (frame.view) {
+          this.writeOut(paintView(frame, { inAltScreen: this.altScreen.active }), frame.boot, frame.seq);
+          this.altScreen.active = true;
+          this.viewShown = this.painted = true;
+          return;
+        }
+        this.viewShown = false;
         // The paint leaves the outer terminal's alternate screen if it is on;
         // the snapshot's data re-enters it if the session is there.
-        this.writeOut(paintSnapshot(frame, { outerRows: this.outerSize().rows, inAltScreen: this.altScreen.active, first: !this.painted }), frame.boot, frame.seq);
+        const outer = this.outerSize();
+        this.writeOut(paintSnapshot(frame, { outerRows: outer.rows, outerCols: outer.cols, inAltScreen: this.altScreen.active, first: !this.painted }), frame.boot, frame.seq);
         this.altScreen.active = frame.modes.altScreen;
+        this.altScreen.originMode = frame.modes.originMode;
         this.painted = true;
         return;
       case 'data':
         this.backoff.reset();
+        // While the notice covers the bottom row, output would scroll it into
+        // the history: it waits, and the repaint that ends the notice replays it.
+        if (this.noticeShown) return;
         this.altScreen.feed(frame.data);
-        this.writeOut(frame.data, this.boot!, frame.seq);
+        this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
         return;
       case 'title':
         this.options.output.write(`\x1b]2;${frame.title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`);
@@ -261,10 +300,38 @@ export class AttachSession {
       case 'closed':
         this.channelClosed(frame.reason, frame.message);
         return;
-      case 'resize':
       case 'state':
+        if (frame.state.degraded === true) this.showNotice();
+        return;
+      case 'resize':
         return;
     }
+  }
+
+  /**
+   * Subscribes on the current channel, resuming from what was written: the
+   * server replays what the outer terminal lacks, or (too much, or another
+   * stream) sends the screen alone, since the outer terminal keeps the
+   * history it was sent. Something drawn over the screen (a status line or a
+   * notice) asks for a repaint after the replay.
+   */
+  private subscribe(): void {
+    const link = this.link!;
+    // After a view the outer screen is not the stream's: a replay would garble it.
+    const resume = this.viewShown ? undefined : (this.written ?? undefined);
+    const repaint = resume !== undefined && (this.statusShown || this.noticeShown);
+    link.send({
+      type: 'subscribe',
+      channel: this.channel,
+      sessionId: this.options.sessionId,
+      ...this.outerSize(),
+      ...(resume ? { resume, keepsHistory: true, repaint } : {}),
+    });
+    this.subscribed = true;
+    this.everSubscribed = true;
+    this.lastAcked = null;
+    this.typedAheadBytes = 0;
+    for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
   }
 
   private channelClosed(reason: CloseReason, message: string): void {
@@ -274,6 +341,7 @@ export class AttachSession {
         return;
       case CloseReason.SERVER_SHUTDOWN:
         // The server is going away on purpose; a new one will pick the session up.
+        this.restartGraceUntil = Date.now() + RESTART_GRACE_MS;
         this.link?.close();
         this.linkLost(message || 'the server is stopping');
         return;
@@ -308,7 +376,7 @@ export class AttachSession {
     if (seq === null || !link?.isOpen) return;
     if (this.lastAcked !== null && seq <= this.lastAcked) return;
     this.lastAcked = seq;
-    link.send({ type: 'ack', channel: CHANNEL, seq });
+    link.send({ type: 'ack', channel: this.channel, seq });
   }
 
   /** Forgets an owed ack: it was sent, or its socket is gone. */
@@ -321,6 +389,7 @@ export class AttachSession {
 
   private linkLost(why: string): void {
     if (this.finished) return;
+    const refused = !this.linkOpened;
     this.link?.close();
     this.link = null;
     this.subscribed = false;
@@ -331,23 +400,94 @@ export class AttachSession {
     }
     const delay = this.backoff.next();
     if (delay === null) {
-      this.finish({ kind: 'lost', why });
+      const unsent = this.typedAheadBytes + this.droppedInputBytes;
+      this.finish({ kind: 'lost', why: unsent > 0 ? `${why}; ${unsent} bytes typed meanwhile were not sent` : why });
       return;
     }
     // A blip caught by the first retry shows nothing; a longer outage says so.
     if (this.backoff.failures > 1) this.showReconnecting();
+    // No server answers: start one, as any verb would (a crashed server
+    // otherwise never comes back) — unless one said it is stopping and is
+    // probably being restarted right now.
+    if (refused && this.options.ensureServer && Date.now() >= this.restartGraceUntil) this.startServer();
     this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private startServer(): void {
+    if (this.startingServer) return;
+    this.startingServer = true;
+    this.options.ensureServer!().then(
+      () => {
+        this.startingServer = false;
+        // Up now: no need to sit out the rest of the backoff.
+        if (!this.finished && this.link === null && this.retryTimer !== null) {
+          clearTimeout(this.retryTimer);
+          this.connect();
+        }
+      },
+      () => {
+        // Could not start (another start racing, a broken build): the backoff tries again.
+        this.startingServer = false;
+      },
+    );
   }
 
   private showReconnecting(): void {
     if (this.statusShown) return;
-    const text = 'tend: reconnecting… (the session keeps running)';
     if (this.options.output.isTTY) {
       this.statusShown = true;
-      this.options.output.write(statusLine(text, this.outerSize()));
+      this.options.output.write(statusLine(RECONNECTING_TEXT, this.outerSize()));
+    } else {
+      this.options.errors.write(`${RECONNECTING_TEXT}\n`);
+    }
+  }
+
+  /** Typing past what is kept while the server is away: a bell and the status line say it went nowhere. */
+  private refuseInput(): void {
+    const text = `tend: reconnecting… typing is not kept past ${TYPE_AHEAD_MAX_BYTES / 1024} KiB: ${this.droppedInputBytes} bytes were not sent`;
+    if (this.options.output.isTTY) {
+      this.statusShown = true;
+      this.options.output.write(`\x07${statusLine(text, this.outerSize())}`);
     } else {
       this.options.errors.write(`${text}\n`);
     }
+  }
+
+  /**
+   * The screen just painted is incomplete (bytes left the holder's ring while
+   * no server read them): a notice on the bottom row, as tmux shows a
+   * message, until a key or NOTICE_SHOW_MS; then the screen is repainted.
+   */
+  private showNotice(): void {
+    if (!this.options.output.isTTY) {
+      if (!this.noticeGiven) this.options.errors.write(`${DEGRADED_NOTICE}\n`);
+      this.noticeGiven = true;
+      return;
+    }
+    // Every snapshot of such a screen says so (the repaint that ends the notice too): once is enough.
+    if (this.noticeGiven) return;
+    this.noticeGiven = true;
+    this.noticeShown = true;
+    this.options.output.write(statusLine(DEGRADED_NOTICE, this.outerSize()));
+    this.noticeTimer = setTimeout(() => this.dismissNotice(), NOTICE_SHOW_MS);
+  }
+
+  /**
+   * Ends the notice: subscribes again on the other channel of the same socket,
+   * resuming from what was written with a repaint (the output held back is
+   * replayed, then the screen repainted), and only then leaves the old
+   * channel, so the session never sees this viewer go.
+   */
+  private dismissNotice(): void {
+    if (this.noticeTimer !== null) clearTimeout(this.noticeTimer);
+    this.noticeTimer = null;
+    const link = this.link;
+    if (!this.noticeShown || !link?.isOpen || !this.subscribed) return;
+    const old = this.channel;
+    this.channel = old === CHANNELS[0] ? CHANNELS[1] : CHANNELS[0];
+    this.dropAck();
+    this.subscribe();
+    link.send({ type: 'unsubscribe', channel: old });
   }
 
   // ---- the end ---------------------------------------------------------------
@@ -362,16 +502,17 @@ export class AttachSession {
     this.finished = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.carryTimer) clearTimeout(this.carryTimer);
+    if (this.noticeTimer) clearTimeout(this.noticeTimer);
     this.dropAck();
     this.link?.close();
     this.link = null;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    const restore = leaveSequence({ inAltScreen: this.altScreen.active });
+    const restore = leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
     const done = () => {
       if (this.rawMode) this.options.input.setRawMode(false);
       this.resolveOutcome(outcome);
     };
-    if (this.painted || this.statusShown) this.options.output.write(restore, done);
+    if (this.painted || this.statusShown || this.noticeShown) this.options.output.write(restore, done);
     else done();
   }
 }

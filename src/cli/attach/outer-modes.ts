@@ -16,6 +16,36 @@ const MOUSE_OFF = `${CSI}?1003l${CSI}?1002l${CSI}?1000l${CSI}?9l${CSI}?1016l${CS
 export const INPUT_MODES_OFF =
   `${MOUSE_OFF}${CSI}?2004l${CSI}?1004l${CSI}?1l\x1b>${CSI}?25h`;
 
+/** Tab stops every 8 columns, as a terminal starts with (cleared first: a program may have set others). */
+const TAB_WIDTH_COLUMNS = 8;
+function defaultTabStops(cols: number): string {
+  let out = `${CSI}3g`;
+  for (let col = 1 + TAB_WIDTH_COLUMNS; col <= cols; col += TAB_WIDTH_COLUMNS) out += `${CSI}${col}G\x1bH`;
+  return out;
+}
+
+/**
+ * What a program may have changed that moves the cursor when reset: scroll
+ * margins (top/bottom and left/right), origin mode, tab stops. DECSTR would
+ * cover some, but tmux (3.3a) does not honour it for margins, so each is
+ * reset by its own sequence.
+ */
+function resetLayout(cols: number): string {
+  return `${CSI}?69l${CSI}r${CSI}?6l${defaultTabStops(cols)}`;
+}
+
+/**
+ * What a program may have changed that the next printed character depends
+ * on, reset without moving the cursor: the pen (SGR 0; DECSTR does not reset
+ * it in tmux), the G0–G3 charsets and the shift (SI: a program left in DEC
+ * line drawing would draw every letter as a line), autowrap on, insert mode
+ * off, reverse video off.
+ */
+const RESET_PEN = `${CSI}0m\x1b(B\x1b)B\x1b*B\x1b+B\x0f${CSI}?7h${CSI}4l${CSI}?5l`;
+
+/** The cursor back to the terminal's default shape (a program may have set a bar or underline). */
+const CURSOR_STYLE_DEFAULT = `${CSI}0 q`;
+
 /**
  * The session's input modes set on the outer terminal, as a snapshot says
  * they are: the serialized screen does not carry all of them, and the outer
@@ -30,6 +60,8 @@ export function assertInputModes(modes: ScreenModes): string {
 export interface PaintOptions {
   /** Rows of the outer terminal: on the first paint its old screen is scrolled into its scrollback. */
   outerRows: number;
+  /** Columns of the outer terminal (its tab stops are reset across them). */
+  outerCols: number;
   /** The outer terminal shows this session's alternate screen now (from an earlier snapshot or stream). */
   inAltScreen: boolean;
   /** First paint of this attach: keep what the user had on screen, in the scrollback. */
@@ -42,51 +74,85 @@ export interface PaintOptions {
  * data, then the input modes. The server renders a snapshot for a terminal
  * fresh from a reset (RIS); a full RIS would also clear the scrollback in some
  * terminals, so the state RIS would give is set piece by piece: normal screen,
- * soft reset (DECSTR: attributes, margins, origin/insert/wrap modes, charsets,
- * cursor visible), input modes off, screen erased, cursor home.
+ * soft reset (DECSTR, for the terminals that honour it, and then each piece
+ * explicitly for those that do not: pen, charsets, margins, origin, autowrap,
+ * insert, tab stops), input modes off, screen blanked, cursor home.
+ *
+ * The screen is blanked by deleting its lines, not by ED 2: tmux (its
+ * scroll-on-clear) and some others push a screen cleared with ED into the
+ * scrollback, which would put every repaint's old screen into the history.
  */
 export function paintSnapshot(snapshot: { data: string; modes: ScreenModes }, options: PaintOptions): string {
   let out = '';
   if (options.inAltScreen) out += `${CSI}?1049l`;
-  out += `${CSI}!p${INPUT_MODES_OFF}`;
+  out += `${CSI}!p${resetLayout(options.outerCols)}${RESET_PEN}${INPUT_MODES_OFF}`;
   // Scroll the user's own screen up into the scrollback instead of erasing it.
   if (options.first) out += `${CSI}${options.outerRows};1H${'\n'.repeat(options.outerRows)}`;
-  out += `${CSI}H${CSI}2J`;
+  out += `${CSI}H${CSI}${options.outerRows}M`;
   out += snapshot.data;
   out += assertInputModes(snapshot.modes);
   return out;
 }
 
 /**
- * What to write on detach or exit: the session's alternate screen left (if it
- * is on), its input modes cleared, attributes and margins reset, the cursor
- * shown, and the cursor on a fresh line below the session's output.
+ * One write that paints a VIEW snapshot: the session rendered by the server
+ * for this terminal's size, which is not the session's (tmux's crop or pad).
+ * It goes in the outer terminal's alternate screen, so the normal screen and
+ * the scrollback keep what the stream wrote there, and in place: the view
+ * addresses every row itself and never scrolls. It needs a known state
+ * first — default pen and charsets, no margins, origin and insert mode off —
+ * which the session's stream may have changed; the cursor is hidden while
+ * the rows are drawn and shown after as the modes say.
  */
-export function leaveSequence(options: { inAltScreen: boolean }): string {
-  return `${options.inAltScreen ? `${CSI}?1049l` : ''}${CSI}!p${INPUT_MODES_OFF}${CSI}0m\r\n${CSI}J`;
+export function paintView(view: { data: string; modes: ScreenModes }, options: { inAltScreen: boolean }): string {
+  const enter = options.inAltScreen ? '' : `${CSI}?1049h`;
+  return `${enter}${CSI}!p${CSI}?25l${RESET_PEN}${CSI}?69l${CSI}r${CSI}?6l${view.data}${assertInputModes(view.modes)}`;
+}
+
+/**
+ * What to write on detach or exit: the session's alternate screen left (if it
+ * is on), everything a program may have changed reset (margins, origin, tab
+ * stops, pen, charsets, autowrap, insert, input modes, cursor shape and
+ * visibility), and the cursor on a fresh line below the session's output.
+ * The cursor's place is kept across the resets that move it (DECSC/DECRC);
+ * only with origin mode on is it lost, and then the fresh line is the last.
+ */
+export function leaveSequence(options: { inAltScreen: boolean; originMode?: boolean; cols: number; rows: number }): string {
+  let out = options.inAltScreen ? `${CSI}?1049l` : '';
+  out += `\x1b7${resetLayout(options.cols)}\x1b8`;
+  // DECRC brought origin mode back if it was on; turning it off homes the cursor.
+  if (options.originMode === true) out += `${CSI}?6l${CSI}${options.rows};1H`;
+  out += `${CSI}!p${RESET_PEN}${INPUT_MODES_OFF}${CURSOR_STYLE_DEFAULT}`;
+  return `${out}\r\n${CSI}J`;
 }
 
 /**
  * A message on the outer terminal's bottom row, drawn over the session's
- * screen and the cursor put back (DECSC/DECRC): the next snapshot repaints
- * that row. Used while the server is away, when nothing else is drawing.
+ * screen and the cursor, pen and charsets put back (DECSC/DECRC), so bytes
+ * written after it continue as the program left them. It is drawn in ASCII
+ * (a program may have left DEC line drawing in G0). The row is repainted
+ * afterwards: every reconnect after a status line asks for a repaint.
  */
 export function statusLine(text: string, size: { cols: number; rows: number }): string {
   const shown = [...text].slice(0, size.cols).join('');
-  return `\x1b7${CSI}${size.rows};1H${CSI}0;7m${shown}${CSI}0m${CSI}K\x1b8`;
+  return `\x1b7${CSI}${size.rows};1H\x1b(B\x0f${CSI}0;7m${shown}${CSI}0m${CSI}K\x1b8`;
 }
 
 /**
  * Follows whether the program has the alternate screen on, from the bytes
  * streamed to the outer terminal (CSI ? 1049/1047/47 h or l). Leaving the
  * alternate screen with ?1049l when it is not on would restore a stale saved
- * cursor, so `tend attach` writes it only when this says so. A small state
- * machine over bytes: a sequence split across reads is still seen.
+ * cursor, so `tend attach` writes it only when this says so. It follows
+ * origin mode (CSI ? 6 h/l) too, which a detach cannot reset without losing
+ * the cursor's place. A small state machine over bytes: a sequence split
+ * across reads is still seen.
  */
 export class AltScreenTracker {
   private state: 'ground' | 'esc' | 'csi' | 'private' = 'ground';
   private params = '';
   active = false;
+  /** Origin mode (DECOM) is on. */
+  originMode = false;
 
   constructor(active = false) {
     this.active = active;
@@ -125,6 +191,7 @@ export class AltScreenTracker {
   private modeSet(on: boolean): void {
     for (const p of this.params.split(';')) {
       if (p === '1049' || p === '1047' || p === '47') this.active = on;
+      else if (p === '6') this.originMode = on;
     }
   }
 }

@@ -26,7 +26,9 @@ export const attachVerb: Verb = {
 Shows the session in this terminal: its screen, then everything it prints,
 and what you type goes to it. Leave with the detach key, Ctrl-\\ then d; the
 session keeps running. Press the prefix twice to send it to the session.
-If the server restarts, the attach reconnects and shows the same screen.
+If the server restarts or dies, the attach reconnects (starting the server
+when none is running) and goes on where it was; what you type meanwhile is
+sent once it is back.
 
   -r, --read-only       watch without typing or resizing the session
   -k, --detach-key KEY  the detach prefix, e.g. C-a or ^] (default C-\\;
@@ -66,6 +68,10 @@ If the server restarts, the attach reconnects and shows the same screen.
       input: process.stdin,
       output: stdout,
       errors: stderr,
+      // A server that died under the attach is started again, as any verb starts it.
+      ensureServer: async () => {
+        if (!(await client.isRunning())) await client.startServer();
+      },
     });
     const outcome = await attach.start();
     switch (outcome.kind) {

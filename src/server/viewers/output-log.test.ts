@@ -24,6 +24,20 @@ describe('OutputLog', () => {
     assert.equal(text(log.since(63)), '');
   });
 
+  test('restartAt forgets every byte and numbers the next ones from the new seq, forward or back', () => {
+    const log = new OutputLog({ baseSeq: 100 });
+    log.append(bytes('hello'));
+    log.restartAt(5000);
+    assert.equal(log.startSeq, 5000);
+    assert.equal(log.endSeq, 5000);
+    assert.equal(log.read(103, 10), 'too-old');
+    assert.equal(log.append(bytes('ab')), 5002);
+    assert.deepEqual(text(log.since(5000)), 'ab', 'the old bytes on the same page are not part of the new stream');
+    log.restartAt(0);
+    assert.equal(log.append(bytes('xyz')), 3);
+    assert.deepEqual(text(log.since(1)), 'yz');
+  });
+
   test('read caps the answer at maxBytes', () => {
     const log = new OutputLog({ baseSeq: 0 });
     log.append(bytes('abc'));

@@ -1,8 +1,11 @@
 // The recent output of one session, stamped with stream positions (seqs), so
 // a viewer that paused or reconnected can be sent exactly the bytes after the
-// point its terminal has parsed. Seqs count bytes; a session's first seq is a
-// random base chosen per server boot, so a seq from another boot is almost
-// never mistaken for one of this boot's (and the boot id settles it anyway).
+// point its terminal has parsed. Seqs count bytes. A session whose holder this
+// server reads from numbers them by the holder's byte offset, so a position
+// outlives the server (the session names the stream by the holder's
+// generation); a session without one starts at a random base, so a seq of
+// another stream is almost never mistaken for one of its own (and the stream
+// id settles it anyway).
 //
 // The log is trimmed to the lowest ack across attached viewers (the session
 // calls trimTo) but is also bounded by a byte cap on its own: a viewer that
@@ -156,6 +159,20 @@ export class OutputLog {
       filled += take;
     }
     return out;
+  }
+
+  /**
+   * Forgets every byte and goes on at seq: the stream jumped there (bytes
+   * before it were lost, e.g. they left the holder's ring), or a new stream
+   * starts. A reader behind seq gets 'too-old', and then a snapshot.
+   */
+  restartAt(seq: number): void {
+    if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`a log restarts at a whole non-negative seq, got ${seq}`);
+    this.dropBefore(this.end);
+    this.start = seq;
+    this.end = seq;
+    // The tail page may hold the old stream's last bytes; the next append starts a chunk of its own.
+    this.tailIsLast = false;
   }
 
   /** Forgets the bytes before seq (all viewers have them); a seq outside the log is clamped. */

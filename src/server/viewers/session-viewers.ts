@@ -5,10 +5,11 @@
 // and routes each viewer's frames here; the PTY and the screen stay its own.
 
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
-import { CloseReason, ViewerErrorCode, type FrameFromServer, type ResumePoint } from '../../protocol/viewer-frames.js';
+import { CloseReason, ViewerErrorCode, type ClientKind, type FrameFromServer, type ResumePoint } from '../../protocol/viewer-frames.js';
 import { REPLAY_MAX_BYTES, type FlowLimits, type Timers } from './flow-limits.js';
 import { OutputLog, randomBaseSeq } from './output-log.js';
-import { SizePolicy, type TerminalSize } from './size-policy.js';
+import { SizePolicy, type TerminalSize, type WindowSizePolicy } from './size-policy.js';
+import { shiftMouseReports } from './view-mouse.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
 
 /** Older rows for a viewer: the SCROLLBACK frame's fields. */
@@ -35,8 +36,15 @@ export interface SessionViewersOptions {
   readScrollback?(request: { beforeRow: number | null; count: number }): Promise<ScrollbackRows>;
   /** Input for the PTY, whole, in arrival order. */
   writeInput(data: Uint8Array): void;
-  /** The PTY should take this size (the size policy decided). */
+  /**
+   * The PTY should take this size (the size policy decided). The session
+   * calls ptyResized() once it has (whatever asked for the resize).
+   */
   resizePty(size: TerminalSize): void;
+  /** The PTY's size now (default: the size last passed to resizePty, or unknown). */
+  ptySize?(): TerminalSize;
+  /** Which viewer's size the PTY takes (tmux's window-size); default latest. */
+  windowSize?: WindowSizePolicy;
   limits?: Partial<FlowLimits>;
   timers?: Timers;
 }
@@ -48,20 +56,32 @@ export interface AttachOptions {
   cols: number;
   rows: number;
   resume?: ResumePoint;
+  /** A terminal (cli) is shown a view for its size when the session is another; default script. */
+  clientKind?: ClientKind;
+  /** The viewer keeps the history it was streamed: a snapshot answering its resume is the screen alone. */
+  keepsHistory?: boolean;
+  /** The viewer drew over its screen while away: a screen-only snapshot follows the replay. */
+  repaint?: boolean;
   /** Called when the channel ends by itself (a protocol violation), after it is detached. */
   onClosed?(reason: CloseReason, message: string): void;
 }
 
 export class SessionViewers extends DisposableBase {
   readonly log: OutputLog;
+  /** The stream the log's seqs belong to (see alignStream); SNAPSHOTs name it. */
+  private streamId: string;
   private readonly channels = new Set<ViewerChannel>();
   private readonly readOnly = new WeakSet<ViewerChannel>();
   private readonly sizes: SizePolicy<ViewerChannel>;
+  /** Terminal viewers (tend attach): shown a view when their size is not the PTY's. */
+  private readonly terminals = new WeakSet<ViewerChannel>();
+  private lastAsked: TerminalSize | null = null;
 
   constructor(private readonly options: SessionViewersOptions) {
     super();
     this.log = new OutputLog({ baseSeq: options.baseSeq ?? randomBaseSeq(), capBytes: options.logCapBytes });
-    this.sizes = new SizePolicy({ apply: (size) => this.applySize(size) });
+    this.streamId = options.boot;
+    this.sizes = new SizePolicy(options.windowSize);
     this.register(toDisposable(() => this.closeAll(CloseReason.SERVER_SHUTDOWN, 'the server is stopping')));
   }
 
@@ -76,9 +96,32 @@ export class SessionViewers extends DisposableBase {
     return n;
   }
 
-  /** The size the PTY was last told to take by the policy. */
+  /** The PTY's size as the session says it is (null: not known yet). */
   get size(): TerminalSize | null {
-    return this.sizes.current;
+    return this.options.ptySize?.() ?? this.lastAsked;
+  }
+
+  /** The id that scopes this session's seqs. */
+  get stream(): string {
+    return this.streamId;
+  }
+
+  /**
+   * Numbers the stream from here on by a position that outlives this server
+   * (the holder's generation and byte offset): a viewer that reconnects to
+   * the next server is replayed what it missed. Only before any viewer has a
+   * position in the old numbering; returns false (and changes nothing) then.
+   */
+  alignStream(stream: string, seq: number): boolean {
+    if (this.channels.size > 0) return false;
+    this.streamId = stream;
+    this.log.restartAt(seq);
+    return true;
+  }
+
+  /** The stream jumped to seq (bytes before it were lost): viewers behind it get a snapshot. */
+  skipTo(seq: number): void {
+    if (seq !== this.log.endSeq) this.log.restartAt(seq);
   }
 
   /** Output from the PTY (live, in order). Returns the seq after it. */
@@ -95,7 +138,7 @@ export class SessionViewers extends DisposableBase {
   attach(options: AttachOptions): ViewerChannel {
     const channel: ViewerChannel = new ViewerChannel({
       channel: options.channel,
-      boot: this.options.boot,
+      stream: this.streamId,
       log: this.log,
       send: options.send,
       takeSnapshot: (req) => this.options.takeSnapshot(req),
@@ -108,8 +151,13 @@ export class SessionViewers extends DisposableBase {
     });
     this.channels.add(channel);
     if (options.readOnly) this.readOnly.add(channel);
-    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly });
-    channel.start(options.resume);
+    const terminal = options.clientKind === 'cli';
+    if (terminal) this.terminals.add(channel);
+    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly, terminal });
+    // The size first (a lone terminal takes it), then whether this viewer is shown the stream or a view.
+    this.applyPolicy();
+    channel.showView(this.viewFor(channel));
+    channel.start(options.resume, { keepsHistory: options.keepsHistory === true, repaint: options.repaint === true });
     return channel;
   }
 
@@ -132,12 +180,33 @@ export class SessionViewers extends DisposableBase {
       channel.sendEvent({ type: 'error', channel: channel.channel, code: ViewerErrorCode.READ_ONLY, message: 'this viewer is read-only' });
       return;
     }
+    // A viewer shown a window of the session clicks in the window's cells: the
+    // program gets the session's (the window it saw, before this input may resize the PTY).
+    const window = channel.viewWindow;
+    const input = window === null ? data : shiftMouseReports(data, window);
     this.sizes.input(channel);
-    this.options.writeInput(data);
+    this.applyPolicy();
+    if (input.length > 0) this.options.writeInput(input);
   }
 
+  /** The viewer's own terminal (or pane) changed size: the policy may follow, and its view does. */
   resize(channel: ViewerChannel, size: TerminalSize): void {
-    if (this.channels.has(channel)) this.sizes.resize(channel, size);
+    if (!this.channels.has(channel)) return;
+    this.sizes.resize(channel, size);
+    this.applyPolicy();
+    channel.showView(this.viewFor(channel));
+  }
+
+  /**
+   * The PTY has a new size (the policy's choice, or a resize through the
+   * API): every viewer hears it (RESIZE), and each terminal viewer is shown
+   * the stream if its size is the PTY's now, else a view for its size.
+   */
+  ptyResized(): void {
+    const size = this.size;
+    if (size === null) return;
+    this.broadcast((ch) => ({ type: 'resize', channel: ch, cols: size.cols, rows: size.rows }));
+    for (const ch of this.channels) ch.showView(this.viewFor(ch));
   }
 
   /**
@@ -168,20 +237,38 @@ export class SessionViewers extends DisposableBase {
   /** The session ended for good: every viewer gets CLOSED. */
   closeAll(reason: CloseReason, message = ''): void {
     for (const ch of [...this.channels]) {
-      this.forget(ch);
+      // All of them go: the size stays as it is (a server stopping must not resize for the next).
+      this.forget(ch, { keepSize: true });
       ch.close(reason, message);
     }
   }
 
-  private forget(channel: ViewerChannel): void {
+  private forget(channel: ViewerChannel, options: { keepSize?: boolean } = {}): void {
     if (!this.channels.delete(channel)) return;
     this.sizes.leave(channel);
+    if (options.keepSize !== true) this.applyPolicy();
     this.trim();
   }
 
-  private applySize(size: TerminalSize): void {
-    this.options.resizePty(size);
-    this.broadcast((ch) => ({ type: 'resize', channel: ch, cols: size.cols, rows: size.rows }));
+  /** Asks the PTY for the size the policy wants, if it is not that size already. */
+  private applyPolicy(): void {
+    const wanted = this.sizes.desired();
+    if (wanted === null) return;
+    const now = this.size;
+    if (now !== null && now.cols === wanted.cols && now.rows === wanted.rows) return;
+    this.lastAsked = wanted;
+    this.options.resizePty(wanted);
+    // A session that tells no size (tests, a bare log) hears of its resize only here.
+    if (this.options.ptySize === undefined) this.ptyResized();
+  }
+
+  /** A terminal viewer's size when it is not the PTY's (it is then shown a view), else null. */
+  private viewFor(channel: ViewerChannel): TerminalSize | null {
+    if (!this.terminals.has(channel)) return null;
+    const mine = this.sizes.viewerSize(channel);
+    const pty = this.size;
+    if (mine === null || pty === null || (mine.cols === pty.cols && mine.rows === pty.rows)) return null;
+    return mine;
   }
 
   /**

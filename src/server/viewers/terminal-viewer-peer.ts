@@ -105,7 +105,7 @@ export class TerminalViewerPeer {
         this.terminal.write('', () => this.terminal.resize(frame.cols, frame.rows));
         break;
       case 'welcome':
-        this.boot = frame.serverBoot;
+        // The socket's boot is not the stream's: a resume names the stream its last SNAPSHOT named.
         break;
       default:
         break;

@@ -5,13 +5,14 @@ import {
   ViewerErrorCode,
   decodeFrameFromServer,
   encodeFrameToViewer,
+  type ClientKind,
   type FrameFromServer,
   type ScreenModes,
 } from '../../protocol/viewer-frames.js';
 import { REPLAY_MAX_BYTES, type Timers } from './flow-limits.js';
 import { OutputLog } from './output-log.js';
 import { SessionViewers } from './session-viewers.js';
-import { ViewerChannel, type Snapshot } from './viewer-channel.js';
+import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
 
 const KiB = 1024;
 const BOOT = 'boot-A';
@@ -81,26 +82,28 @@ function filler(n: number, byte = 0x61): Uint8Array {
   return new Uint8Array(n).fill(byte);
 }
 
-function channelRig(options: { baseSeq?: number; capBytes?: number } = {}) {
+function channelRig(options: { baseSeq?: number; capBytes?: number; degraded?: boolean } = {}) {
   const log = new OutputLog({ baseSeq: options.baseSeq ?? 10_000, capBytes: options.capBytes });
   const timers = new SteppedTimers();
   const inbox = new Inbox();
   const snapshotRequests: number[] = [];
-  const takeSnapshot = ({ atLeastSeq }: { atLeastSeq: number }): Snapshot => {
+  const screenOnlyRequests: boolean[] = [];
+  const takeSnapshot = ({ atLeastSeq, screenOnly }: SnapshotRequest): Snapshot => {
     snapshotRequests.push(atLeastSeq);
-    return { seq: log.endSeq, cols: 80, rows: 24, modes, data: `screen@${log.endSeq}`, title: 'sh' };
+    screenOnlyRequests.push(screenOnly === true);
+    return { seq: log.endSeq, cols: 80, rows: 24, modes, data: `screen@${log.endSeq}`, title: 'sh', ...(options.degraded ? { degraded: true } : {}) };
   };
   const closed: string[] = [];
   const channel = new ViewerChannel({
     channel: 5,
-    boot: BOOT,
+    stream: BOOT,
     log,
     send: inbox.send,
     takeSnapshot,
     timers,
     onClosed: (_reason, message) => closed.push(message),
   });
-  return { log, timers, inbox, channel, snapshotRequests, closed };
+  return { log, timers, inbox, channel, snapshotRequests, screenOnlyRequests, closed };
 }
 
 describe('ViewerChannel: replay or snapshot on subscribe', () => {
@@ -135,12 +138,12 @@ describe('ViewerChannel: replay or snapshot on subscribe', () => {
     assert.deepEqual(inbox.of('title').map((f) => f.title), ['sh'], 'the title follows the snapshot');
   });
 
-  test('a seq from another boot gets a snapshot', async () => {
+  test('a seq from another stream gets a snapshot', async () => {
     const { log, inbox, channel } = channelRig();
     log.append(filler(10));
     channel.start({ boot: 'boot-OLD', seq: log.startSeq });
     await settle();
-    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'other-boot' });
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'other-stream' });
     assert.equal(inbox.of('snapshot').length, 1);
     assert.equal(inbox.dataBytes(), 0);
   });
@@ -225,12 +228,53 @@ describe('ViewerChannel: batching', () => {
     assert.equal(inbox.lastSeq(), log.endSeq);
   });
 
+  test('a viewer that keeps its own history and resumes too late gets the screen alone', async () => {
+    const { log, inbox, channel, screenOnlyRequests } = channelRig();
+    const seq = log.endSeq;
+    log.append(filler(64 * KiB + 1));
+    channel.start({ boot: BOOT, seq }, { keepsHistory: true });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'snapshot', reason: 'owes-too-much' });
+    assert.deepEqual(screenOnlyRequests, [true]);
+    assert.equal(inbox.of('snapshot').length, 1);
+  });
+
+  test('a first subscribe gets its scrollback even from a viewer that keeps its own history', async () => {
+    const { inbox, channel, screenOnlyRequests } = channelRig();
+    channel.start(undefined, { keepsHistory: true });
+    await settle();
+    assert.deepEqual(screenOnlyRequests, [false]);
+    assert.equal(inbox.of('snapshot').length, 1);
+  });
+
+  test('a repaint resume replays what was missed, then sends a screen-only snapshot at the end of it', async () => {
+    const { log, inbox, channel, screenOnlyRequests } = channelRig();
+    const seq = log.endSeq;
+    log.append(filler(3000, 0x43));
+    channel.start({ boot: BOOT, seq }, { keepsHistory: true, repaint: true });
+    await settle();
+    assert.deepEqual(channel.startDecision, { mode: 'replay', fromSeq: seq });
+    const types = inbox.frames.filter((f) => f.type === 'data' || f.type === 'snapshot').map((f) => f.type);
+    assert.deepEqual(types, ['data', 'snapshot'], 'the replay first, then the repaint');
+    assert.equal(inbox.dataBytes(), 3000);
+    assert.equal(inbox.of('snapshot')[0]!.seq, log.endSeq);
+    assert.deepEqual(screenOnlyRequests, [true]);
+    assert.equal(channel.lastSnapshotReason, 'repaint');
+  });
+
+  test('a snapshot of a screen missing bytes is followed by STATE degraded', async () => {
+    const { inbox, channel } = channelRig({ degraded: true });
+    channel.start();
+    await settle();
+    assert.deepEqual(inbox.of('state').map((f) => f.state), [{ degraded: true }]);
+  });
+
   test('coalesced output arrives on the real clock too', async () => {
     const log = new OutputLog({ baseSeq: 0 });
     const inbox = new Inbox();
     const channel = new ViewerChannel({
       channel: 1,
-      boot: BOOT,
+      stream: BOOT,
       log,
       send: inbox.send,
       takeSnapshot: () => ({ seq: log.endSeq, cols: 80, rows: 24, modes, data: '' }),
@@ -302,7 +346,7 @@ describe('ViewerChannel: acks', () => {
     const rig = channelRig();
     const slow = new ViewerChannel({
       channel: 2,
-      boot: BOOT,
+      stream: BOOT,
       log: rig.log,
       send: rig.inbox.send,
       takeSnapshot: () => new Promise<Snapshot>(() => {}), // never renders
@@ -333,7 +377,7 @@ function sessionRig(options: { logCapBytes?: number } = {}) {
   const append = (bytes: Uint8Array) => {
     screenSeq = session.append(bytes);
   };
-  const viewer = (channel: number, opts: { acking: boolean; readOnly?: boolean; cols?: number }) => {
+  const viewer = (channel: number, opts: { acking: boolean; readOnly?: boolean; cols?: number; kind?: ClientKind }) => {
     const inbox = new Inbox();
     let acking = opts.acking;
     let ch: ViewerChannel | undefined;
@@ -353,7 +397,7 @@ function sessionRig(options: { logCapBytes?: number } = {}) {
       pending.length = 0;
       if (seq !== undefined) session.ack(ch, seq);
     };
-    ch = session.attach({ channel, send, readOnly: opts.readOnly ?? false, cols: opts.cols ?? 80, rows: 24, resume: { boot: BOOT, seq: session.log.endSeq } });
+    ch = session.attach({ channel, send, readOnly: opts.readOnly ?? false, clientKind: opts.kind, cols: opts.cols ?? 80, rows: 24, resume: { boot: BOOT, seq: session.log.endSeq } });
     return {
       inbox,
       channel: ch,
@@ -465,10 +509,11 @@ describe('SessionViewers: one slow viewer degrades alone', () => {
 
   test('a size change reaches every viewer as RESIZE', () => {
     const { session, viewer, sizes } = sessionRig();
-    const a = viewer(1, { acking: true, cols: 80 });
-    const b = viewer(2, { acking: true, cols: 100 });
+    const a = viewer(1, { acking: true, cols: 80, kind: 'cli' });
+    const b = viewer(2, { acking: true, cols: 100, kind: 'cli' });
     session.resize(a.channel, { cols: 90, rows: 30 });
-    assert.deepEqual(sizes, ['80x24', '100x24', '90x30']);
+    // b opened beside a: it does not take the size (size-policy.ts), a's resize does.
+    assert.deepEqual(sizes, ['80x24', '90x30']);
     assert.deepEqual(b.inbox.of('resize').at(-1), { type: 'resize', channel: 2, cols: 90, rows: 30 });
     assert.deepEqual(a.inbox.of('resize').at(-1), { type: 'resize', channel: 1, cols: 90, rows: 30 });
   });

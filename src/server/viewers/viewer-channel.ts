@@ -19,6 +19,7 @@ import {
 } from '../../protocol/viewer-frames.js';
 import { DEFAULT_FLOW_LIMITS, realTimers, type FlowLimits, type Timers } from './flow-limits.js';
 import type { OutputLog } from './output-log.js';
+import type { ViewWindow } from './view-mouse.js';
 
 /** A rendering of the session's screen and the stream position it was rendered at. */
 export interface Snapshot {
@@ -32,6 +33,12 @@ export interface Snapshot {
   title?: string;
   /** The row number of the snapshot's top scrollback row (history older than it is asked for by row). */
   firstRow?: number;
+  /** Bytes are known to be missing from this screen (a ring gap): sent as STATE { degraded: true } after it. */
+  degraded?: boolean;
+  /** A view rendered for the viewer's size (request.view), not the session's screen itself. */
+  view?: boolean;
+  /** A view's place in the session: mouse reports from the viewer are moved by it (view-mouse.ts). */
+  viewWindow?: ViewWindow;
 }
 
 export interface SnapshotRequest {
@@ -40,23 +47,48 @@ export interface SnapshotRequest {
    * have acked bytes up to it, and acks never go backwards.
    */
   atLeastSeq: number;
+  /**
+   * The screen alone, no scrollback: for a viewer whose terminal already
+   * holds the history (its own scrollback), which must not get it twice.
+   */
+  screenOnly?: boolean;
+  /**
+   * Render the screen as a terminal of this size shows it (cropped or
+   * padded, painted in place): the viewer's terminal is not the session's size.
+   */
+  view?: { cols: number; rows: number };
+}
+
+/** How a subscription wants to be started besides its resume point. */
+export interface StartOptions {
+  /** The viewer keeps the history it was streamed: a snapshot answering its resume is the screen alone. */
+  keepsHistory?: boolean;
+  /** The viewer drew over its screen while away: once replayed, it gets a screen-only snapshot too. */
+  repaint?: boolean;
 }
 
 /** Why a channel starts from (or falls back to) a snapshot. */
 export type SnapshotReason =
   | 'no-resume' // a first attach
-  | 'other-boot' // the viewer's seq belongs to another server boot
-  | 'ahead' // the viewer claims bytes this server never produced (it restarted)
+  | 'other-stream' // the viewer's seq belongs to another stream (another holder, or a server boot of a session without one)
+  | 'ahead' // the viewer claims bytes this stream never produced
   | 'too-old' // the bytes after the viewer's seq have been trimmed away
   | 'owes-too-much' // replay would be longer than replayMaxBytes
-  | 'lagging'; // came out of a pause owing more than lagSnapshotBytes
+  | 'lagging' // came out of a pause owing more than lagSnapshotBytes
+  | 'repaint' // replayed, and the viewer asked for its screen to be repainted
+  | 'view' // the viewer's terminal is not the session's size: a view for its size
+  | 'view-repaint' // the screen changed under a viewer shown views
+  | 'resized'; // the viewer's terminal is the session's size again: the stream resumes
 
 export type StartDecision = { mode: 'replay'; fromSeq: number } | { mode: 'snapshot'; reason: SnapshotReason };
 
 export interface ViewerChannelOptions {
   channel: number;
-  /** This server boot's id: a resume point from another boot is not trusted. */
-  boot: string;
+  /**
+   * The id of the stream the log's seqs belong to (the holder's generation,
+   * or the server boot): a resume point of another stream is not trusted.
+   */
+  stream: string;
   log: OutputLog;
   send(frame: FrameFromServer): void;
   takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
@@ -98,6 +130,18 @@ export class ViewerChannel extends DisposableBase {
   private snapshots = 0;
   private snapshotFirstRow: number | null = null;
   private lastReason: SnapshotReason | null = null;
+  // Views (see showView): the size they are rendered at (null: the stream
+  // is sent), the seqs of views sent and not acked, whether output came
+  // since the last one, and the pause between repaints while output flows.
+  private view: { cols: number; rows: number } | null = null;
+  private viewsUnacked: number[] = [];
+  private viewOwed = false;
+  private viewCooldown: unknown = null;
+  private lastViewWindow: ViewWindow | null = null;
+  /** The mode changed while a snapshot was being rendered: render again when it is done. */
+  private modeChanged = false;
+  /** Snapshots for this viewer carry the screen alone (it resumed and keeps its history). */
+  private screenOnly = false;
 
   constructor(options: ViewerChannelOptions) {
     super();
@@ -105,7 +149,11 @@ export class ViewerChannel extends DisposableBase {
     this.channel = options.channel;
     this.limits = { ...DEFAULT_FLOW_LIMITS, ...options.limits };
     this.timers = options.timers ?? realTimers;
-    this.register(toDisposable(() => this.cancelCoalesce()));
+    this.register(toDisposable(() => {
+      this.cancelCoalesce();
+      if (this.viewCooldown !== null) this.timers.clearTimeout(this.viewCooldown);
+      this.viewCooldown = null;
+    }));
   }
 
   /** How the channel started: a replay from the viewer's seq, or a snapshot and why. */
@@ -163,13 +211,55 @@ export class ViewerChannel extends DisposableBase {
     return this.acked;
   }
 
+  /** True while this viewer is shown views for its own size instead of the stream. */
+  get showsView(): boolean {
+    return this.view !== null;
+  }
+
+  /** Where the last view sent sits in the session, while views are shown (null: the stream). */
+  get viewWindow(): ViewWindow | null {
+    return this.view === null ? null : this.lastViewWindow;
+  }
+
+  /**
+   * The viewer's terminal is `size` and the session is another size (a
+   * terminal viewer would wrap the session's rows over each other): send it
+   * views rendered for its size, repainted as the screen changes, instead of
+   * the stream. Null: the sizes match, send the stream (after one snapshot
+   * of the screen, if views were being sent).
+   */
+  showView(size: { cols: number; rows: number } | null): void {
+    const current = this.view;
+    if (size === null ? current === null : current !== null && current.cols === size.cols && current.rows === size.rows) return;
+    this.view = size === null ? null : { cols: size.cols, rows: size.rows };
+    if (this.decision === null || this.closed) return; // start() decides
+    if (this.snapshotting) {
+      this.modeChanged = true;
+      return;
+    }
+    if (size === null) {
+      this.viewsUnacked = [];
+      this.lastViewWindow = null; // its clicks are the session's cells again
+    }
+    void this.snapshot(size === null ? 'resized' : 'view');
+  }
+
   /** Decides replay vs snapshot for a new subscription and starts the stream. */
-  start(resume?: ResumePoint): void {
+  start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
+    if (this.view !== null) {
+      // A replay would be the session's stream, which this viewer cannot show.
+      this.decision = { mode: 'snapshot', reason: 'view' };
+      void this.snapshot('view');
+      return;
+    }
     const log = this.opts.log;
+    // A viewer with a resume point has painted this session before; one that
+    // keeps its own history (tend attach) must not be sent those rows again.
+    this.screenOnly = resume !== undefined && options.keepsHistory === true;
     let reason: SnapshotReason;
     if (!resume) reason = 'no-resume';
-    else if (resume.boot !== this.opts.boot) reason = 'other-boot';
+    else if (resume.boot !== this.opts.stream) reason = 'other-stream';
     else if (!Number.isSafeInteger(resume.seq) || resume.seq > log.endSeq) reason = 'ahead';
     else if (resume.seq < log.startSeq) reason = 'too-old';
     else if (log.endSeq - resume.seq > this.limits.replayMaxBytes) reason = 'owes-too-much';
@@ -184,6 +274,9 @@ export class ViewerChannel extends DisposableBase {
       // screen as it is (never reset a live screen) and continues from here.
       if (log.endSeq === resume.seq) this.send({ type: 'data', channel: this.channel, seq: resume.seq, data: new Uint8Array(0) });
       else this.pump();
+      // The replay fits the window (≤ replayMaxBytes), so it is all sent by
+      // now; the repaint is rendered at least there and DATA goes on from it.
+      if (options.repaint === true && !this.closed) void this.snapshot('repaint');
       return;
     }
     this.decision = { mode: 'snapshot', reason };
@@ -192,7 +285,13 @@ export class ViewerChannel extends DisposableBase {
 
   /** The session appended output to the log: send it now, or soon, or when acks allow. */
   outputAppended(): void {
-    if (this.closed || this.snapshotting || this.pausedForAcks || this.nextSeq === null) return;
+    if (this.closed || this.nextSeq === null) return;
+    if (this.view !== null) {
+      this.viewOwed = true;
+      this.sendViewIfDue();
+      return;
+    }
+    if (this.snapshotting || this.pausedForAcks) return;
     if (this.coalesceTimer !== null) return; // joins the batch already waiting
     const owed = this.opts.log.endSeq - this.nextSeq;
     if (owed <= this.limits.immediateMaxBytes) {
@@ -223,6 +322,10 @@ export class ViewerChannel extends DisposableBase {
     }
     this.acked = seq;
     if (seq >= this.segmentStart) this.snapshotUnacked = false;
+    if (this.viewsUnacked.length > 0) {
+      this.viewsUnacked = this.viewsUnacked.filter((viewSeq) => viewSeq > seq);
+      this.sendViewIfDue();
+    }
     if (this.pausedForAcks && this.unackedBytes < this.limits.lowWaterBytes) {
       this.pausedForAcks = false;
       const owed = this.opts.log.endSeq - this.nextSeq!;
@@ -286,6 +389,7 @@ export class ViewerChannel extends DisposableBase {
    */
   private pump(minFrameBytes = 1): void {
     this.cancelCoalesce();
+    if (this.view !== null) return; // views only: the stream would garble this viewer
     const log = this.opts.log;
     while (!this.closed && !this.snapshotting && this.nextSeq !== null) {
       const owed = log.endSeq - this.nextSeq;
@@ -319,9 +423,13 @@ export class ViewerChannel extends DisposableBase {
     // The snapshot cannot go below what the viewer was already told about, nor
     // below the log's start (DATA must continue from the snapshot's seq).
     const atLeastSeq = Math.max(this.sentMax ?? 0, log.startSeq);
+    const view = this.view;
+    if (view !== null) this.viewOwed = false; // this one shows everything written until now
+    // Back from views: the viewer's own scrollback has what it had; the screen alone.
+    const screenOnly = this.screenOnly || reason === 'repaint' || reason === 'resized';
     let snap: Snapshot;
     try {
-      snap = await this.opts.takeSnapshot({ atLeastSeq });
+      snap = await this.opts.takeSnapshot({ atLeastSeq, ...(screenOnly ? { screenOnly: true } : {}), ...(view !== null ? { view } : {}) });
     } catch (err) {
       this.snapshotting = false;
       this.fail(ViewerErrorCode.INTERNAL, `could not render the screen: ${(err as Error).message}`);
@@ -344,19 +452,29 @@ export class ViewerChannel extends DisposableBase {
       return;
     }
     this.snapshotting = false;
+    if (this.modeChanged) {
+      // Rendered for a mode (view or stream, or a view size) the viewer has left meanwhile.
+      this.modeChanged = false;
+      if (this.view === null) this.viewsUnacked = [];
+      void this.snapshot(this.view === null ? 'resized' : 'view');
+      return;
+    }
     this.snapshots++;
-    this.snapshotFirstRow = snap.firstRow ?? null;
+    if (!snap.view) this.snapshotFirstRow = snap.firstRow ?? null;
     this.send({
       type: 'snapshot',
       channel: this.channel,
-      boot: this.opts.boot,
+      boot: this.opts.stream,
       seq: snap.seq,
       cols: snap.cols,
       rows: snap.rows,
       modes: snap.modes,
       data: snap.data,
+      ...(snap.view ? { view: true as const } : {}),
     });
-    if (snap.title !== undefined) this.send({ type: 'title', channel: this.channel, title: snap.title });
+    // A repaint needs no title: title changes are sent as they happen.
+    if (snap.title !== undefined && reason !== 'view-repaint') this.send({ type: 'title', channel: this.channel, title: snap.title });
+    if (snap.degraded === true) this.send({ type: 'state', channel: this.channel, state: { degraded: true } });
     this.sentBeforeSegment = this.sentMax ?? snap.seq;
     this.segmentStart = snap.seq;
     this.segmentSnapshotBytes = snap.data.length;
@@ -367,7 +485,32 @@ export class ViewerChannel extends DisposableBase {
     // sentMax ≤ snap.seq). A first snapshot is the starting point, so the
     // viewer's first ack (of the snapshot itself) may equal it.
     if (this.acked === null) this.acked = snap.seq;
+    if (snap.view) {
+      this.lastViewWindow = snap.viewWindow ?? null;
+      this.viewSent(snap.seq);
+      return;
+    }
     if (this.unackedBytes >= this.limits.highWaterBytes) this.pausedForAcks = true;
     this.pump();
+  }
+
+  /** A view went out: the next waits for output, a pause while output flows, and acks. */
+  private viewSent(seq: number): void {
+    // Views have their own limit: the stream's pause, if one was on, is over.
+    this.pausedForAcks = false;
+    this.viewsUnacked.push(seq);
+    if (this.opts.log.endSeq > seq) this.viewOwed = true; // output came while it was rendered
+    if (this.viewCooldown !== null) this.timers.clearTimeout(this.viewCooldown);
+    this.viewCooldown = this.timers.setTimeout(() => {
+      this.viewCooldown = null;
+      this.sendViewIfDue();
+    }, this.limits.viewRepaintMs);
+  }
+
+  /** Repaints a viewer shown views when output came, unless one is rendering, cooling down, or too many are unacked. */
+  private sendViewIfDue(): void {
+    if (this.closed || this.view === null || !this.viewOwed || this.snapshotting || this.viewCooldown !== null) return;
+    if (this.viewsUnacked.length >= this.limits.viewsUnackedMax) return; // an ack brings the next
+    void this.snapshot('view-repaint');
   }
 }

@@ -159,9 +159,12 @@ export class ViewerConnection extends DisposableBase {
       channel: frame.channel,
       send: (f) => this.sendFrame(f),
       readOnly: this.readOnly,
+      clientKind: this.clientKind ?? 'script',
       cols: frame.cols,
       rows: frame.rows,
       resume: frame.resume,
+      keepsHistory: frame.keepsHistory === true,
+      repaint: frame.repaint === true,
       onClosed: () => this.subscriptions.delete(frame.channel),
     });
     if (!channel.isClosed) this.subscriptions.set(frame.channel, { session, channel });
