@@ -32,6 +32,8 @@ export interface AwaitSession extends TypingTarget {
   readonly label: string;
   /** False once the session has exited, gone cold or been removed. */
   isLive(): boolean;
+  /** Once it is not live, how it ended, for a person: "its program was killed by signal 9 (SIGKILL)". */
+  endedHow?(): string;
   /** The session's output as it arrives (before it is parsed; the bytes are good only during the call). */
   onOutput(listener: (bytes: Uint8Array) => void): Disposable;
 }
@@ -99,8 +101,8 @@ export class AwaitRegistry extends DisposableBase {
   private readonly entries = new Map<string, AwaitEntry>();
   /** Per pending entry: its subscriptions to its session. */
   private readonly pendingParts = new Map<string, Disposable[]>();
-  /** Per pending entry: whether its session is still there. */
-  private readonly liveness = new Map<string, () => boolean>();
+  /** Per pending entry: its session, to ask whether it is still there. */
+  private readonly liveness = new Map<string, Pick<AwaitSession, 'isLive' | 'endedHow'>>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private readonly store: AwaitStore;
 
@@ -135,7 +137,7 @@ export class AwaitRegistry extends DisposableBase {
     const prepared = prepareCommand(input, this.options.stagingDir, id);
     const entry = new AwaitEntry(id, session.id, session.label, prepared.typed, options.afterNumber, Date.now());
     // Subscribed before the input is typed, so its end mark cannot be missed.
-    this.watch(entry, commands, () => session.isLive());
+    this.watch(entry, commands, session);
     try {
       // Saved before anything is typed: a server that dies after typing still knows the await.
       this.store.insert(storedOf(entry));
@@ -170,7 +172,7 @@ export class AwaitRegistry extends DisposableBase {
         this.finish(entry, { state: 'failed', code: 'session_ended', message: `session ${saved.sessionId} ended before the command finished` });
         continue;
       }
-      this.watch(entry, found.commands, () => found.session.isLive());
+      this.watch(entry, found.commands, found.session);
       // The command may have ended while no server watched: the index holds it.
       try {
         await this.settleFromIndex(entry, found.commands);
@@ -183,9 +185,9 @@ export class AwaitRegistry extends DisposableBase {
   }
 
   /** Settles the entry at the first command after its number ends. */
-  private watch(entry: AwaitEntry, commands: CommandWatch, isLive: () => boolean): void {
+  private watch(entry: AwaitEntry, commands: CommandWatch, session: Pick<AwaitSession, 'isLive' | 'endedHow'>): void {
     this.entries.set(entry.id, entry);
-    this.liveness.set(entry.id, isLive);
+    this.liveness.set(entry.id, session);
     const finished = commands.onCommandFinished((command) => {
       if (command.number > entry.afterNumber) this.decide(entry, command);
     });
@@ -291,9 +293,10 @@ export class AwaitRegistry extends DisposableBase {
   private sweep(): void {
     const now = Date.now();
     for (const entry of this.entries.values()) {
-      const isLive = this.liveness.get(entry.id);
-      if (entry.outcome.state === 'pending' && isLive !== undefined && !isLive()) {
-        this.finish(entry, { state: 'failed', code: 'session_ended', message: `session ${entry.sessionLabel} ended before the command finished` });
+      const session = this.liveness.get(entry.id);
+      if (entry.outcome.state === 'pending' && session !== undefined && !session.isLive()) {
+        const how = session.endedHow?.();
+        this.finish(entry, { state: 'failed', code: 'session_ended', message: `session ${entry.sessionLabel} ended before the command finished${how === undefined ? '' : `: ${how}`}` });
       }
     }
     this.dropOld(now);

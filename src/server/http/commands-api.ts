@@ -9,6 +9,7 @@ import { SessionStateError, type Session } from '../session.js';
 import type { CommandInfo } from '../commands/index.js';
 import type { HostedCommands } from '../screen-host/index.js';
 import type { CommandsState } from '../screen-host/messages.js';
+import { describeExit } from '../../protocol/exit-status.js';
 import {
   AWAIT_ID_PATTERN,
   AWAIT_RESULT_KEEP_MS,
@@ -178,8 +179,26 @@ export function awaitSession(session: Session): AwaitSession {
     label: session.label,
     input: (bytes) => session.input(bytes),
     isLive: () => !session.isDisposed && session.status === 'running',
+    endedHow: () => sessionEnding(session),
     onOutput: (listener) => session.onOutput(listener),
   };
+}
+
+/** How a session that is no longer running ended, in words (an await that outlived it says so). */
+function sessionEnding(session: Session): string {
+  if (session.isDisposed) return 'it was killed';
+  switch (session.status) {
+    case 'exited': {
+      const { exitCode, exitSignal } = session.info();
+      return `its program ${describeExit({ code: exitCode, signal: exitSignal })}`;
+    }
+    case 'cold':
+      return 'its process is gone (the session is cold)';
+    case 'elsewhere':
+      return 'another tend server controls it now';
+    case 'running':
+      return 'it is running';
+  }
 }
 
 /**
