@@ -87,8 +87,12 @@ export function openAwaitStore(db: Database.Database, options: { readOnly: boole
       const out: StoredAwait[] = [];
       for (const row of sql.list.all()) {
         const a = read(row);
-        if (a !== null) out.push(a);
-        else options.onBadRow?.(row.id);
+        if (a !== null) {
+          out.push(a);
+          continue;
+        }
+        options.onBadRow?.(row.id);
+        if (!options.readOnly) sql.remove.run(row.id);
       }
       return out;
     },
