@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { useTestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, serverScreen, waitForSessionText, type ServerScreen } from './attach-harness.js';
-import type { TestServer } from '../server/harness.js';
+import { startTestServer, type TestServer } from '../server/harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
@@ -107,6 +107,35 @@ describe('tend attach: viewers of different sizes', () => {
     assert.deepEqual(await sizeOf(server, id), [100, 30]);
     watcher.type('\x1cd');
     await watcher.waitForExit();
+  });
+
+  test('TEND_WINDOW_SIZE=smallest: the session takes the smaller terminal, the larger is shown it padded; a wrong value says what is allowed', T, async (t) => {
+    const scope = useTestScope(t);
+    const refused = startTestServer({ TEND_WINDOW_SIZE: 'biggest' });
+    scope.defer(() => refused.dispose());
+    const start = await refused.cli(['server', 'start']);
+    assert.notEqual(start.code, 0);
+    assert.match(start.stderr, /TEND_WINDOW_SIZE must be one of latest, smallest, largest, manual/);
+
+    const server = await serverFor(scope, { TEND_WINDOW_SIZE: 'smallest' });
+    const id = await newSession(server, { argv: ['bash', '--norc', '--noprofile', '-i'], cols: 100, rows: 30 });
+    await waitForSessionText(server, id, /\$/);
+    const big = await AttachedTerminal.start(scope, server, [id], { cols: 100, rows: 30 });
+    await big.waitForServerScreen(server, id);
+    const small = await AttachedTerminal.start(scope, server, [id], { cols: 70, rows: 20, waitForPaint: false });
+    await waitFor(async () => (await sizeOf(server, id)).join('x') === '70x20', { what: 'the session to take the smallest size' });
+    await small.waitForServerScreen(server, id);
+    big.type('echo typed-in-the-larger\r');
+    await waitForSessionText(server, id, /^typed-in-the-larger$/m);
+    assert.deepEqual(await sizeOf(server, id), [70, 20], 'typing changes nothing under smallest');
+    await waitForWindow(big, server, id, { cols: 100, rows: 30 }, () => [0, 0]);
+    small.type('\x1cd');
+    await small.waitForExit();
+    // The smaller one gone: the larger is the smallest left.
+    await waitFor(async () => (await sizeOf(server, id)).join('x') === '100x30', { what: 'the session to grow back' });
+    await big.waitForServerScreen(server, id);
+    big.type('\x1cd');
+    await big.waitForExit();
   });
 });
 
