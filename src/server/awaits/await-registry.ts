@@ -205,6 +205,8 @@ export class AwaitRegistry extends DisposableBase {
     let stopped = false;
     let asking = false;
     let again = false;
+    /** An end mark has been seen since the line was typed (a start mark alone never fails the await). */
+    let ended = false;
     const check = (): void => {
       // One question at a time; an end mark seen meanwhile is asked about after it.
       if (stopped) return;
@@ -214,19 +216,24 @@ export class AwaitRegistry extends DisposableBase {
       }
       asking = true;
       again = false;
+      // The state read now covers every byte seen so far, and no later one: only an end mark among them counts.
+      const endedBefore = ended;
       commands.state().then(({ commands: list, running }) => {
         asking = false;
         if (stopped || entry.outcome.state !== 'pending') return;
         const last = list[list.length - 1]?.number ?? 0;
         if (last > entry.afterNumber) stop(); // the line's command started: its own end mark settles the await
-        else if (running === null) this.finish(entry, lineEndedOutcome(entry.sessionLabel));
+        else if (endedBefore && running === null) this.finish(entry, lineEndedOutcome(entry.sessionLabel));
         else if (again) check();
       }, () => {
         asking = false;
       });
     };
     const output = session.onOutput((bytes) => {
-      if (scanner.feed(bytes)) check();
+      const seen = scanner.feed(bytes);
+      if (seen.end) ended = true;
+      // A start mark is asked about too: once the line's command has started the watch ends.
+      if (seen.start || seen.end) check();
     });
     const stop = (): void => {
       stopped = true;
