@@ -83,7 +83,7 @@ async function assertWhole(s: Session, when: string): Promise<void> {
   assert.deepEqual(shown, s.printed, `${when}: tend screen --scrollback shows every row once`);
 }
 
-test('a graceful restart, then fewer columns (the issue\'s case), more output, a second restart, more columns', T, async () => {
+test('a graceful restart, then fewer columns (the issue\'s case), more output, two restarts in a row, more columns, then fewer columns and more rows', T, async () => {
   const t = startTestServer({ TEND_CHECKPOINT_QUIET_MS: '200' });
   try {
     const s = await newBash(t, '120x35');
@@ -95,8 +95,11 @@ test('a graceful restart, then fewer columns (the issue\'s case), more output, a
     await assertWhole(s, 'restarted, then 100 columns');
     await printRows(s, 3001, 3100);
     await restart(s);
+    await restart(s);
     await resize(s, 140, 35);
-    await assertWhole(s, 'a second restart, then 140 columns');
+    await assertWhole(s, 'two restarts in a row, then 140 columns');
+    await resize(s, 90, 50);
+    await assertWhole(s, 'then 90x50');
   } finally {
     await t.dispose();
   }
