@@ -47,11 +47,11 @@ describe('tend await is bound to its own command', { timeout: CONTROL_TEST_TIMEO
       const api = await s.longCall('POST', '/v1/sessions/%3Asv/await', { input: 'echo typed-$((40+2))', timeoutMs: 2000 });
       assert.equal(api.status, 409);
       assert.equal(api.body.error.code, 'shell_busy');
-      assert.match(api.body.error.message, /running command 1 \(`cat`\).*Nothing was typed/);
+      assert.match(api.body.error.message, /running command 1 \(`cat`\) \(the terminal's foreground process is `cat` \(process group \d+\), not the shell\).*Nothing was typed/);
 
       const cli = await s.cli(['await', ':sv', '--timeout', '2', '--', 'echo typed-$((40+2))']);
       assert.equal(cli.code, 1);
-      assert.match(cli.stderr, /^tend: session :sv is running command 1 \(`cat`\), so its shell is not at its prompt/);
+      assert.match(cli.stderr, /^tend: session :sv is running command 1 \(`cat`\) .*, so its shell is not at its prompt/);
       assert.equal(await countOnScreen(s, ':sv', 'typed-'), 0, 'cat was given nothing');
 
       // Once cat is gone the same await runs.

@@ -219,7 +219,9 @@ async function checkAtPrompt(session: Session, index: HostedCommands): Promise<n
   const last = lastNumberOf(state);
   if (state.running !== null) {
     const command = state.commands.find((c) => c.number === state.running);
-    throw new ApiError(409, SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')}), so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
+    const holder = foregroundIntruder(await session.foreground());
+    const holds = holder === null ? '' : ` (the terminal's foreground process is ${holder}, not the shell)`;
+    throw new ApiError(409, SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')})${holds}, so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
   }
   if (!state.atPrompt) {
     throw new ApiError(409, SHELL_BUSY, `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
