@@ -12,7 +12,7 @@ import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
 import { prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
 import { forgottenOutcome, lineEndedOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
-import { EndMarkScanner } from './end-mark-scanner.js';
+import { CommandMarkScanner } from './command-mark-scanner.js';
 import { NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
 
 /** How long a settled await's result can still be collected. */
@@ -201,7 +201,7 @@ export class AwaitRegistry extends DisposableBase {
    * the next command someone runs.
    */
   private watchLineEnd(entry: AwaitEntry, session: AwaitSession, commands: CommandWatch): Disposable {
-    const scanner = new EndMarkScanner();
+    const scanner = new CommandMarkScanner();
     let stopped = false;
     let asking = false;
     let again = false;

@@ -14,7 +14,7 @@ export interface MarksSeen {
   end: boolean;
 }
 
-export class EndMarkScanner {
+export class CommandMarkScanner {
   /** The last bytes of the reads so far: a mark may begin there. */
   private carry: Buffer = Buffer.alloc(0);
 
