@@ -1,7 +1,7 @@
 // One session's screen as the server's loop sees it: it lives in the screen
 // host's thread (screen-table.ts); this handle feeds it, knows what is cheap
 // to know here (size, title, cwd, bytes not yet parsed) and asks for the
-// rest. Every read waits for the bytes written before it to be parsed.
+// rest. Every read but view() waits for the bytes written before it to be parsed.
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import type { ScrollbackShown, ScreenSnapshot, ScreenText, SearchResult, TerminalModes } from '../screen/index.js';
 import type { CommandsState, FinishedCommand, HostOp, ScreenCalls, SearchQuery } from './messages.js';
@@ -114,7 +114,11 @@ export class HostedScreen extends DisposableBase {
     return this.ask('snapshot', options, onCut);
   }
 
-  /** The screen as a `cols` × `rows` terminal shows it (cropped or padded); `onCut` as for snapshot(). */
+  /**
+   * The screen as a `cols` × `rows` terminal shows it (cropped or padded),
+   * from what the host has parsed by then (not waiting for every write
+   * before it); `onCut` runs when that picture is fixed, as for snapshot().
+   */
   view(size: { cols: number; rows: number }, onCut?: () => void): Promise<Result<'view'>> {
     return this.ask('view', size, onCut);
   }

@@ -43,7 +43,12 @@ export interface ScreenCalls {
   modes: { args: null; result: TerminalModes };
   /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
   snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackShown } };
-  /** The screen as a terminal of another size shows it (a viewer's VIEW snapshot), with the modes at its cut. */
+  /**
+   * The screen as a terminal of another size shows it (a viewer's VIEW
+   * snapshot), with the modes at its cut. The one call that does not wait
+   * for the writes before it: it shows what is parsed when the host reads
+   * the call (its cut says which writes those are).
+   */
   view: { args: { cols: number; rows: number }; result: RenderedView & { modes: TerminalModes; title: string } };
   /** The live rows, the command index and the history's blocks at one cut (a checkpoint). */
   checkpoint: { args: null; result: { snapshot: ScreenSnapshot; commands: unknown; history: { epoch: number; state: HistoryState; blocks: StoredBlock[] } } };

@@ -194,11 +194,12 @@ export class ScreenTable {
       }
       case 'view': {
         const size = args as ScreenCalls['view']['args'];
-        // Small (a screen's worth of cells): rendered at the cut in one go, no slices.
-        return screen.readAtCut(() => {
-          cut();
-          return { ...renderView(screen.terminal, size), modes: screen.modes, title: screen.title };
-        });
+        // From what is parsed now, not after the bytes queued before the call
+        // (a flood's parse backlog would hold every repaint back by it): the
+        // channel repaints until a view shows the last byte. A screen's worth
+        // of cells, so in one go.
+        cut();
+        return { ...renderView(screen.terminal, size), modes: screen.modes, title: screen.title };
       }
       case 'checkpoint': {
         let commandsJson: unknown = null;

@@ -451,25 +451,6 @@ export class Screen extends DisposableBase {
   }
 
   /**
-   * Runs `read` once everything written before it is parsed and before
-   * anything written after: the terminal is exactly that picture during the
-   * call (a viewer's view is rendered there, in one go).
-   */
-  readAtCut<T>(read: () => T): Promise<T> {
-    const disposed = () => new Error('tend: screen disposed before it was read');
-    if (this.isDisposed) return Promise.reject(disposed());
-    return new Promise<T>((resolve, reject) => {
-      this.queue.pushStep(() => {
-        try {
-          resolve(read());
-        } catch (err) {
-          reject(err as Error);
-        }
-      }, () => reject(disposed()));
-    });
-  }
-
-  /**
    * The screen as parsed so far (bytes still queued are not in it; await
    * flush() first for "everything written"). Blocks for the whole
    * serialization: keep scrollbackRows small here, use snapshotAsync for
