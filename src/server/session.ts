@@ -388,7 +388,7 @@ export class Session extends DisposableBase {
    * protocol requires — and no attach holds the loop for the whole paint.
    */
   private async viewerSnapshot(request: SnapshotRequest): Promise<Snapshot> {
-    if (request.view !== undefined) return this.viewerView(request.view);
+    if (request.view !== undefined) return this.viewerView(request.view, request.atLeastSeq);
     let seq = this.parsedSeq;
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
     const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows }, () => (seq = this.parsedSeq));
@@ -409,7 +409,11 @@ export class Session extends DisposableBase {
    * cursor, or padded), and the seq it shows: cut like a snapshot, rendered
    * in one go (a screen's worth of cells).
    */
-  private async viewerView(size: { cols: number; rows: number }): Promise<Snapshot> {
+  private async viewerView(size: { cols: number; rows: number }, atLeastSeq: number): Promise<Snapshot> {
+    // A view shows what the screen has parsed (not waiting for its backlog),
+    // but never less than the viewer was sent: a stream viewer turning into a
+    // view viewer may have been sent bytes the screen has not parsed yet.
+    if (this.parsedSeq < atLeastSeq) await this._screen.flush();
     let seq = this.parsedSeq;
     const v = await this._screen.view(size, () => (seq = this.parsedSeq));
     return {
