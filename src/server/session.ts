@@ -17,6 +17,7 @@ import type { WindowSizePolicy } from './viewers/size-policy.js';
 import type { TerminalModes } from './screen/index.js';
 import type { Snapshot, SnapshotRequest } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
+import { REPLAY_MAX_BYTES } from './viewers/flow-limits.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 
@@ -263,10 +264,15 @@ export class Session extends DisposableBase {
         session._screen.resize(state.cols, state.rows);
       }
       session._status = 'running';
-      session.alignViewerStream(state.generation, from);
+      // The viewers' log starts up to a replay's worth before the checkpoint
+      // (what the ring still holds): a viewer that was a little behind the
+      // last server's screen is replayed from its own position too.
+      // (A ring that has moved past the checkpoint is asked from the checkpoint: the holder then reports the gap.)
+      const logFrom = Math.min(from, Math.max(state.ringStart, from - REPLAY_MAX_BYTES, 0));
+      session.alignViewerStream(state.generation, logFrom, from);
       session.record = { ...record, status: 'running', generation: state.generation, childPid: state.childPid };
       session.persist('its recovery', (store) => store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid }));
-      session.attachHolder(holder, from, { answerReplay: false });
+      session.attachHolder(holder, from, { answerReplay: false, logFrom });
       await session.waitReplayEnd();
       if ((await session._screen.modes()).alternateScreen) holder.redraw(); // second line of defence for TUIs
       return session;
@@ -316,13 +322,17 @@ export class Session extends DisposableBase {
     return this.replayDone;
   }
 
-  private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean }): void {
+  private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean; logFrom?: number }): void {
     this.holder = holder;
     this.answerReplay = opts.answerReplay;
     this.fedOffset = from;
     const subs: Disposable[] = [
       holder.onReplay((f) => {
-        if (f.gap) {
+        // Bytes before `from` are on the screen already (the checkpoint): they go to the viewers' log alone.
+        const logOnly = f.offset < from ? Math.min(f.bytes.length, from - f.offset) : 0;
+        if (logOnly > 0) this.appendLogOnly(f.offset, f.bytes.subarray(0, logOnly));
+        if (logOnly === f.bytes.length && f.offset + logOnly <= from) return;
+        if (f.gap && f.offset > from) {
           if (!this._degraded) {
             this._degraded = true;
             this.deps.log.warn(`session ${this.id}: bytes ${from}..${f.offset} left the holder's ring; the screen is incomplete`);
@@ -330,7 +340,7 @@ export class Session extends DisposableBase {
           this.fedOffset = f.offset; // said above: not a jump for feed() to report again as an error
           this.skipViewerStream(f.offset);
         }
-        if (f.bytes.length > 0) this.feed(f.offset, f.bytes, this.answerReplay);
+        if (f.bytes.length > logOnly) this.feed(f.offset + logOnly, f.bytes.subarray(logOnly), this.answerReplay);
       }),
       holder.onOutput((f) => this.feed(f.offset, f.bytes, true)),
       holder.onExit((e) => void this.handleExit(e.code, e.signal)),
@@ -340,7 +350,7 @@ export class Session extends DisposableBase {
       for (const s of subs) s.dispose();
       holder.dispose();
     }));
-    this.replayDone = holder.dumpSince(from).then(
+    this.replayDone = holder.dumpSince(opts.logFrom ?? from).then(
       () => undefined,
       () => undefined, // a holder gone mid-replay is reported by onClose
     );
@@ -355,7 +365,7 @@ export class Session extends DisposableBase {
       this.deps.log.error(`session ${this.id}: stream jumped from ${this.fedOffset} to ${offset}`);
       this._degraded = true;
     }
-    if (offset !== this.fedOffset) this.skipViewerStream(offset);
+    if (this.streamAligned && offset !== this.viewers.log.endSeq) this.skipViewerStream(offset);
     this.fedOffset = offset + bytes.length;
     this.parseBacklog += bytes.length;
     if (!this.holderPaused && this.parseBacklog > PARSE_BACKLOG_PAUSE_BYTES) {
@@ -436,9 +446,16 @@ export class Session extends DisposableBase {
    * under attached viewers keeps numbering as it was (their positions must
    * not go back); its next server aligns it.
    */
-  private alignViewerStream(generation: string, offset: number): void {
+  private alignViewerStream(generation: string, offset: number, screenAt = offset): void {
     this.streamAligned = this.viewers.alignStream(generation, offset);
-    if (this.streamAligned) this.parsedSeq = offset;
+    if (this.streamAligned) this.parsedSeq = screenAt;
+  }
+
+  /** Holder bytes the screen already has (a recovery's checkpoint covers them), for the viewers' log alone. */
+  private appendLogOnly(offset: number, bytes: Uint8Array): void {
+    if (!this.streamAligned) return;
+    if (offset !== this.viewers.log.endSeq) this.viewers.skipTo(offset);
+    this.viewers.append(bytes);
   }
 
   /** The holder's stream jumped (bytes lost): the log goes on at the holder's offset. */

@@ -19,6 +19,7 @@ import {
 import { repoRoot, startTestServer, type TestServer } from '../server/harness.js';
 import type { TestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { isProcessAlive, killQuietly } from '../helpers/processes.js';
 
 const { Terminal } = xtermHeadless;
 export type HeadlessTerminal = InstanceType<typeof Terminal>;
@@ -137,6 +138,13 @@ export class AttachedTerminal {
     const started = await spawnHolder({ socketPath, cols, rows, cwd: dir, env, argv: [process.execPath, tendBin, 'attach', ...args], exitGraceSeconds: 30 });
     scope.trackPid(started.holderPid);
     scope.trackPid(started.childPid);
+    // Ended before the server is (cleanups run in reverse): a live attach
+    // would start the server again as soon as the test's cleanup kills it.
+    scope.defer(async () => {
+      killQuietly(started.childPid);
+      killQuietly(started.holderPid);
+      await waitFor(() => !isProcessAlive(started.childPid), { what: 'tend attach to end', timeoutMs: 10_000 });
+    });
     const conn = await HolderConnection.connect(socketPath);
     scope.own(conn);
     if ((await conn.acquire()) !== 'acquired') throw new Error('the test could not take its own PTY');

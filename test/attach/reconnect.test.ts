@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { isProcessAlive } from '../helpers/processes.js';
 import { TmuxOuter } from './tmux-outer.js';
 import { repoRoot } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, serverFor, serverScreen, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, newSession, serverFor, serverScreen, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
 
 const tendBin = join(repoRoot, 'bin', 'tend.js');
 
@@ -137,4 +137,28 @@ test('inside tmux: a reconnect repaints without the program\'s pen, and a detach
   assert.match(plain, /^plain-after$/m, 'ASCII, not line drawing');
   assert.match(plain, /^0{100}\n0{50}$/m, 'a long line wraps (autowrap is on)');
   assert.doesNotMatch(rows.join('\n'), /\x1b\[[0-9;:]*m[^\n]*plain-after/, 'no pen on the shell\'s output');
+});
+
+test('a viewer a little behind the stopped server\'s screen is replayed by the next server from its own position', { timeout: ATTACH_TEST_TIMEOUT_MS }, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const id = await newSession(server, { argv: BASH });
+  await waitForSessionText(server, id, PROMPT);
+  const viewer = await RawViewer.connect(scope, server);
+  viewer.autoAck = true;
+  viewer.subscribe(id);
+  const snap = await viewer.next('snapshot');
+  await server.api('POST', `/v1/sessions/${id}/input`, { text: 'seq 1 3000\r' });
+  await waitForSessionText(server, id, /^3000\n\$/m);
+  await waitFor(() => viewer.streamBytes > 14_000, { what: 'the output at the viewer' });
+  viewer.close();
+  // The stopping server checkpoints at its screen's end; this viewer says it got only the snapshot.
+  assert.equal((await server.cli(['server', 'restart'])).code, 0);
+
+  const back = await RawViewer.connect(scope, server);
+  back.subscribe(id, { resume: { boot: snap.boot, seq: snap.seq } });
+  const first = await back.next('data');
+  assert.equal(back.frames.some((f) => f.type === 'snapshot'), false, 'replayed, not repainted');
+  assert.equal(first.seq - first.data.length, snap.seq, 'from the viewer\'s own seq');
+  await waitFor(() => Buffer.concat(back.frames.flatMap((f) => (f.type === 'data' ? [f.data] : []))).includes('\r\n3000\r\n'), { what: 'the whole replay' });
 });
