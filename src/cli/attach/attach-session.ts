@@ -357,11 +357,13 @@ export class AttachSession {
   /** Writes stream bytes (or a snapshot's paint) and owes an ack of their seq once the write is done. */
   private writeOut(bytes: Uint8Array | string, boot: string, seq: number): void {
     const link = this.link!;
+    const channel = this.channel;
     this.written = { boot, seq };
     this.options.output.write(bytes, () => {
-      // Acks belong to the socket they answer: after a reconnect the new
-      // channel starts from the resume point, and an older ack would go backwards.
-      if (link !== this.link || this.finished || !link.isOpen) return;
+      // Acks belong to the socket and channel they answer: after a reconnect
+      // or a repaint the new channel starts from the resume point, and an
+      // older ack would go backwards.
+      if (link !== this.link || channel !== this.channel || this.finished || !link.isOpen) return;
       this.ackOwed = seq; // writes complete in order
       this.ackOwedBytes += bytes.length;
       if (this.ackOwedBytes >= ACK_EAGER_BYTES) this.sendAck();
