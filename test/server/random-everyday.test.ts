@@ -9,6 +9,8 @@
 // * the history is whole: every row printed is found exactly once, in order,
 //   rows printed one after another sit on row numbers one after another
 //   (`search` never numbers across a hole), or they are counted as dropped;
+//   a viewer asking for its older rows (SCROLLBACK_REQUEST) reads the same
+//   rows under the same numbers;
 // * every viewer's screen (a headless xterm fed the viewer stream, acking as
 //   `tend attach` does) equals the server's screen.
 //
@@ -18,7 +20,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import WebSocket from 'ws';
-import { VIEWER_PROTOCOL_VERSION } from '../../src/protocol/viewer-frames.js';
+import { MAX_SCROLLBACK_REQUEST_ROWS, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 import { TerminalViewerPeer } from '../../src/server/viewers/terminal-viewer-peer.js';
 import { seededRandom } from '../../src/server/screen/random-stream.js';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
@@ -106,12 +108,43 @@ class SocketViewer {
     this.peer.send({ type: 'subscribe', channel: 1, sessionId: this.sessionId, cols, rows, ...(resume ? { resume } : {}) });
   }
 
+  /**
+   * Every row the server holds, as this viewer reads them: SCROLLBACK pages
+   * from the end of the buffer back to the oldest row held. Returns each
+   * numbered row with its row number, oldest first, and the rows counted as
+   * dropped beyond the oldest.
+   */
+  async history(): Promise<{ rows: Array<{ row: number; line: string }>; dropped: number }> {
+    const pages: Array<Extract<FrameFromServer, { type: 'scrollback' }>> = [];
+    let before = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const from = this.peer.received.length;
+      this.peer.send({ type: 'scrollback-request', channel: 1, beforeRow: before, count: MAX_SCROLLBACK_REQUEST_ROWS });
+      const page = await waitFor('a SCROLLBACK page', () =>
+        this.peer.received.slice(from).find((f): f is Extract<FrameFromServer, { type: 'scrollback' }> => f.type === 'scrollback'), CONVERGE_TIMEOUT_MS);
+      pages.unshift(page);
+      if (page.oldest || page.rows === 0) break;
+      before = page.firstRow;
+    }
+    const rows: Array<{ row: number; line: string }> = [];
+    for (const page of pages) {
+      page.text.split('\r\n').forEach((text, i) => {
+        const line = text.replace(ANSI_SEQUENCE, '').replace(/\s+$/, '');
+        if (/^row \d+$/.test(line)) rows.push({ row: page.firstRow + i, line });
+      });
+    }
+    return { rows, dropped: pages[0]?.dropped ?? 0 };
+  }
+
   close(): void {
     this.ws?.terminate();
     this.ws = null;
     this.peer.dispose();
   }
 }
+
+/** SGR and OSC 8 in a SCROLLBACK page's text. */
+const ANSI_SEQUENCE = /\x1b\[[0-9;:]*m|\x1b\]8;[^\x1b\x07]*(\x1b\\|\x07)/g;
 
 interface Run {
   t: TestServer;
@@ -178,20 +211,37 @@ async function resize(run: Run, random: () => number): Promise<string> {
   return `${was.cols}x${was.rows} → ${cols}x${rows}`;
 }
 
+/**
+ * `rows` (numbered rows found, oldest first, with their row numbers) hold
+ * every row printed, once, in order, on consecutive row numbers within a
+ * burst; rows may be missing only from the oldest end, and only as many as
+ * `dropped` says. Returns the numbers found.
+ */
+function assertWhole(run: Run, rows: ReadonlyArray<{ row: number; line: string }>, dropped: number, who: string): number[] {
+  const numbers = rows.map((m) => Number(m.line.slice(4)));
+  const missing = run.printed.length - numbers.length;
+  assert.ok(missing <= dropped, `${who}: ${missing} rows missing, ${dropped} counted as dropped`);
+  assert.deepEqual(numbers, run.printed.slice(missing), `${who}: every row printed, once, in order`);
+  for (let i = 1; i < numbers.length; i++) {
+    const [a, b] = [rows[i - 1]!, rows[i]!];
+    if (run.burstStarts.has(numbers[i]!)) assert.ok(b.row > a.row, `${who}: "${b.line}" at row ${b.row} after "${a.line}" at row ${a.row}`);
+    else assert.equal(b.row, a.row + 1, `${who}: "${a.line}" at row ${a.row} is followed by "${b.line}" at row ${b.row}`);
+  }
+  return numbers;
+}
+
 async function checkHistory(run: Run): Promise<void> {
   const found = await run.t.api<{ matches: Array<{ row: number; line: string }>; truncated: boolean; dropped: number }>(
     'GET', `/v1/sessions/${run.id}/search?q=${encodeURIComponent('^row [0-9]+$')}&regex=1&max=10000`);
   assert.equal(found.status, 200, JSON.stringify(found.body));
   assert.equal(found.body.truncated, false);
-  const numbers = found.body.matches.map((m) => Number(m.line.slice(4)));
-  const missing = run.printed.length - numbers.length;
-  // Rows may be missing only from the oldest end, and only as many as are counted dropped.
-  assert.ok(missing <= found.body.dropped, `${missing} rows missing, ${found.body.dropped} counted as dropped`);
-  assert.deepEqual(numbers, run.printed.slice(missing), 'every row printed, once, in order');
-  for (let i = 1; i < numbers.length; i++) {
-    const [a, b] = [found.body.matches[i - 1]!, found.body.matches[i]!];
-    if (run.burstStarts.has(numbers[i]!)) assert.ok(b.row > a.row, `"${b.line}" at row ${b.row} after "${a.line}" at row ${a.row}`);
-    else assert.equal(b.row, a.row + 1, `"${a.line}" at row ${a.row} is followed by "${b.line}" at row ${b.row}`);
+  const numbers = assertWhole(run, found.body.matches, found.body.dropped, 'search');
+  // A viewer reads the same rows under the same numbers (SCROLLBACK_REQUEST).
+  const viewer = run.viewers[0];
+  if (viewer !== undefined) {
+    const read = await viewer.history();
+    assert.deepEqual(read.rows, found.body.matches, 'a viewer\'s older rows are the rows search found, under the same numbers');
+    assertWhole(run, read.rows, read.dropped, 'a viewer\'s older rows');
   }
   const screen = await run.t.api<{ text: string; degraded: boolean; scrollback: { dropped: number } }>(
     'GET', `/v1/sessions/${run.id}/screen?scrollback=1000000`);
