@@ -161,9 +161,9 @@ export type FrameFromViewer =
       cols: number;
       rows: number;
       /**
-       * The viewer's terminal keeps the history it was streamed (`tend attach`:
-       * the outer terminal's own scrollback): a SNAPSHOT answering a resume
-       * carries the screen alone, so no row reaches that history twice.
+       * The viewer's terminal holds this session's history already (`tend
+       * attach` painted it before, into the outer terminal's own scrollback):
+       * its SNAPSHOTs carry the screen alone, so no row reaches that history twice.
        */
       keepsHistory?: boolean;
       /** The viewer drew over its screen while away: after the replay, a screen-only SNAPSHOT repaints it. */

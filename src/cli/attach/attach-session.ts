@@ -325,7 +325,9 @@ export class AttachSession {
       channel: this.channel,
       sessionId: this.options.sessionId,
       ...this.outerSize(),
-      ...(resume ? { resume, keepsHistory: true, repaint } : {}),
+      // Painted before: the outer terminal's scrollback has the history (even when, after a view, there is no position to resume from).
+      keepsHistory: this.painted,
+      ...(resume ? { resume, repaint } : {}),
     });
     this.subscribed = true;
     this.everSubscribed = true;

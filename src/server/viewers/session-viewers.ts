@@ -58,7 +58,7 @@ export interface AttachOptions {
   resume?: ResumePoint;
   /** A terminal (cli) is shown a view for its size when the session is another; default script. */
   clientKind?: ClientKind;
-  /** The viewer keeps the history it was streamed: a snapshot answering its resume is the screen alone. */
+  /** The viewer's terminal holds this session's history already: its snapshots are the screen alone. */
   keepsHistory?: boolean;
   /** The viewer drew over its screen while away: a screen-only snapshot follows the replay. */
   repaint?: boolean;

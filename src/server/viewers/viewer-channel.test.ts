@@ -239,12 +239,14 @@ describe('ViewerChannel: batching', () => {
     assert.equal(inbox.of('snapshot').length, 1);
   });
 
-  test('a first subscribe gets its scrollback even from a viewer that keeps its own history', async () => {
-    const { inbox, channel, screenOnlyRequests } = channelRig();
-    channel.start(undefined, { keepsHistory: true });
+  test('a first subscribe gets its scrollback; a viewer that holds the history gets the screen alone, even with no position', async () => {
+    const first = channelRig();
+    first.channel.start();
+    const holding = channelRig();
+    holding.channel.start(undefined, { keepsHistory: true });
     await settle();
-    assert.deepEqual(screenOnlyRequests, [false]);
-    assert.equal(inbox.of('snapshot').length, 1);
+    assert.deepEqual(first.screenOnlyRequests, [false]);
+    assert.deepEqual(holding.screenOnlyRequests, [true]);
   });
 
   test('a repaint resume replays what was missed, then sends a screen-only snapshot at the end of it', async () => {

@@ -61,7 +61,7 @@ export interface SnapshotRequest {
 
 /** How a subscription wants to be started besides its resume point. */
 export interface StartOptions {
-  /** The viewer keeps the history it was streamed: a snapshot answering its resume is the screen alone. */
+  /** The viewer's terminal holds this session's history already (it painted it before): its snapshots are the screen alone. */
   keepsHistory?: boolean;
   /** The viewer drew over its screen while away: once replayed, it gets a screen-only snapshot too. */
   repaint?: boolean;
@@ -140,7 +140,7 @@ export class ViewerChannel extends DisposableBase {
   private lastViewWindow: ViewWindow | null = null;
   /** The mode changed while a snapshot was being rendered: render again when it is done. */
   private modeChanged = false;
-  /** Snapshots for this viewer carry the screen alone (it resumed and keeps its history). */
+  /** Snapshots for this viewer carry the screen alone (its terminal holds the history). */
   private screenOnly = false;
 
   constructor(options: ViewerChannelOptions) {
@@ -254,9 +254,9 @@ export class ViewerChannel extends DisposableBase {
       return;
     }
     const log = this.opts.log;
-    // A viewer with a resume point has painted this session before; one that
-    // keeps its own history (tend attach) must not be sent those rows again.
-    this.screenOnly = resume !== undefined && options.keepsHistory === true;
+    // A viewer whose terminal holds this session's history already (tend
+    // attach painted it before: its own scrollback) must not be sent those rows again.
+    this.screenOnly = options.keepsHistory === true;
     let reason: SnapshotReason;
     if (!resume) reason = 'no-resume';
     else if (resume.boot !== this.opts.stream) reason = 'other-stream';
