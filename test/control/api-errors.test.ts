@@ -6,16 +6,7 @@ import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CONTROL_TEST_TIMEOUT_MS, startControlServer, type ControlServer } from './control-server.js';
-
-async function withServer(fn: (s: ControlServer) => Promise<void>): Promise<void> {
-  const s = startControlServer();
-  try {
-    await fn(s);
-  } finally {
-    await s.dispose();
-  }
-}
+import { CONTROL_TEST_TIMEOUT_MS, type ControlServer, startControlServer, withServer } from './control-server.js';
 
 /** One raw request on the server's unix socket, body bytes as given. */
 function rawCall(s: ControlServer, method: string, path: string, body?: Buffer | string): Promise<{ status: number; body: any }> {

@@ -7,29 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
-import { CONTROL_TEST_TIMEOUT_MS, startControlServer, type ControlServer } from './control-server.js';
-
-async function withServer(fn: (s: ControlServer) => Promise<void>): Promise<void> {
-  const s = startControlServer();
-  try {
-    await fn(s);
-  } finally {
-    await s.dispose();
-  }
-}
-
-interface CommandRow {
-  number: number;
-  commandLine: string;
-  running: boolean;
-  exitCode: number | null;
-}
-
-async function commandsOf(s: ControlServer, target: string): Promise<CommandRow[]> {
-  const r = await s.cli(['commands', target, '--json']);
-  assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout) as CommandRow[];
-}
+import { CONTROL_TEST_TIMEOUT_MS, type ControlServer, commandsOf, withServer } from './control-server.js';
 
 /** A command that ends, with status 7, only once the test creates `gate`. */
 function gatedCommand(gate: string, word: string): string {

@@ -4,16 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../server/harness.js';
-import { CONTROL_TEST_TIMEOUT_MS, findShell, startControlServer, type ControlServer } from './control-server.js';
-
-async function withServer(fn: (s: ControlServer) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
-  const s = startControlServer(env);
-  try {
-    await fn(s);
-  } finally {
-    await s.dispose();
-  }
-}
+import { CONTROL_TEST_TIMEOUT_MS, findShell, withServer } from './control-server.js';
 
 describe('tend await', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
   test("prints the command's output and exits with its status: 0, non-zero, and nothing printed", () =>

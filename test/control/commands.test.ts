@@ -3,18 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../server/harness.js';
-import { CONTROL_TEST_TIMEOUT_MS, startControlServer, type ControlServer } from './control-server.js';
-
-interface CommandRow { number: number; commandLine: string; exitCode: number | null; running: boolean; startedAt: number; endedAt: number | null; cwd: string | null }
-
-async function withServer(fn: (s: ControlServer) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
-  const s = startControlServer(env);
-  try {
-    await fn(s);
-  } finally {
-    await s.dispose();
-  }
-}
+import { CONTROL_TEST_TIMEOUT_MS, type CommandRow, type ControlServer, withServer } from './control-server.js';
 
 async function commands(s: ControlServer, target: string): Promise<CommandRow[]> {
   const r = await s.cli(['commands', target, '--json']);

@@ -32,6 +32,34 @@ export interface ControlServer extends TestServer {
   longCall(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
 }
 
+/** Runs fn with a started control server, disposed afterwards whatever fn does. */
+export async function withServer(fn: (s: ControlServer) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
+  const s = startControlServer(env);
+  try {
+    await fn(s);
+  } finally {
+    await s.dispose();
+  }
+}
+
+/** A row of `tend commands --json`. */
+export interface CommandRow {
+  number: number;
+  commandLine: string;
+  exitCode: number | null;
+  running: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  cwd: string | null;
+}
+
+/** The session's commands as `tend commands --json` lists them. */
+export async function commandsOf(s: ControlServer, target: string): Promise<CommandRow[]> {
+  const r = await s.cli(['commands', target, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as CommandRow[];
+}
+
 export function startControlServer(extraEnv: Record<string, string> = {}): ControlServer {
   const shellHome = mkdtempSync(join(tmpdir(), 'tend-ctl-home-'));
   writeFileSync(join(shellHome, '.zshrc'), '');

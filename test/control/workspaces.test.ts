@@ -1,16 +1,7 @@
 // Workspaces end to end: tend split, the layout API, and kills collapsing splits.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONTROL_TEST_TIMEOUT_MS, startControlServer, type ControlServer } from './control-server.js';
-
-async function withServer(fn: (s: ControlServer) => Promise<void>): Promise<void> {
-  const s = startControlServer();
-  try {
-    await fn(s);
-  } finally {
-    await s.dispose();
-  }
-}
+import { CONTROL_TEST_TIMEOUT_MS, withServer } from './control-server.js';
 
 const leaf = (sessionId: string) => ({ type: 'session', sessionId });
 
