@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadCheckpoint } from '../../src/server/checkpoint/files.js';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
+import { AttachedTerminal, serverFor } from '../attach/attach-harness.js';
+import { useTestScope } from '../helpers/test-scope.js';
 
 const T = { timeout: 180_000 };
 const ROW_PATTERN = '^row [0-9]+$';
@@ -103,6 +105,21 @@ test('a graceful restart, then fewer columns (the issue\'s case), more output, t
   } finally {
     await t.dispose();
   }
+});
+
+test('the issue\'s steps: seq 1 600 at 120x35, tend server restart, then tend attach from a 100-column terminal', T, async (tt) => {
+  const scope = useTestScope(tt);
+  const t = await serverFor(scope, { TEND_CHECKPOINT_QUIET_MS: '200' });
+  const s = await newBash(t, '120x35');
+  await printRows(s, 1, 600);
+  await restart(s);
+  const attached = await AttachedTerminal.start(scope, t, [':h'], { cols: 100, rows: 35 });
+  await waitFor('the session at the attach\'s 100 columns', async () => (await t.api<{ cols: number }>('GET', `/v1/sessions/${s.id}`)).body.cols === 100);
+  await attached.waitForServerScreen(t, s.id);
+  await assertWhole(s, 'attached from 100 columns after a restart');
+  // Detach (Ctrl-\ d) before the server goes: a live attach would start it again.
+  attached.type('\x1cd');
+  await attached.waitForExit();
 });
 
 test('a SIGKILL after a checkpoint, then fewer columns and rows', T, async () => {
