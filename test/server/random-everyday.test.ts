@@ -316,7 +316,7 @@ async function reconnectViewers(run: Run): Promise<void> {
 type StepKind = 'burst' | 'resize' | 'resize-mid-burst' | 'restart' | 'kill' | 'kill-mid-burst' | 'attach' | 'detach' | 'enter-alternate' | 'leave-alternate';
 const WEIGHTS: Array<[StepKind, number]> = [
   ['burst', 5], ['resize', 4], ['resize-mid-burst', 1], ['restart', 1.5], ['kill', 1.5], ['kill-mid-burst', 1],
-  ['attach', 1.5], ['detach', 1], ['enter-alternate', 0.5], ['leave-alternate', 1],
+  ['attach', 1.5], ['detach', 1], ['enter-alternate', 0.5], ['leave-alternate', 4],
 ];
 const BURSTS: readonly StepKind[] = ['burst', 'resize-mid-burst', 'kill-mid-burst'];
 const FULL_SCREEN = 'full screen';
