@@ -8,7 +8,7 @@ import { DEFAULT_LIVE_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/inde
 import type { HistoryState } from './screen/history/history.js';
 import type { HostedCommands, HostedScreen, ScreenHost } from './screen-host/index.js';
 import type { HostedScreenOptions } from './screen-host/messages.js';
-import { StoreError, type SessionRecord, type Store } from './store/index.js';
+import { StoreError, type JournalledSizeChange, type SessionRecord, type Store } from './store/index.js';
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
@@ -127,6 +127,12 @@ export class Session extends DisposableBase {
   private parsedSeq: number;
   /** Viewer seqs are the holder's offsets (see alignViewerStream). */
   private streamAligned = false;
+  /**
+   * Journalled resizes a recovery's replay has still to apply, oldest first:
+   * each one at its offset, between the bytes before and after it, as the
+   * live screen took it (see feed()).
+   */
+  private pendingSizes: JournalledSizeChange[] = [];
 
   private constructor(
     private readonly deps: SessionDeps,
@@ -253,14 +259,25 @@ export class Session extends DisposableBase {
       }
       // A live holder wins over the record: an exit recorded just before a
       // crash may still have output after the checkpoint, and EXIT comes again.
+      // The sizes the screen took in this generation, each at the offset it
+      // took effect at: the replay applies them where they fell, so rows
+      // written at an older width come back as they were.
+      const journal = session.journalledSizes(state.generation);
       let from = 0;
       if (cp && cp.generation === state.generation && cp.offset <= state.offset) {
         from = cp.offset;
+        // The checkpoint's screen is at its own size; what it covers of the journal is already in it.
+        const covered = cp.meta.sizeJournalSeq;
+        session.pendingSizes = journal.filter((e) => (typeof covered === 'number' ? e.seq > covered : e.offset > cp.offset));
       } else {
         if (cp) deps.log.info(`session ${record.id}: checkpoint is of another holder generation; replaying the ring`);
-        session.replaceScreen(deps.screens.open(screenOptions(deps, state.cols, state.rows)));
+        // The ring is replayed from its start at the oldest size the journal kept (at or before that start).
+        const first = journal[0];
+        session.replaceScreen(deps.screens.open(screenOptions(deps, first?.cols ?? state.cols, first?.rows ?? state.rows)));
+        session.pendingSizes = journal.slice(1);
       }
-      if (session._screen.cols !== state.cols || session._screen.rows !== state.rows) {
+      // No journal (a store from an older build): the bytes are replayed at the holder's size now.
+      if (journal.length === 0 && (session._screen.cols !== state.cols || session._screen.rows !== state.rows)) {
         session._screen.resize(state.cols, state.rows);
       }
       session._status = 'running';
@@ -274,6 +291,7 @@ export class Session extends DisposableBase {
       session.persist('its recovery', (store) => store.updateSession(record.id, { status: 'running', generation: state.generation, childPid: state.childPid }));
       session.attachHolder(holder, from, { answerReplay: false, logFrom });
       await session.waitReplayEnd();
+      session.settleSizeAfterReplay(state.cols, state.rows);
       if ((await session._screen.modes()).alternateScreen) holder.redraw(); // second line of defence for TUIs
       return session;
     } catch (err) {
@@ -311,6 +329,7 @@ export class Session extends DisposableBase {
     this.persist('its new holder', (store) => store.updateSession(this.record.id, { holderSocket: socketPath, holderPid, childPid, generation, status: 'running', cwd }));
     this._status = 'running';
     this.fedOffset = 0;
+    this.journalSize(generation, 0, this._screen.cols, this._screen.rows);
     this.alignViewerStream(generation, 0);
     this.attachHolder(holder, 0, { answerReplay: true });
   }
@@ -358,8 +377,28 @@ export class Session extends DisposableBase {
 
   // ---- output ---------------------------------------------------------------
 
-  /** `bytes` are a view of the holder read buffer: whatever keeps them copies them. */
+  /**
+   * `bytes` are a view of the holder read buffer: whatever keeps them copies them.
+   * A journalled resize falling inside them (a recovery's replay) splits them:
+   * the screen takes it after the bytes before its offset, as the live one did.
+   */
   private feed(offset: number, bytes: Uint8Array, live: boolean): void {
+    while (this.pendingSizes.length > 0) {
+      const next = this.pendingSizes[0]!;
+      const before = next.offset - offset;
+      if (before >= bytes.length) break; // at or past the end of these bytes: the next bytes (or the replay's end) apply it
+      if (before > 0) {
+        this.feedScreen(offset, bytes.subarray(0, before), live);
+        offset += before;
+        bytes = bytes.subarray(before);
+      }
+      this.pendingSizes.shift();
+      this.resizeScreenOnly(next.cols, next.rows);
+    }
+    if (bytes.length > 0) this.feedScreen(offset, bytes, live);
+  }
+
+  private feedScreen(offset: number, bytes: Uint8Array, live: boolean): void {
     if (offset !== this.fedOffset) {
       // The client checks continuity too; this guards the screen's own account.
       this.deps.log.error(`session ${this.id}: stream jumped from ${this.fedOffset} to ${offset}`);
@@ -532,6 +571,9 @@ export class Session extends DisposableBase {
   resize(cols: number, rows: number): void {
     const holder = this.requireHolder();
     if (cols === this._screen.cols && rows === this._screen.rows) return;
+    // Journalled first (synchronous): a server killed any time after the holder
+    // is told still knows at which byte the screen changed size.
+    if (this.record.generation !== null) this.journalSize(this.record.generation, this.fedOffset, cols, rows);
     this._screen.resize(cols, rows);
     holder.resize(cols, rows);
     this.persist('its size', (store) => store.updateSession(this.id, { cols, rows }));
@@ -541,6 +583,41 @@ export class Session extends DisposableBase {
 
   signal(signo: number): void {
     this.requireHolder().signal(signo);
+  }
+
+  // ---- the size journal -------------------------------------------------------
+
+  /** Records that the screen takes this size from holder offset `offset` on. */
+  private journalSize(generation: string, offset: number, cols: number, rows: number): void {
+    if (this.deps.store.readOnly) return;
+    this.persist('its size change', (store) => store.sizes.record({ sessionId: this.id, generation, offset, cols, rows }));
+  }
+
+  /** This generation's journalled sizes, or none when the store cannot say. */
+  private journalledSizes(generation: string): JournalledSizeChange[] {
+    try {
+      return this.deps.store.sizes.entries(this.id, generation);
+    } catch (err) {
+      this.deps.log.warn(`session ${this.id}: could not read its size journal (${(err as Error).message}); replaying at the holder's size`);
+      return [];
+    }
+  }
+
+  private resizeScreenOnly(cols: number, rows: number): void {
+    if (cols !== this._screen.cols || rows !== this._screen.rows) this._screen.resize(cols, rows);
+  }
+
+  /**
+   * After a recovery's replay: the journalled sizes that fell at its very end
+   * apply now, and a screen still not at the holder's size (a journal that
+   * missed a change) takes it here, journalled so the next recovery agrees.
+   */
+  private settleSizeAfterReplay(cols: number, rows: number): void {
+    const rest = this.pendingSizes.splice(0);
+    for (const e of rest) this.resizeScreenOnly(e.cols, e.rows);
+    if (this._screen.cols === cols && this._screen.rows === rows) return;
+    if (this.record.generation !== null) this.journalSize(this.record.generation, this.fedOffset, cols, rows);
+    this._screen.resize(cols, rows);
   }
 
   redraw(): void {
@@ -560,6 +637,7 @@ export class Session extends DisposableBase {
       await Promise.race([exited, new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
     }
     this.persist('its end', (store) => store.markDisposed(this.id));
+    if (!this.deps.store.readOnly) this.persist('that its size journal is done', (store) => store.sizes.forget(this.id));
     await this.deps.checkpoints.remove(this.id);
     this.dispose();
   }
@@ -614,6 +692,8 @@ export class Session extends DisposableBase {
     if (this.isDisposed || this.record.generation === null) return;
     const offset = this.fedOffset;
     const generation = this.record.generation;
+    // Read in the same turn as the offset: every resize journalled so far is in this checkpoint's screen.
+    const sizeJournalSeq = this.lastJournalSeq();
     let cut: Awaited<ReturnType<HostedScreen['checkpoint']>>;
     try {
       // The live rows only: the history goes to its own file, only the blocks sealed since the last checkpoint.
@@ -638,12 +718,24 @@ export class Session extends DisposableBase {
         commands,
         snapshot: { ...snapshot, data: undefined },
         history: history.state,
+        ...(sizeJournalSeq === null ? {} : { sizeJournalSeq }),
       },
       screen: snapshot.data,
     };
     await this.deps.checkpoints.write({ ...cp, history: { epoch: history.epoch, blocks: history.blocks } });
+    // The journal rows this checkpoint covers are needed no more, but the size in effect at it.
+    if (sizeJournalSeq !== null && !this.deps.store.readOnly) this.persist('its size journal', (store) => store.sizes.prune(this.id, generation, sizeJournalSeq));
     this.persist('its title and cwd', (store) =>
       store.updateSession(this.id, { lastOutputAt: this.record.lastOutputAt, title: this._screen.title, cwd: this._screen.cwd ?? this.record.cwd }));
+  }
+
+  /** null when the store cannot say: the checkpoint then names no journal row, and recovery goes by offsets. */
+  private lastJournalSeq(): number | null {
+    try {
+      return this.deps.store.sizes.lastSeq(this.id);
+    } catch {
+      return null;
+    }
   }
 
   /** Detaches from the holder without touching it: the terminal lives on. */

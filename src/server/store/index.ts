@@ -11,6 +11,7 @@
 //                             generation, holderSocket, status, lastOutputAt })
 //   store.markExited(id, { code, signal, endedAt }); markCold(id); markDisposed(id)
 //   store.getMeta(key) / setMeta(key, value)
+//   store.sizes: the size journal (size-journal.ts), where each session was resized
 //   store.dispose()
 //
 // Lifecycle: running -> exited (exit code/signal, endedAt) -> disposed; running
@@ -26,6 +27,7 @@
 // exists (READ_ONLY when there is none). Every error is a StoreError with a
 // stable `.code` (see store-error.ts).
 export { Store, STORE_FILE_NAME, type StoreOptions } from './store.js';
+export { SizeJournal, type SizeChange, type JournalledSizeChange } from './size-journal.js';
 export { StoreError, type StoreErrorCode } from './store-error.js';
 export type { SessionRecord, SessionStatus, SessionPatch, NewSession } from './session-record.js';
 export { LATEST_SCHEMA_VERSION, MIGRATIONS, TEND_APPLICATION_ID, migrate, type Migration } from './migrations.js';

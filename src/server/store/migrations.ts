@@ -107,6 +107,29 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: 'size journal: where each session was resized, for an exact replay after a crash',
+    up(db) {
+      // One row per size the screen took (its size at spawn, then each
+      // resize), written before the holder is told, at the holder offset the
+      // screen had received then: a server that was killed replays the bytes
+      // after its checkpoint with each resize at the byte it fell on, as the
+      // live screen saw it. `seq` only grows (AUTOINCREMENT never reuses a
+      // number), so a checkpoint names the last row it covers by it.
+      db.exec(`
+        CREATE TABLE size_journal (
+          seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+          session_id TEXT    NOT NULL,
+          generation TEXT    NOT NULL,                   -- the holder's, hex
+          offset     INTEGER NOT NULL,                   -- holder byte offset the size took effect at
+          cols       INTEGER NOT NULL,
+          rows       INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX size_journal_session ON size_journal(session_id, seq);
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

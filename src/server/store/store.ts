@@ -18,6 +18,7 @@ import {
   type SessionStatus,
 } from './session-record.js';
 import { StoreError, sqliteCode } from './store-error.js';
+import { SizeJournal } from './size-journal.js';
 
 export const STORE_FILE_NAME = 'tend.db';
 
@@ -76,6 +77,8 @@ export class Store implements Disposable {
   }
   private readonly sql: ReturnType<typeof prepareStatements>;
   private disposed = false;
+  /** Where each session was resized (migration 5); written only when the store is writable. */
+  readonly sizes: SizeJournal;
 
   private constructor(file: string, db: Database.Database, found: number, readOnlyReason: string | null, version: number) {
     this.file = file;
@@ -85,6 +88,7 @@ export class Store implements Disposable {
     this.readOnly = readOnlyReason !== null;
     this.schemaVersion = version;
     this.sql = prepareStatements(db);
+    this.sizes = new SizeJournal(db);
   }
 
   /**
