@@ -37,7 +37,22 @@ Environment: TEND_HOME (default ~/.tend) holds the store, checkpoints and logs.
 `;
 }
 
+/** The exit status of a program killed by SIGPIPE (128 + 13), as `seq | head` gives. */
+const CLOSED_PIPE_EXIT = 141;
+
+/**
+ * `tend search ... | head`: the reader left, so there is nobody to tell;
+ * end quietly, as programs killed by SIGPIPE do, never with a stack trace.
+ */
+function endQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(CLOSED_PIPE_EXIT);
+    throw err;
+  });
+}
+
 export async function run(argv: string[]): Promise<number> {
+  endQuietlyWhenOutputCloses();
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     const topic = name === 'help' ? rest[0] : undefined;

@@ -116,6 +116,19 @@ describe('control plane errors and access', { timeout: CONTROL_TEST_TIMEOUT_MS }
       assert.deepEqual([r.code, r.stdout], [0, 'from-user-rc\n']);
     }));
 
+  test('a verb whose reader stops early (| head) ends quietly with 141, no stack trace', () =>
+    withServer(async (s) => {
+      const id = await s.newShell(['bash']);
+      const done = await s.cli(['await', id, '--', 'seq 1 20000']);
+      assert.equal(done.code, 0, done.stderr);
+      const tend = join(import.meta.dirname, '..', '..', '..', 'bin', 'tend.js');
+      // head takes one line and leaves while tend still has 20 000 rows to write.
+      const script = `set -o pipefail; "${process.execPath}" "${tend}" screen ${id} --scrollback 20000 | head -1; echo "status $?"`;
+      const r = spawnSync('bash', ['-c', script], { env: s.env, encoding: 'utf8' });
+      assert.equal(r.stderr, '');
+      assert.match(r.stdout, /seq 1 20000\nstatus 141\n$/);
+    }));
+
   test('the server serves the same API on 127.0.0.1: its port in health and the port file', () =>
     withServer(async (s) => {
       assert.equal((await s.cli(['ls'])).code, 0); // starts the server
