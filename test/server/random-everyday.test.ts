@@ -23,8 +23,6 @@ import WebSocket from 'ws';
 import { MAX_SCROLLBACK_REQUEST_ROWS, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 import { TerminalViewerPeer } from '../../src/server/viewers/terminal-viewer-peer.js';
 import { seededRandom } from '../../src/server/screen/random-stream.js';
-import { loadCheckpoint } from '../../src/server/checkpoint/files.js';
-import { join } from 'node:path';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
 
 /** Enough to meet every kind of step many times, small enough for ~1 minute on a loaded 2-core machine. */
@@ -35,6 +33,14 @@ const MAX_VIEWERS = 3;
 /** A few dozen rows live in xterm, so most rows are history after a few bursts. */
 const LIVE_ROWS = 60;
 const CONVERGE_TIMEOUT_MS = 30_000;
+/**
+ * Longer than most steps, so a SIGKILL often comes after resizes and output no
+ * checkpoint saw: the next server must replay them with each resize at its
+ * byte (the size journal). At 300 ms a checkpoint nearly always came first:
+ * six seeds passed on the code before the journal; at 5 s seed 43 fails there
+ * (two rows of a burst written at 27 columns, replayed at 120).
+ */
+const CHECKPOINT_QUIET_MS = 5_000;
 
 const seed = process.env.TEND_RANDOM_SEED !== undefined ? Number(process.env.TEND_RANDOM_SEED) : randomInt(1, 2 ** 31);
 const steps = process.env.TEND_RANDOM_STEPS !== undefined ? Number(process.env.TEND_RANDOM_STEPS) : DEFAULT_STEPS;
@@ -159,27 +165,6 @@ interface Run {
   size: { cols: number; rows: number };
   /** A full-screen program (cat on the alternate screen) holds the terminal. */
   alternate: boolean;
-  /** The session was resized since the last checkpoint known to cover all output. */
-  resizedSinceCheckpoint: boolean;
-}
-
-/**
- * KNOWN LIMIT (issue 22, left open): the holder's ring does not say at which
- * byte the terminal was resized, so after a SIGKILL the bytes after the last
- * checkpoint are replayed at the holder's size now, not the size they were
- * written at; readline's line at the old margin then garbles the rows around
- * it (seed 43 hit it: a burst at 27 columns replayed at 120). Until resizes
- * are logged with their offsets, a SIGKILL after a resize waits for a
- * checkpoint that covers all output (a kill mid-burst still replays a burst).
- */
-async function checkpointCoversResize(run: Run): Promise<void> {
-  if (!run.resizedSinceCheckpoint) return;
-  await waitFor('a checkpoint covering all output since the last resize', async () => {
-    const session = await run.t.api<{ offset: number }>('GET', `/v1/sessions/${run.id}`);
-    const cp = await loadCheckpoint(join(run.t.home, 'checkpoints'), run.id);
-    return cp.ok && cp.checkpoint.offset === session.body.offset;
-  }, CONVERGE_TIMEOUT_MS);
-  run.resizedSinceCheckpoint = false;
 }
 
 async function screenOf(run: Run): Promise<ServerScreen> {
@@ -227,7 +212,6 @@ async function resize(run: Run, random: () => number): Promise<string> {
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const was = run.size;
   run.size = { cols, rows };
-  run.resizedSinceCheckpoint = true;
   await waitFor('the new size', async () => {
     const s = await screenOf(run);
     return s.cols === cols && s.rows === rows;
@@ -373,12 +357,10 @@ async function step(run: Run, kind: StepKind, random: () => number): Promise<str
     case 'restart': {
       const res = await run.t.cli(['server', 'restart']);
       assert.equal(res.code, 0, res.stderr);
-      run.resizedSinceCheckpoint = false; // a clean stop checkpoints every session
       await reconnectViewers(run);
       return 'graceful restart';
     }
     case 'kill': {
-      await checkpointCoversResize(run);
       await killAndRestart(run.t);
       await reconnectViewers(run);
       return 'SIGKILL and start';
@@ -386,7 +368,6 @@ async function step(run: Run, kind: StepKind, random: () => number): Promise<str
     case 'kill-mid-burst': {
       const n = 600 + Math.floor(random() * 900);
       const rows = Math.min(MAX_ROWS_PRINTED - run.printed.length, n);
-      await checkpointCoversResize(run);
       await startBurst(run, next, next + rows - 1);
       await killAndRestart(run.t);
       await reconnectViewers(run);
@@ -407,7 +388,7 @@ async function step(run: Run, kind: StepKind, random: () => number): Promise<str
 
 test(`random everyday use (seed ${seed}, ${steps} steps): the history stays whole and every viewer shows the server's screen`, { timeout: 600_000 }, async () => {
   const random = seededRandom(seed);
-  const t = startTestServer({ TEND_LIVE_ROWS: String(LIVE_ROWS), TEND_CHECKPOINT_QUIET_MS: '300' });
+  const t = startTestServer({ TEND_LIVE_ROWS: String(LIVE_ROWS), TEND_CHECKPOINT_QUIET_MS: String(CHECKPOINT_QUIET_MS) });
   const log: string[] = [];
   let run: Run | null = null;
   try {
@@ -421,7 +402,7 @@ test(`random everyday use (seed ${seed}, ${steps} steps): the history stays whol
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.home, TERM: 'xterm-256color', LANG: 'C.UTF-8', PS1: '$ ' },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    run = { t, id: created.body.id, printed: [], burstStarts: new Set(), viewers: [], size, alternate: false, resizedSinceCheckpoint: false };
+    run = { t, id: created.body.id, printed: [], burstStarts: new Set(), viewers: [], size, alternate: false };
     log.push(`session ${size.cols}x${size.rows}`);
     await waitFor('the prompt', async () => trimmed((await screenOf(run!)).text).endsWith('$'));
     for (let i = 1; i <= steps; i++) {
