@@ -636,8 +636,7 @@ export class Session extends DisposableBase {
       this.holder.kill();
       await Promise.race([exited, new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
     }
-    this.persist('its end', (store) => store.markDisposed(this.id));
-    if (!this.deps.store.readOnly) this.persist('that its size journal is done', (store) => store.sizes.forget(this.id));
+    this.persist('its end', (store) => store.markDisposed(this.id)); // its size journal goes with it
     await this.deps.checkpoints.remove(this.id);
     this.dispose();
   }

@@ -51,6 +51,19 @@ test('a checkpoint prunes what it covers but the size in effect at it, and older
   assert.deepEqual(sizesOf(store, 's', 'g'), [[90, 70, 15]]);
 });
 
+test('the journal of a disposed session goes with it', () => {
+  const { store } = openStore();
+  store.createSession({
+    id: 'gone', name: null, argv: ['bash'], cwd: '/', env: {}, cols: 80, rows: 24, holderSocket: 'gone.sock',
+    holderPid: null, childPid: null, generation: 'g', createdAt: 0,
+  });
+  store.sizes.record({ sessionId: 'gone', generation: 'g', offset: 0, cols: 80, rows: 24 });
+  store.sizes.record({ sessionId: 'kept', generation: 'g', offset: 0, cols: 80, rows: 24 });
+  store.markDisposed('gone');
+  assert.deepEqual(sizesOf(store, 'gone', 'g'), []);
+  assert.deepEqual(sizesOf(store, 'kept', 'g'), [[0, 80, 24]]);
+});
+
 test('seqs are never reused, even after a session is forgotten, so a checkpoint never covers a later size', () => {
   const { store } = openStore();
   store.sizes.record({ sessionId: 'a', generation: 'g', offset: 0, cols: 80, rows: 24 });

@@ -7,7 +7,7 @@
 //   journal.record(entry) -> seq       (synchronous: durable before the holder is told)
 //   journal.entries(sessionId, generation) -> entries in the order they were written
 //   journal.prune(sessionId, generation, coveredSeq)  after a checkpoint that covers coveredSeq
-//   journal.forget(sessionId)
+//   journal.forget(sessionId)                  (Store.markDisposed calls it)
 import type Database from 'better-sqlite3';
 
 export interface SizeChange {

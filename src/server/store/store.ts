@@ -183,10 +183,13 @@ export class Store implements Disposable {
     this.write(`mark session ${id} cold`, () => this.sql.markCold.run(id));
   }
 
-  /** Final: the record stays (for history) but no longer counts, and its name is free again. */
+  /** Final: the record stays (for history) but no longer counts, and its name is free again; its size journal goes. */
   markDisposed(id: string): void {
     this.mustGet(id);
-    this.write(`dispose session ${id}`, () => this.sql.markDisposed.run(id));
+    this.write(`dispose session ${id}`, () => {
+      this.sql.markDisposed.run(id);
+      this.sizes.forget(id);
+    });
   }
 
   // ---- meta --------------------------------------------------------------------
