@@ -134,6 +134,34 @@ describe('SessionViewers: viewers of different sizes', () => {
     assert.equal(small.stream().length, VIEWS_UNACKED_MAX + 1, 'an ack lets the owed repaint go');
   });
 
+  test('views repainted at a seq the viewer acked already (the screen lagging the log) do not wait for acks that never come', async () => {
+    const { session, timers, output, viewer } = rig();
+    viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 60, rows: 20 });
+    await settle();
+    // Acks as `tend attach` does: a seq once (an ack never repeats the last one).
+    let acked = -1;
+    const ackAsAttach = () => {
+      const last = small.stream().at(-1);
+      if (last !== undefined && last.type === 'snapshot' && last.seq > acked) session.ack(small.ch, (acked = last.seq));
+    };
+    ackAsAttach();
+    // Output reaches the log while the screen has not parsed it: each repaint is rendered at the same seq.
+    for (let i = 0; i <= VIEWS_UNACKED_MAX; i++) {
+      session.append(new TextEncoder().encode(`unparsed ${i}\r\n`));
+      timers.advance(VIEW_REPAINT_MS);
+      await settle();
+      ackAsAttach();
+    }
+    const before = small.stream().length;
+    output('the screen catches up');
+    timers.advance(VIEW_REPAINT_MS);
+    await settle();
+    const last = small.stream().at(-1)!;
+    assert.ok(small.stream().length > before && last.type === 'snapshot' && last.seq === session.log.endSeq,
+      'the screen that caught up is shown: the views at the acked seq did not use up the unacked allowance');
+  });
+
   test('when the PTY takes its size, the viewer gets the screen alone and then the stream', async () => {
     const { session, resizes, requests, output, viewer } = rig();
     const big = viewer(1, 'cli', { cols: 100, rows: 30 });

@@ -113,6 +113,8 @@ export class ViewerChannel extends DisposableBase {
   private sentMax: number | null = null;
   /** The viewer's last valid ack, or its starting point before any ack. */
   private acked: number | null = null;
+  /** The viewer has sent an ack (acked is then its own, not the starting point). */
+  private viewerAcked = false;
   // Unacknowledged bytes are counted exactly from three numbers: the stream
   // restarted at segmentStart (a snapshot's seq, or the replay's start), the
   // snapshot text cost segmentSnapshotBytes, and before it the viewer had been
@@ -321,6 +323,7 @@ export class ViewerChannel extends DisposableBase {
       return false;
     }
     this.acked = seq;
+    this.viewerAcked = true;
     if (seq >= this.segmentStart) this.snapshotUnacked = false;
     if (this.viewsUnacked.length > 0) {
       this.viewsUnacked = this.viewsUnacked.filter((viewSeq) => viewSeq > seq);
@@ -498,7 +501,10 @@ export class ViewerChannel extends DisposableBase {
   private viewSent(seq: number): void {
     // Views have their own limit: the stream's pause, if one was on, is over.
     this.pausedForAcks = false;
-    this.viewsUnacked.push(seq);
+    // A view at a seq the viewer acked already (the screen had not parsed
+    // further) gets no ack of its own: a viewer acks a seq once. Counted, it
+    // would hold the unacked allowance for good, and the views with it.
+    if (!this.viewerAcked || this.acked === null || seq > this.acked) this.viewsUnacked.push(seq);
     if (this.opts.log.endSeq > seq) this.viewOwed = true; // output came while it was rendered
     if (this.viewCooldown !== null) this.timers.clearTimeout(this.viewCooldown);
     this.viewCooldown = this.timers.setTimeout(() => {
