@@ -12,7 +12,12 @@
 //   a viewer asking for its older rows (SCROLLBACK_REQUEST) reads the same
 //   rows under the same numbers;
 // * every viewer's screen (a headless xterm fed the viewer stream, acking as
-//   `tend attach` does) equals the server's screen.
+//   `tend attach` does) equals the server's screen; a viewer whose terminal
+//   is another size than the session (smaller or larger, in cols and rows;
+//   read-only, so it never sets the session's size) shows, once its last
+//   view has caught up with the server, exactly the server's screen as that
+//   viewer should see it: the cells of the window the server cut around the
+//   cursor, the padding beyond the session, the cursor in the window.
 //
 // TEND_RANDOM_SEED replays a run (the seed is printed when a step fails, with
 // the steps that led there); TEND_RANDOM_STEPS sets how many steps run.
@@ -20,10 +25,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import WebSocket from 'ws';
-import { MAX_SCROLLBACK_REQUEST_ROWS, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
+import { MAX_SCROLLBACK_REQUEST_ROWS, VIEWER_PROTOCOL_VERSION, type FrameFromServer, type FrameFromViewer } from '../../src/protocol/viewer-frames.js';
 import { TerminalViewerPeer } from '../../src/server/viewers/terminal-viewer-peer.js';
 import { seededRandom } from '../../src/server/screen/random-stream.js';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
+import { OuterTerminalViewer, expectedView, screenCells } from './outer-terminal-viewer.js';
 
 /** Enough to meet every kind of step many times, small enough for ~1 minute on a loaded 2-core machine. */
 const DEFAULT_STEPS = 40;
@@ -41,6 +47,8 @@ const CONVERGE_TIMEOUT_MS = 30_000;
  * (two rows of a burst written at 27 columns, replayed at 120).
  */
 const CHECKPOINT_QUIET_MS = 5_000;
+/** Derives the viewers' own random stream from the seed. */
+const VIEWER_SEED_MIX = 0x5f3759df;
 
 const seed = process.env.TEND_RANDOM_SEED !== undefined ? Number(process.env.TEND_RANDOM_SEED) : randomInt(1, 2 ** 31);
 const steps = process.env.TEND_RANDOM_STEPS !== undefined ? Number(process.env.TEND_RANDOM_STEPS) : DEFAULT_STEPS;
@@ -51,11 +59,12 @@ interface ServerScreen {
   rows: number;
   cursor: { x: number; y: number };
   degraded: boolean;
+  /** The holder offset the screen has been fed to: viewer seqs count the same bytes. */
+  offset: number;
 }
 
 /** The rows of a terminal's screen as the API gives them: trailing blanks and blank rows at the end trimmed. */
-function visibleText(viewer: TerminalViewerPeer): string {
-  const terminal = viewer.terminal;
+function visibleText(terminal: TerminalViewerPeer['terminal']): string {
   const buffer = terminal.buffer.active;
   const rows: string[] = [];
   for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true).replace(/\s+$/, '') ?? '');
@@ -70,8 +79,8 @@ function trimmed(text: string): string {
  * A viewer over the server's socket: the real codec and a real headless
  * terminal (TerminalViewerPeer), reconnecting after a restart the way
  * `tend attach` does (resume point, then whatever the server sends).
- * Viewers stay at the session's size: they are script viewers, which get
- * the stream at the PTY's size.
+ * These are script viewers, which get the stream at the PTY's size and
+ * follow its resizes; viewers of other sizes are OuterTerminalViewers.
  */
 class SocketViewer {
   private ws: WebSocket | null = null;
@@ -110,38 +119,7 @@ class SocketViewer {
     const resume = this.peer.reconnect((b) => ws.send(b));
     this.peer.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'script', readOnly: false });
     const { cols, rows } = this.peer.terminal;
-    // TODO(viewers of other sizes): a viewer smaller or larger than the session is shown
-    // cropped/padded by the server; when that lands, subscribe some at other sizes and
-    // compare their screen with the server's screen as that viewer should show it.
     this.peer.send({ type: 'subscribe', channel: 1, sessionId: this.sessionId, cols, rows, ...(resume ? { resume } : {}) });
-  }
-
-  /**
-   * Every row the server holds, as this viewer reads them: SCROLLBACK pages
-   * from the end of the buffer back to the oldest row held. Returns each
-   * numbered row with its row number, oldest first, and the rows counted as
-   * dropped beyond the oldest.
-   */
-  async history(): Promise<{ rows: Array<{ row: number; line: string }>; dropped: number }> {
-    const pages: Array<Extract<FrameFromServer, { type: 'scrollback' }>> = [];
-    let before = Number.MAX_SAFE_INTEGER;
-    for (;;) {
-      const from = this.peer.received.length;
-      this.peer.send({ type: 'scrollback-request', channel: 1, beforeRow: before, count: MAX_SCROLLBACK_REQUEST_ROWS });
-      const page = await waitFor('a SCROLLBACK page', () =>
-        this.peer.received.slice(from).find((f): f is Extract<FrameFromServer, { type: 'scrollback' }> => f.type === 'scrollback'), CONVERGE_TIMEOUT_MS);
-      pages.unshift(page);
-      if (page.oldest || page.rows === 0) break;
-      before = page.firstRow;
-    }
-    const rows: Array<{ row: number; line: string }> = [];
-    for (const page of pages) {
-      page.text.split('\r\n').forEach((text, i) => {
-        const line = text.replace(ANSI_SEQUENCE, '').replace(/\s+$/, '');
-        if (/^row \d+$/.test(line)) rows.push({ row: page.firstRow + i, line });
-      });
-    }
-    return { rows, dropped: pages[0]?.dropped ?? 0 };
   }
 
   close(): void {
@@ -149,6 +127,34 @@ class SocketViewer {
     this.ws = null;
     this.peer.dispose();
   }
+}
+
+/**
+ * Every row the server holds, as a viewer reads them: SCROLLBACK pages from
+ * the end of the buffer back to the oldest row held. Returns each numbered
+ * row with its row number, oldest first, and the rows counted as dropped
+ * beyond the oldest.
+ */
+async function readHistory(viewer: { received: readonly FrameFromServer[]; send(frame: FrameFromViewer): void }): Promise<{ rows: Array<{ row: number; line: string }>; dropped: number }> {
+  const pages: Array<Extract<FrameFromServer, { type: 'scrollback' }>> = [];
+  let before = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const from = viewer.received.length;
+    viewer.send({ type: 'scrollback-request', channel: 1, beforeRow: before, count: MAX_SCROLLBACK_REQUEST_ROWS });
+    const page = await waitFor('a SCROLLBACK page', () =>
+      viewer.received.slice(from).find((f): f is Extract<FrameFromServer, { type: 'scrollback' }> => f.type === 'scrollback'), CONVERGE_TIMEOUT_MS);
+    pages.unshift(page);
+    if (page.oldest || page.rows === 0) break;
+    before = page.firstRow;
+  }
+  const rows: Array<{ row: number; line: string }> = [];
+  for (const page of pages) {
+    page.text.split('\r\n').forEach((text, i) => {
+      const line = text.replace(ANSI_SEQUENCE, '').replace(/\s+$/, '');
+      if (/^row \d+$/.test(line)) rows.push({ row: page.firstRow + i, line });
+    });
+  }
+  return { rows, dropped: pages[0]?.dropped ?? 0 };
 }
 
 /** SGR and OSC 8 in a SCROLLBACK page's text. */
@@ -161,7 +167,9 @@ interface Run {
   printed: number[];
   /** First number of each burst: a prompt line sits between it and the number before. */
   burstStarts: Set<number>;
-  viewers: SocketViewer[];
+  viewers: Array<SocketViewer | OuterTerminalViewer>;
+  /** Chooses what kind of viewer attaches and its size, apart from `random` so a seed's steps stay as they were before viewers of other sizes. */
+  viewerRandom: () => number;
   size: { cols: number; rows: number };
   /** A full-screen program (cat on the alternate screen) holds the terminal. */
   alternate: boolean;
@@ -259,7 +267,7 @@ async function checkHistory(run: Run): Promise<void> {
   // A viewer reads the same rows under the same numbers (SCROLLBACK_REQUEST).
   const viewer = run.viewers[0];
   if (viewer !== undefined) {
-    const read = await viewer.history();
+    const read = await readHistory(viewer instanceof SocketViewer ? viewer.peer : viewer);
     assert.deepEqual(read.rows, found.body.matches, 'a viewer\'s older rows are the rows search found, under the same numbers');
     assertWhole(run, read.rows, read.dropped, 'a viewer\'s older rows');
   }
@@ -275,6 +283,10 @@ async function checkHistory(run: Run): Promise<void> {
 
 async function checkViewers(run: Run): Promise<void> {
   for (const [i, viewer] of run.viewers.entries()) {
+    if (viewer instanceof OuterTerminalViewer) {
+      await checkOuterViewer(run, viewer, i);
+      continue;
+    }
     let server: ServerScreen | null = null;
     await waitFor(`viewer ${i} to show the server's screen`, async () => {
       server = await screenOf(run);
@@ -282,15 +294,61 @@ async function checkViewers(run: Run): Promise<void> {
       const buffer = terminal.buffer.active;
       return terminal.cols === server.cols && terminal.rows === server.rows &&
         buffer.cursorX === server.cursor.x && buffer.cursorY === server.cursor.y &&
-        visibleText(viewer.peer) === trimmed(server.text);
+        visibleText(viewer.peer.terminal) === trimmed(server.text);
     }, CONVERGE_TIMEOUT_MS).catch((err: Error) => {
       const s = server as ServerScreen | null;
       const terminal = viewer.peer.terminal;
       throw new Error(`${err.message}\nviewer ${terminal.cols}x${terminal.rows} cursor ${terminal.buffer.active.cursorX},${terminal.buffer.active.cursorY}:\n` +
-        `${visibleText(viewer.peer)}\nserver ${s?.cols}x${s?.rows} cursor ${s?.cursor.x},${s?.cursor.y}:\n${s ? trimmed(s.text) : '(none)'}`);
+        `${visibleText(viewer.peer.terminal)}\nserver ${s?.cols}x${s?.rows} cursor ${s?.cursor.x},${s?.cursor.y}:\n${s ? trimmed(s.text) : '(none)'}`);
     });
     assert.deepEqual(viewer.peer.problems, [], `viewer ${i}'s stream had no hole`);
   }
+}
+
+/**
+ * A terminal viewer of its own size shows what it should: at the session's
+ * size the stream (the screen, as a script viewer), at another size the last
+ * view, caught up with the server (its seq at or past the offset the screen
+ * was fed to; views come at once after a quiet spell, so it does), cell by
+ * cell the window the server cut and the padding, and the cursor in it.
+ */
+async function checkOuterViewer(run: Run, viewer: OuterTerminalViewer, i: number): Promise<void> {
+  let server: ServerScreen | null = null;
+  let why = '';
+  await waitFor(`viewer ${i} (${viewer.cols}x${viewer.rows}, read-only) to show the server's screen as it should`, async () => {
+    const s = await screenOf(run);
+    server = s;
+    const buffer = viewer.terminal.buffer.active;
+    if (s.cols === viewer.cols && s.rows === viewer.rows) {
+      if (viewer.showsView) return !(why = 'still shows a view at the session\'s size');
+      if (viewer.parsedSeq === null || viewer.parsedSeq < s.offset) return !(why = `parsed to ${viewer.parsedSeq}, the screen is at ${s.offset}`);
+      why = 'the stream differs from the screen';
+      return buffer.cursorX === s.cursor.x && buffer.cursorY === s.cursor.y && visibleText(viewer.terminal) === trimmed(s.text);
+    }
+    if (!viewer.showsView || viewer.viewSeq === null) return !(why = 'no view yet');
+    if (viewer.viewSeq < s.offset) return !(why = `its last view is at ${viewer.viewSeq}, the screen at ${s.offset}`);
+    const want = expectedView(s, viewer.cols, viewer.rows);
+    const shown = screenCells(viewer.terminal);
+    const row = want.lines.findIndex((line, y) => line !== shown[y]);
+    if (row >= 0) return !(why = `window at ${want.origin.x},${want.origin.y}: row ${row} is\n  ${JSON.stringify(shown[row])}, expected\n  ${JSON.stringify(want.lines[row])}`);
+    why = `cursor at ${buffer.cursorX},${buffer.cursorY}, expected ${want.cursor.x},${want.cursor.y} (window at ${want.origin.x},${want.origin.y})`;
+    return buffer.cursorX === want.cursor.x && buffer.cursorY === want.cursor.y;
+  }, CONVERGE_TIMEOUT_MS).catch((err: Error) => {
+    const s = server as ServerScreen | null;
+    throw new Error(`${err.message}: ${why}\nlast received: ${viewer.recentSeqs(8)}\nviewer:\n${screenCells(viewer.terminal).join('\n')}\n` +
+      `server ${s?.cols}x${s?.rows} cursor ${s?.cursor.x},${s?.cursor.y}:\n${s ? trimmed(s.text) : '(none)'}`);
+  });
+  const closed = viewer.received.find((f) => f.type === 'closed' || f.type === 'error');
+  assert.equal(closed, undefined, `viewer ${i} was not closed nor sent an error`);
+}
+
+/** A size other than `of` in each direction: smaller or larger by up to 40 columns and 15 rows. */
+function otherSize(of: { cols: number; rows: number }, random: () => number): { cols: number; rows: number } {
+  const other = (n: number, most: number, least: number): number => {
+    const by = 1 + Math.floor(random() * most);
+    return random() < 0.5 && n - by >= least ? n - by : n + by;
+  };
+  return { cols: other(of.cols, 40, 10), rows: other(of.rows, 15, 3) };
 }
 
 async function reconnectViewers(run: Run): Promise<void> {
@@ -375,8 +433,15 @@ async function step(run: Run, kind: StepKind, random: () => number): Promise<str
       return `SIGKILL in a burst of ${rows} rows, and start`;
     }
     case 'attach': {
-      run.viewers.push(await SocketViewer.attach(run.t, run.id, run.size.cols, run.size.rows));
-      return `viewer ${run.viewers.length - 1} attaches`;
+      if (run.viewerRandom() < 0.5) {
+        run.viewers.push(await SocketViewer.attach(run.t, run.id, run.size.cols, run.size.rows));
+        return `viewer ${run.viewers.length - 1} attaches`;
+      }
+      const size = otherSize(run.size, run.viewerRandom);
+      const viewer = new OuterTerminalViewer(run.t.client.paths.serverSocket, run.id, size.cols, size.rows, true);
+      await viewer.connect();
+      run.viewers.push(viewer);
+      return `viewer ${run.viewers.length - 1} attaches, a read-only terminal of ${size.cols}x${size.rows} (session ${run.size.cols}x${run.size.rows})`;
     }
     case 'detach': {
       const i = Math.floor(random() * run.viewers.length);
@@ -402,7 +467,7 @@ test(`random everyday use (seed ${seed}, ${steps} steps): the history stays whol
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.home, TERM: 'xterm-256color', LANG: 'C.UTF-8', PS1: '$ ' },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
-    run = { t, id: created.body.id, printed: [], burstStarts: new Set(), viewers: [], size, alternate: false };
+    run = { t, id: created.body.id, printed: [], burstStarts: new Set(), viewers: [], size, alternate: false, viewerRandom: seededRandom(seed ^ VIEWER_SEED_MIX) };
     log.push(`session ${size.cols}x${size.rows}`);
     await waitFor('the prompt', async () => trimmed((await screenOf(run!)).text).endsWith('$'));
     for (let i = 1; i <= steps; i++) {
