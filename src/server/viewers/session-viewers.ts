@@ -206,7 +206,10 @@ export class SessionViewers extends DisposableBase {
     const size = this.size;
     if (size === null) return;
     this.broadcast((ch) => ({ type: 'resize', channel: ch, cols: size.cols, rows: size.rows }));
-    for (const ch of this.channels) ch.showView(this.viewFor(ch));
+    for (const ch of this.channels) {
+      ch.showView(this.viewFor(ch));
+      ch.sessionResized();
+    }
   }
 
   /**

@@ -162,6 +162,25 @@ describe('SessionViewers: viewers of different sizes', () => {
       'the screen that caught up is shown: the views at the acked seq did not use up the unacked allowance');
   });
 
+  test('a resize that brings no output (a full-screen program ignoring it) still repaints the views', async () => {
+    const { session, timers, resizes, viewer } = rig();
+    const big = viewer(1, 'cli', { cols: 100, rows: 30 });
+    const small = viewer(2, 'cli', { cols: 60, rows: 20 });
+    await settle();
+    small.ackAll();
+    timers.advance(VIEW_REPAINT_MS);
+    await settle();
+    const before = small.stream().length;
+    session.resize(big.ch, { cols: 90, rows: 28 });
+    await settle();
+    timers.advance(VIEW_REPAINT_MS);
+    await settle();
+    assert.deepEqual(resizes, ['90x28']);
+    const last = small.stream().at(-1)!;
+    assert.ok(small.stream().length > before && last.type === 'snapshot' && last.view === true,
+      'the view of the resized screen is sent, with no output after the resize');
+  });
+
   test('when the PTY takes its size, the viewer gets the screen alone and then the stream', async () => {
     const { session, resizes, requests, output, viewer } = rig();
     const big = viewer(1, 'cli', { cols: 100, rows: 30 });

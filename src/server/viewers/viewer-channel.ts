@@ -246,6 +246,17 @@ export class ViewerChannel extends DisposableBase {
     void this.snapshot(size === null ? 'resized' : 'view');
   }
 
+  /**
+   * The session's screen changed size: a viewer shown views is owed one of
+   * the new screen even if no output follows (a full-screen program that
+   * ignores SIGWINCH writes nothing), as output would owe it.
+   */
+  sessionResized(): void {
+    if (this.closed || this.view === null || this.decision === null) return;
+    this.viewOwed = true;
+    this.sendViewIfDue();
+  }
+
   /** Decides replay vs snapshot for a new subscription and starts the stream. */
   start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
