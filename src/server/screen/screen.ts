@@ -632,11 +632,12 @@ export class Screen extends DisposableBase {
         const { from, to, oldest, dropped } = this.reader.olderRange(before, count);
         const cell = this.terminal.buffer.normal.getNullCell();
         const self = this;
+        const textOptions = { ansi: true, link: (urlId: number) => self.linkOf(urlId) };
         function* lines(): Generator<void, string, void> {
           const out: string[] = [];
           for (let r = from; r < to; r++) {
             const line = self.lineAt(r);
-            out.push(line === undefined ? '' : rowText(line, cell, { ansi: true, link: (urlId) => self.linkOf(urlId) }));
+            out.push(line === undefined ? '' : rowText(line, cell, textOptions));
             if ((r - from) % 64 === 63) yield;
           }
           return out.join('\r\n');
