@@ -34,11 +34,6 @@ export class TmuxOuter {
     return this.tmux(['capture-pane', '-e', '-p', '-t', '0']).stdout.replace(/\n$/, '').split('\n');
   }
 
-  /** The pane's whole history and screen as plain text, oldest first. */
-  history(): string[] {
-    return this.tmux(['capture-pane', '-p', '-S', '-', '-E', '-', '-t', '0']).stdout.replace(/\n$/, '').split('\n');
-  }
-
   async waitForScreen(what: string, check: (plain: string[]) => boolean, timeoutMs = 30_000): Promise<void> {
     const plain = () => this.tmux(['capture-pane', '-p', '-t', '0']).stdout.replace(/\n$/, '').split('\n');
     await waitFor(() => check(plain()), { what, timeoutMs, describe: () => `tmux pane:\n${plain().join('\n')}` });
