@@ -111,7 +111,6 @@ export class AttachSession {
   /** The outer terminal shows a view of the session (it is not the session's size), not its stream. */
   private viewShown = false;
   private subscribed = false;
-  private everSubscribed = false;
   private readonly typedAhead: Uint8Array[] = [];
   private typedAheadBytes = 0;
   private exit: { code: number; signal: number } | null = null;
@@ -330,7 +329,6 @@ export class AttachSession {
       ...(resume ? { resume, repaint } : {}),
     });
     this.subscribed = true;
-    this.everSubscribed = true;
     this.lastAcked = null;
     this.typedAheadBytes = 0;
     for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
