@@ -3,42 +3,14 @@
 // stream), with a fake screen that says what it was asked to render.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CloseReason, decodeFrameFromServer, encodeFrameToViewer, type ClientKind, type FrameFromServer, type ScreenModes } from '../../protocol/viewer-frames.js';
-import { VIEWS_UNACKED_MAX, VIEW_REPAINT_MS, type Timers } from './flow-limits.js';
+import { CloseReason, decodeFrameFromServer, encodeFrameToViewer, type ClientKind, type FrameFromServer } from '../../protocol/viewer-frames.js';
+import { VIEWS_UNACKED_MAX, VIEW_REPAINT_MS } from './flow-limits.js';
 import { SessionViewers } from './session-viewers.js';
 import type { SnapshotRequest } from './viewer-channel.js';
 import type { TerminalSize } from './size-policy.js';
+import { DEFAULT_MODES as modes, SteppedTimers, settle } from './viewer-test-fixture.js';
 
 const BOOT = 'boot-V';
-const modes: ScreenModes = {
-  cursorX: 0, cursorY: 0, cursorHidden: false, altScreen: false, applicationCursorKeys: false, applicationKeypad: false,
-  bracketedPaste: false, sendFocus: false, originMode: false, insertMode: false, wraparound: true, mouseTracking: 'none', mouseEncoding: 'unknown',
-};
-
-class SteppedTimers implements Timers {
-  private now = 0;
-  private pending: Array<{ at: number; fn: () => void; id: number }> = [];
-  private nextId = 1;
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.push({ at: this.now + ms, fn, id });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending = this.pending.filter((p) => p.id !== handle);
-  }
-  advance(ms: number): void {
-    this.now += ms;
-    for (;;) {
-      const due = this.pending.filter((p) => p.at <= this.now).sort((a, b) => a.at - b.at)[0];
-      if (!due) return;
-      this.pending = this.pending.filter((p) => p !== due);
-      due.fn();
-    }
-  }
-}
-
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
   const timers = new SteppedTimers();

@@ -7,60 +7,15 @@ import {
   encodeFrameToViewer,
   type ClientKind,
   type FrameFromServer,
-  type ScreenModes,
 } from '../../protocol/viewer-frames.js';
-import { REPLAY_MAX_BYTES, type Timers } from './flow-limits.js';
+import { REPLAY_MAX_BYTES } from './flow-limits.js';
 import { OutputLog } from './output-log.js';
 import { SessionViewers } from './session-viewers.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
+import { DEFAULT_MODES as modes, SteppedTimers, settle } from './viewer-test-fixture.js';
 
 const KiB = 1024;
 const BOOT = 'boot-A';
-const modes: ScreenModes = {
-  cursorX: 0,
-  cursorY: 0,
-  cursorHidden: false,
-  altScreen: false,
-  applicationCursorKeys: false,
-  applicationKeypad: false,
-  bracketedPaste: false,
-  sendFocus: false,
-  originMode: false,
-  insertMode: false,
-  wraparound: true,
-  mouseTracking: 'none',
-  mouseEncoding: 'unknown',
-};
-
-/** Time that moves only when the test says so. */
-class SteppedTimers implements Timers {
-  private now = 0;
-  private pending: Array<{ at: number; fn: () => void; id: number }> = [];
-  private nextId = 1;
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.push({ at: this.now + ms, fn, id });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending = this.pending.filter((p) => p.id !== handle);
-  }
-  get waiting(): number {
-    return this.pending.length;
-  }
-  advance(ms: number): void {
-    this.now += ms;
-    for (;;) {
-      const due = this.pending.filter((p) => p.at <= this.now).sort((a, b) => a.at - b.at)[0];
-      if (!due) return;
-      this.pending = this.pending.filter((p) => p !== due);
-      due.fn();
-    }
-  }
-}
-
-/** Lets awaited snapshots settle. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What one viewer received, through the real codec. */
 class Inbox {
