@@ -144,8 +144,7 @@ export class AwaitRegistry extends DisposableBase {
       this.pendingParts.get(id)?.push(this.watchLineEnd(entry, session, commands));
       await typeCommand(session, prepared);
     } catch (err) {
-      this.forget(entry);
-      prepared.dispose();
+      this.forget(entry); // removes the staged script too
       throw err;
     }
     this.ensureSweep();

@@ -14,11 +14,8 @@ export const ENTER_GAP_MS = 20;
 export const MAX_TYPED_INPUT_BYTES = 1024;
 
 export interface TypedCommand {
-  /** What was typed (the input itself, or the line that sources its script). */
+  /** What was typed (the input itself, or the line that sources its script, removed by removeStagedScript). */
   typed: string;
-  /** The script staged for long or multi-line input, removed by dispose(). */
-  script: string | null;
-  dispose(): void;
 }
 
 export interface TypingTarget {
@@ -49,14 +46,14 @@ export function removeStagedScript(stagingDir: string, id: string): void {
  * `stagingDir` as `<id>.sh`) the line that sources it. Nothing is typed yet.
  */
 export function prepareCommand(input: string, stagingDir: string, id: string): TypedCommand {
-  if (!needsStaging(input)) return { typed: input, script: null, dispose() {} };
+  if (!needsStaging(input)) return { typed: input };
   // The path is quoted for bash, zsh and fish alike, which only works
   // without quote characters in it; tend's runtime paths have none.
   const path = stagedScriptPath(stagingDir, id);
   if (/['\\]/.test(path)) throw new Error(`cannot stage long input: the runtime path ${path} holds a quote or backslash`);
   mkdirSync(stagingDir, { recursive: true, mode: 0o700 });
   writeFileSync(path, input.endsWith('\n') ? input : `${input}\n`, { mode: 0o600 });
-  return { typed: `source '${path}'`, script: path, dispose: () => removeStagedScript(stagingDir, id) };
+  return { typed: `source '${path}'` };
 }
 
 /**
