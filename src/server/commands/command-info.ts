@@ -20,8 +20,6 @@ export interface FinishedCommand extends CommandInfo {
 
 /** What `await` needs of a session's commands. */
 export interface CommandWatch {
-  /** The number of the last command started, 0 if none (after the bytes written so far are parsed). */
-  lastNumber(): Promise<number>;
   /** The commands the index keeps, oldest first, and the running one's number (after the bytes written so far are parsed). */
   state(): Promise<{ commands: CommandInfo[]; running: number | null }>;
   /** A command's output as the buffer holds it now (null: unknown, or scrolled out). */
@@ -45,10 +43,6 @@ export function onFinishedWithOutput(index: CommandIndex, listener: (command: Fi
 export function watchIndex(index: CommandIndex): CommandWatch {
   return {
     // Each read waits for the terminal to parse what was written to it before: the index has then seen those marks.
-    lastNumber: async () => {
-      await parsed(index);
-      return index.last()?.number ?? 0;
-    },
     state: async () => {
       await parsed(index);
       return { commands: index.list().map(commandInfo), running: index.current()?.number ?? null };
