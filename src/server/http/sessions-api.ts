@@ -141,6 +141,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
     // Read in slices in the screen host: thousands of rows of history hold no loop for long.
     const { text, scrollback, cols, rows, cursor } = await session.screen.text({ scrollbackRows, ansi: format === 'ansi' });
+    const { exitCode, exitSignal } = session.info();
     return {
       status: 200,
       json: {
@@ -153,8 +154,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         offset: session.offset,
         degraded: session.degraded,
         status: session.status,
-        exitCode: session.info().exitCode, // null when a signal ended it: exitSignal says which
-        exitSignal: session.info().exitSignal,
+        exitCode, // null when a signal ended it: exitSignal says which
+        exitSignal,
       },
     };
   });
