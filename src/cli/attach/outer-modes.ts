@@ -24,6 +24,9 @@ function defaultTabStops(cols: number): string {
   return out;
 }
 
+/** Scroll margins (left/right off, top/bottom the whole screen) and origin mode off; homes the cursor. */
+const RESET_MARGINS = `${CSI}?69l${CSI}r${CSI}?6l`;
+
 /**
  * What a program may have changed that moves the cursor when reset: scroll
  * margins (top/bottom and left/right), origin mode, tab stops. DECSTR would
@@ -31,7 +34,7 @@ function defaultTabStops(cols: number): string {
  * reset by its own sequence.
  */
 function resetLayout(cols: number): string {
-  return `${CSI}?69l${CSI}r${CSI}?6l${defaultTabStops(cols)}`;
+  return `${RESET_MARGINS}${defaultTabStops(cols)}`;
 }
 
 /**
@@ -106,7 +109,7 @@ export function paintSnapshot(snapshot: { data: string; modes: ScreenModes }, op
  */
 export function paintView(view: { data: string; modes: ScreenModes }, options: { inAltScreen: boolean }): string {
   const enter = options.inAltScreen ? '' : `${CSI}?1049h`;
-  return `${enter}${CSI}!p${CSI}?25l${RESET_PEN}${CSI}?69l${CSI}r${CSI}?6l${view.data}${assertInputModes(view.modes)}`;
+  return `${enter}${CSI}!p${CSI}?25l${RESET_PEN}${RESET_MARGINS}${view.data}${assertInputModes(view.modes)}`;
 }
 
 /**
