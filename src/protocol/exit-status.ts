@@ -22,7 +22,7 @@ const SIGNAL_NAMES: Readonly<Record<number, string>> = {
   30: 'SIGPWR', 31: 'SIGSYS',
 };
 
-export function signalName(signal: number): string | undefined {
+function signalName(signal: number): string | undefined {
   return SIGNAL_NAMES[signal];
 }
 
