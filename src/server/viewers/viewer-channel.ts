@@ -235,15 +235,17 @@ export class ViewerChannel extends DisposableBase {
     if (size === null ? current === null : current !== null && current.cols === size.cols && current.rows === size.rows) return;
     this.view = size === null ? null : { cols: size.cols, rows: size.rows };
     if (this.decision === null || this.closed) return; // start() decides
-    if (this.snapshotting) {
-      this.modeChanged = true;
-      return;
-    }
-    if (size === null) {
+    if (this.snapshotting) this.modeChanged = true;
+    else this.paintForMode();
+  }
+
+  /** The first paint of the mode the viewer is in now: a view, or the screen before the stream goes on. */
+  private paintForMode(): void {
+    if (this.view === null) {
       this.viewsUnacked = [];
       this.lastViewWindow = null; // its clicks are the session's cells again
     }
-    void this.snapshot(size === null ? 'resized' : 'view');
+    void this.snapshot(this.view === null ? 'resized' : 'view');
   }
 
   /**
@@ -469,8 +471,7 @@ export class ViewerChannel extends DisposableBase {
     if (this.modeChanged) {
       // Rendered for a mode (view or stream, or a view size) the viewer has left meanwhile.
       this.modeChanged = false;
-      if (this.view === null) this.viewsUnacked = [];
-      void this.snapshot(this.view === null ? 'resized' : 'view');
+      this.paintForMode();
       return;
     }
     this.snapshots++;
