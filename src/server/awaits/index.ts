@@ -16,15 +16,13 @@ export {
 } from './await-registry.js';
 export {
   INPUT_NOT_RUN,
-  isTypedLine,
-  outcomeOf,
   quoteLine,
   type AwaitOutcome,
   type AwaitResult,
   type AwaitedCommand,
   type SettledOutcome,
 } from './await-outcome.js';
-export { openAwaitStore, NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
-export { typeCommand, prepareCommand, needsStaging, ENTER_GAP_MS, MAX_TYPED_INPUT_BYTES, type TypedCommand } from './command-typing.js';
-export { foregroundIntruder, processName } from './foreground.js';
+export { openAwaitStore, type AwaitStore, type StoredAwait } from './await-store.js';
+export { typeCommand, needsStaging, ENTER_GAP_MS, MAX_TYPED_INPUT_BYTES, type TypedCommand } from './command-typing.js';
+export { foregroundIntruder } from './foreground.js';
 export { TypingTurns } from './typing-turns.js';
