@@ -4,7 +4,7 @@
 // incomplete screen is said so without garbling it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkfifoSync } from './fifo.js';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { openSync, closeSync, constants } from 'node:fs';
 import { useTestScope } from '../helpers/test-scope.js';
@@ -81,7 +81,7 @@ test('a screen recovered with a ring gap is said so on the bottom row, then repa
   const scope = useTestScope(t);
   const server = await serverFor(scope, { TEND_RING_BYTES: String(64 * 1024) });
   const fifo = join(server.home, 'go');
-  mkfifoSync(fifo);
+  execFileSync('mkfifo', [fifo]);
   const id = await newSession(server, { argv: BASH });
   await waitForSessionText(server, id, PROMPT);
   // The output comes when the test says, while no server reads the holder: more than its ring holds.
