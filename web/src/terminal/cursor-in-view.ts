@@ -19,8 +19,10 @@ export function keepCursorInView(terminal: Terminal, scroller: HTMLElement): IDi
     const cellHeight = screen.offsetHeight / terminal.rows;
     if (!(cellWidth > 0 && cellHeight > 0)) return;
     // The screen's offset inside the scroller (the pane's padding).
-    const left = screen.getBoundingClientRect().left - scroller.getBoundingClientRect().left + scroller.scrollLeft;
-    const top = screen.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop;
+    const screenBox = screen.getBoundingClientRect();
+    const scrollerBox = scroller.getBoundingClientRect();
+    const left = screenBox.left - scrollerBox.left + scroller.scrollLeft;
+    const top = screenBox.top - scrollerBox.top + scroller.scrollTop;
     scroller.scrollLeft = within(scroller.scrollLeft, left + buffer.cursorX * cellWidth, cellWidth, scroller.clientWidth);
     scroller.scrollTop = within(scroller.scrollTop, top + buffer.cursorY * cellHeight, cellHeight, scroller.clientHeight);
   };
