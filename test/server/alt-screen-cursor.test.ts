@@ -5,11 +5,10 @@
 // snapshot that only set DECSC left tmux's cursor on the alternate screen's spot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot, startTestServer, waitFor, type TestServer } from './harness.js';
+import { repoRoot, startTestServer, waitFor } from './harness.js';
+import { useTestScope } from '../helpers/test-scope.js';
+import { TmuxOuter } from '../attach/tmux-outer.js';
 
 const COLS = 80;
 const ROWS = 24;
@@ -21,45 +20,28 @@ function printfEscaped(text: string): string {
   return text.replaceAll('\\', '\\\\').replaceAll('\x1b', '\\033').replaceAll('\r', '\\r').replaceAll('\n', '\\n');
 }
 
-/** A tmux server of the test's own (by socket name, killed by it), one pane running `command`. */
-function startTmux(t: TestServer, command: string): { tmux(args: string[]): string; kill(): void } {
-  const socket = `tend-test-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const conf = join(t.home, 'tmux.conf');
-  writeFileSync(conf, 'set -g status off\n'); // the pane is then the whole window: COLS x ROWS, as the session
-  const tmux = (args: string[]): string => {
-    const r = spawnSync('tmux', ['-L', socket, '-f', conf, ...args], { env: t.env, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr}`);
-    return r.stdout;
-  };
-  tmux(['new-session', '-d', '-x', String(COLS), '-y', String(ROWS), command]);
-  return { tmux, kill: () => void spawnSync('tmux', ['-L', socket, 'kill-server']) };
-}
-
-test('leaving the alternate screen puts the cursor where the program saved it, in a tend attach inside tmux as in the session', { timeout: 120_000 }, async () => {
+test('leaving the alternate screen puts the cursor where the program saved it, in a tend attach inside tmux as in the session', { timeout: 120_000 }, async (tt) => {
+  const scope = useTestScope(tt);
   const t = startTestServer();
-  let outer: ReturnType<typeof startTmux> | undefined;
-  try {
-    const program = `stty -opost -echo; printf '%b' '${printfEscaped(ENTER)}'; read go; printf '%b' '${printfEscaped(LEAVE)}'; exec sleep 100000`;
-    assert.equal((await t.cli(['new', '--name', 'alt', '--size', `${COLS}x${ROWS}`, '--', 'sh', '-c', program])).code, 0);
-    await t.holderPids();
-    await waitFor('the program on its alternate screen', async () => (await t.cli(['screen', ':alt'])).stdout.includes('pane text'));
+  scope.defer(() => t.dispose());
+  const program = `stty -opost -echo; printf '%b' '${printfEscaped(ENTER)}'; read go; printf '%b' '${printfEscaped(LEAVE)}'; exec sleep 100000`;
+  assert.equal((await t.cli(['new', '--name', 'alt', '--size', `${COLS}x${ROWS}`, '--', 'sh', '-c', program])).code, 0);
+  await t.holderPids();
+  await waitFor('the program on its alternate screen', async () => (await t.cli(['screen', ':alt'])).stdout.includes('pane text'));
 
-    outer = startTmux(t, `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}' attach :alt`);
-    const pane = () => outer!.tmux(['capture-pane', '-p', '-t', '0']);
-    await waitFor('the attach to paint the alternate screen', () => pane().includes('pane text'));
+  // The pane is the whole window, COLS x ROWS, as the session.
+  const outer = TmuxOuter.start(scope, { cols: COLS, rows: ROWS, command: `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}' attach :alt`, env: t.env });
+  const pane = () => outer.tmux(['capture-pane', '-p', '-t', '0']).stdout;
+  await waitFor('the attach to paint the alternate screen', () => pane().includes('pane text'));
 
-    assert.equal((await t.cli(['send', ':alt', '--enter', 'go'])).code, 0);
-    const session = await waitFor('the program to leave its alternate screen', async () => {
-      const s = JSON.parse((await t.cli(['screen', ':alt', '--json'])).stdout) as { text: string; cursor: { x: number; y: number; visible: boolean } };
-      return s.text.includes('X') ? s : null;
-    });
-    assert.deepEqual({ x: session.cursor.x, y: session.cursor.y }, { x: 12, y: 6 }, "the session's own screen: back at the saved cursor, one column on");
-    await waitFor('the attach to show it', () => pane().includes('X'));
-    const [x, y] = outer.tmux(['display', '-p', '-t', '0', '#{cursor_x} #{cursor_y}']).trim().split(' ').map(Number);
-    assert.deepEqual({ x, y }, { x: session.cursor.x, y: session.cursor.y }, `tmux pane:\n${pane()}`);
-    assert.equal(pane().split('\n')[6], `${'line'.padEnd(11)}X`, 'X was printed at the saved cursor');
-  } finally {
-    outer?.kill();
-    await t.dispose();
-  }
+  assert.equal((await t.cli(['send', ':alt', '--enter', 'go'])).code, 0);
+  const session = await waitFor('the program to leave its alternate screen', async () => {
+    const s = JSON.parse((await t.cli(['screen', ':alt', '--json'])).stdout) as { text: string; cursor: { x: number; y: number; visible: boolean } };
+    return s.text.includes('X') ? s : null;
+  });
+  assert.deepEqual({ x: session.cursor.x, y: session.cursor.y }, { x: 12, y: 6 }, "the session's own screen: back at the saved cursor, one column on");
+  await waitFor('the attach to show it', () => pane().includes('X'));
+  const [x, y] = outer.tmux(['display', '-p', '-t', '0', '#{cursor_x} #{cursor_y}']).stdout.trim().split(' ').map(Number);
+  assert.deepEqual({ x, y }, { x: session.cursor.x, y: session.cursor.y }, `tmux pane:\n${pane()}`);
+  assert.equal(pane().split('\n')[6], `${'line'.padEnd(11)}X`, 'X was printed at the saved cursor');
 });
