@@ -493,7 +493,7 @@ export class Session extends DisposableBase {
   /** Holder bytes the screen already has (a recovery's checkpoint covers them), for the viewers' log alone. */
   private appendLogOnly(offset: number, bytes: Uint8Array): void {
     if (!this.streamAligned) return;
-    if (offset !== this.viewers.log.endSeq) this.viewers.skipTo(offset);
+    this.viewers.skipTo(offset); // nothing when the log is at offset already
     this.viewers.append(bytes);
   }
 
