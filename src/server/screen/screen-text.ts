@@ -123,13 +123,13 @@ export function* textSlices(rows: TextRows, cell: IBufferCell, options: TextOpti
     }
     const next = i + 1 < rows.count ? rows.getLine(i + 1) : undefined;
     const continues = join && next !== undefined && next.isWrapped;
-    const end = printedEnd(line, cell, !continues, next);
     let text: string;
     if (ansi) {
-      text = ansiRow(line, cell, end, pen);
+      text = ansiRow(line, cell, printedEnd(line, cell, !continues, next), pen);
       if (!continues) text += pen.close();
     } else {
-      text = continues ? line.translateToString(false, 0, end) : line.translateToString(true).replace(/ +$/, '');
+      // Plain text trims a line's end with translateToString: only a continued row needs printedEnd.
+      text = continues ? line.translateToString(false, 0, printedEnd(line, cell, false, next)) : line.translateToString(true).replace(/ +$/, '');
     }
     if (join && line.isWrapped && prevKept && lines.length > 0) lines[lines.length - 1] += text;
     else lines.push(text);
