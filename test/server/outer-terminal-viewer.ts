@@ -50,10 +50,6 @@ export class OuterTerminalViewer {
     this.terminal = new Terminal({ cols, rows, scrollback: 100, allowProposedApi: true });
   }
 
-  get connected(): boolean {
-    return this.ws?.readyState === WebSocket.OPEN;
-  }
-
   /**
    * A new socket (the old one died with its server). Like `tend attach` after
    * a view, it subscribes without a resume point: its screen matches no

@@ -103,10 +103,6 @@ class SocketViewer {
     return viewer;
   }
 
-  get connected(): boolean {
-    return this.ws?.readyState === WebSocket.OPEN;
-  }
-
   /** A new socket (the old one died with its server), resuming from what this terminal parsed. */
   async connect(): Promise<void> {
     this.ws?.terminate();
