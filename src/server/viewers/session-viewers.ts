@@ -101,11 +101,6 @@ export class SessionViewers extends DisposableBase {
     return this.options.ptySize?.() ?? this.lastAsked;
   }
 
-  /** The id that scopes this session's seqs. */
-  get stream(): string {
-    return this.streamId;
-  }
-
   /**
    * Numbers the stream from here on by a position that outlives this server
    * (the holder's generation and byte offset): a viewer that reconnects to

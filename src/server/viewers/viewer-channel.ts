@@ -213,11 +213,6 @@ export class ViewerChannel extends DisposableBase {
     return this.acked;
   }
 
-  /** True while this viewer is shown views for its own size instead of the stream. */
-  get showsView(): boolean {
-    return this.view !== null;
-  }
-
   /** Where the last view sent sits in the session, while views are shown (null: the stream). */
   get viewWindow(): ViewWindow | null {
     return this.view === null ? null : this.lastViewWindow;
