@@ -9,48 +9,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, serverScreen, waitForSessionText, type ServerScreen } from './attach-harness.js';
-import { startTestServer, type TestServer } from '../server/harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
+import { sizeOf, waitForWindow } from './window-check.js';
+import { startTestServer } from '../server/harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
-
-/** The server's screen as rows of exactly `cols` characters (ASCII content: one character, one cell). */
-function serverRows(screen: ServerScreen): string[] {
-  const lines = screen.text.split('\n');
-  return Array.from({ length: screen.rows }, (_, y) => (lines[y] ?? '').padEnd(screen.cols, ' '));
-}
-
-/** What a viewer of size cols x rows must show: the window at (ox, oy), dots where the session does not reach. */
-function expectedWindow(screen: ServerScreen, view: { cols: number; rows: number }, ox: number, oy: number): string {
-  const rows = serverRows(screen);
-  const out: string[] = [];
-  for (let y = 0; y < view.rows; y++) {
-    const source = rows[oy + y];
-    const shown = source === undefined ? '' : source.slice(ox, ox + view.cols);
-    out.push(shown.padEnd(view.cols, '.').replace(/\s+$/, ''));
-  }
-  while (out.length > 0 && out[out.length - 1] === '') out.pop();
-  return out.join('\n');
-}
-
-async function waitForWindow(viewer: AttachedTerminal, server: TestServer, id: string, view: { cols: number; rows: number }, offset: (s: ServerScreen) => [number, number]): Promise<void> {
-  let last: ServerScreen | null = null;
-  let expected = '';
-  await waitFor(
-    async () => {
-      if (!viewer.settled) return false;
-      last = await serverScreen(server, id);
-      const [ox, oy] = offset(last);
-      expected = expectedWindow(last, view, ox, oy);
-      const cursor = viewer.terminal.buffer.active;
-      return viewer.settled && viewer.screen === expected && cursor.cursorX === last.cursor.x - ox && cursor.cursorY === last.cursor.y - oy;
-    },
-    {
-      what: `the ${view.cols}x${view.rows} viewer to show its window of the session`,
-      describe: () => `outer:\n${viewer.screen}\nexpected:\n${expected}\nserver ${last?.cols}x${last?.rows} cursor ${JSON.stringify(last?.cursor)}, outer cursor ${viewer.terminal.buffer.active.cursorX},${viewer.terminal.buffer.active.cursorY}`,
-    },
-  );
-}
 
 describe('tend attach: viewers of different sizes', () => {
   test('two attaches of one vim at 100x30 and 80x24: neither is garbled, the smaller shows the crop, the latest to type sets the size', T, async (t) => {
@@ -138,8 +101,3 @@ describe('tend attach: viewers of different sizes', () => {
     await big.waitForExit();
   });
 });
-
-async function sizeOf(server: TestServer, id: string): Promise<[number, number]> {
-  const s = await serverScreen(server, id);
-  return [s.cols, s.rows];
-}
