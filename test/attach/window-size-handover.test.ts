@@ -31,13 +31,17 @@ test('viewers of two sizes ride through a server SIGKILL, and the one left takes
   await small.waitForServerScreen(server, id);
   await waitForWindow(big, server, id, { cols: 100, rows: 30 }, () => [0, 0]);
 
-  // The server dies; the attaches start another, and the key typed meanwhile arrives.
+  // The server dies; the attaches start another and come back as they were: whichever reconnects
+  // first does not resize the session under the other.
+  const before = await serverScreen(server, id);
   const pid = server.serverPid()!;
   process.kill(pid, 'SIGKILL');
   await waitFor(() => { const now = server.serverPid(); return now !== null && now !== pid; }, { what: 'an attach to start a server', timeoutMs: 60_000 });
-  small.type('5j');
-  await waitFor(async () => (await serverScreen(server, id)).text.includes('line 45'), { what: 'the keys typed after the crash to move vim' });
+  await small.waitForServerScreen(server, id);
+  await waitForWindow(big, server, id, { cols: 100, rows: 30 }, () => [0, 0]);
   assert.deepEqual(await sizeOf(server, id), [80, 24], 'the size survives the crash');
+  small.type('5j');
+  await waitFor(async () => (await serverScreen(server, id)).cursor.y === before.cursor.y + 5, { what: 'the keys typed after the crash to move vim' });
   await small.waitForServerScreen(server, id);
   await waitForWindow(big, server, id, { cols: 100, rows: 30 }, () => [0, 0]);
 

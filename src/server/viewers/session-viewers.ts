@@ -148,9 +148,12 @@ export class SessionViewers extends DisposableBase {
     if (options.readOnly) this.readOnly.add(channel);
     const terminal = options.clientKind === 'cli';
     if (terminal) this.terminals.add(channel);
-    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly, terminal });
-    // The size first (a lone terminal takes it), then whether this viewer is shown the stream or a view.
-    this.applyPolicy();
+    // A terminal that has painted this session before (KEEPS_HISTORY) is reconnecting.
+    const rejoin = options.keepsHistory === true;
+    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly, terminal, rejoin });
+    // The size first (a lone terminal takes it; a reconnecting one leaves the PTY as it is), then
+    // whether this viewer is shown the stream or a view.
+    if (!rejoin) this.applyPolicy();
     channel.showView(this.viewFor(channel));
     channel.start(options.resume, { keepsHistory: options.keepsHistory === true, repaint: options.repaint === true });
     return channel;

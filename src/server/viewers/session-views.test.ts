@@ -43,7 +43,7 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
   const output = (text: string) => {
     seq = session.append(new TextEncoder().encode(text));
   };
-  const viewer = (channel: number, kind: ClientKind, size: TerminalSize) => {
+  const viewer = (channel: number, kind: ClientKind, size: TerminalSize, reconnecting = false) => {
     const frames: FrameFromServer[] = [];
     const ch = session.attach({
       channel,
@@ -51,6 +51,7 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
       readOnly: false,
       cols: size.cols,
       rows: size.rows,
+      ...(reconnecting ? { keepsHistory: true } : {}),
       send: (f) => frames.push(decodeFrameFromServer(encodeFrameToViewer(f))),
     });
     const stream = () => frames.filter((f) => f.type === 'snapshot' || f.type === 'data');
@@ -64,6 +65,20 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
 }
 
 describe('SessionViewers: viewers of different sizes', () => {
+  test('a terminal reconnecting first (after a server restart) does not resize the session under the others; typing still does', async () => {
+    const { session, resizes, viewer } = rig({ cols: 80, rows: 24 });
+    const big = viewer(1, 'cli', { cols: 100, rows: 30 }, true);
+    await settle();
+    assert.deepEqual(resizes, [], 'a lone terminal coming back leaves the PTY as it was');
+    const first = big.stream()[0]!;
+    assert.deepEqual(first.type === 'snapshot' && [first.view, first.cols, first.rows], [true, 100, 30], 'shown a view of the session as it is');
+    const small = viewer(2, 'cli', { cols: 80, rows: 24 }, true);
+    await settle();
+    assert.deepEqual(resizes, []);
+    session.input(big.ch, new Uint8Array([0x6a]));
+    assert.deepEqual(resizes, ['100x30'], 'typing takes the size as ever');
+  });
+
   test('a second terminal of another size is sent views for its size, never the stream, and the size stays', async () => {
     const { timers, resizes, output, viewer } = rig();
     const big = viewer(1, 'cli', { cols: 100, rows: 30 });

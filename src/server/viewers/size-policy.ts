@@ -41,6 +41,12 @@ export interface ViewerJoin extends TerminalSize {
    * panes, whose size follows the page's layout.
    */
   terminal: boolean;
+  /**
+   * The viewer is coming back (a reconnect after a server restart or crash):
+   * it takes the size no more than any second viewer, so whichever viewer
+   * happens to reconnect first does not resize the session under the others.
+   */
+  rejoin?: boolean;
 }
 
 interface ViewerState extends ViewerJoin {
@@ -57,7 +63,7 @@ export class SizePolicy<ViewerKey> {
   constructor(readonly policy: WindowSizePolicy = DEFAULT_WINDOW_SIZE_POLICY) {}
 
   join(viewer: ViewerKey, join: ViewerJoin): void {
-    const alone = !join.readOnly && join.terminal && !this.hasWritable();
+    const alone = !join.readOnly && join.terminal && join.rejoin !== true && !this.hasWritable();
     const tick = ++this.clock;
     this.viewers.set(viewer, { ...join, activity: alone ? tick : 0, joined: tick });
   }
