@@ -125,15 +125,30 @@ conn_close(struct holder *h, struct conn *c)
 	c->frame_active = c->streaming = false;
 }
 
-/* Room for a control frame, keeping back the ERROR reserve. */
+/* A whole control frame's length, from its header in the buffer. */
+static size_t
+conn_frame_bytes(const uint8_t *frame)
+{
+	return FRAME_HEADER_BYTES + frame_get_u32(frame + 1);
+}
+
+/*
+ * Room for a control frame, keeping back the ERROR reserve.  Only wholly
+ * sent frames are dropped, so the buffer always starts on a frame: an
+ * unsent INPUT_TAKEN can then be found, and updated, by walking it.
+ */
 static size_t
 conn_out_room(struct conn *c, size_t reserve)
 {
-	if (c->out_sent > 0) {
-		memmove(c->out, c->out + c->out_sent,
-		    c->out_length - c->out_sent);
-		c->out_length -= c->out_sent;
-		c->out_sent = 0;
+	size_t sent = 0;
+
+	while (sent < c->out_sent &&
+	    sent + conn_frame_bytes(c->out + sent) <= c->out_sent)
+		sent += conn_frame_bytes(c->out + sent);
+	if (sent > 0) {
+		memmove(c->out, c->out + sent, c->out_length - sent);
+		c->out_length -= sent;
+		c->out_sent -= sent;
 	}
 	if (c->out_length + reserve >= CONN_OUT_BYTES)
 		return 0;
@@ -223,10 +238,11 @@ conn_on_hello(struct holder *h, struct conn *c, const struct frame *f)
 	uint32_t version = frame_get_u32(f->payload);
 	char text[160];
 
-	if (version != PROTOCOL_VERSION) {
+	if (version < OLDEST_PROTOCOL_VERSION || version > PROTOCOL_VERSION) {
 		snprintf(text, sizeof text, "this holder speaks protocol "
-		    "version %d, not %u; use a tend that speaks version %d",
-		    PROTOCOL_VERSION, version, PROTOCOL_VERSION);
+		    "versions %d to %d, not %u; use a tend that speaks one "
+		    "of them", OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION,
+		    version);
 		conn_fail(h, c, ERROR_VERSION, text);
 		return;
 	}
@@ -297,6 +313,69 @@ conn_on_input(struct holder *h, struct conn *c, const struct frame *f)
 	pty_write_input(&h->pty, f->payload, f->length);
 }
 
+/*
+ * The writer's count, to the controller.  An answer still waiting in the
+ * buffer, not begun, is rewritten with the new count instead: a fast
+ * stream of keys from a controller busy elsewhere then costs one frame per
+ * writer, not one per key, and cannot fill the buffer.
+ */
+static void
+conn_answer_taken(struct holder *h, struct conn *c, const uint8_t *writer,
+    uint64_t total)
+{
+	uint8_t frame[FRAME_HEADER_BYTES + INPUT_TAKEN_PAYLOAD_BYTES];
+
+	for (size_t at = 0; at < c->out_length && !c->closing;
+	    at += conn_frame_bytes(c->out + at)) {
+		if (at >= c->out_sent && c->out[at] == FRAME_INPUT_TAKEN &&
+		    memcmp(c->out + at + FRAME_HEADER_BYTES, writer,
+		    WRITER_ID_BYTES) == 0) {
+			frame_encode_input_taken(c->out + at, writer, total);
+			return;
+		}
+	}
+	conn_queue(h, c, frame, frame_encode_input_taken(frame, writer,
+	    total));
+}
+
+/* Takes the part of the writer's bytes the holder has not had yet. */
+static void
+conn_on_input_from(struct holder *h, struct conn *c, const struct frame *f)
+{
+	const uint8_t *writer = f->payload;
+	size_t length;
+	uint64_t at;
+	struct writer *w;
+	struct writer_take take;
+	char text[160];
+
+	if (f->length < INPUT_FROM_PREFIX_BYTES) {
+		snprintf(text, sizeof text, "INPUT_FROM needs a %d-byte writer "
+		    "and a u64 position before its bytes, not %u bytes in all",
+		    WRITER_ID_BYTES, f->length);
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, text);
+		return;
+	}
+	at = frame_get_u64(f->payload + WRITER_ID_BYTES);
+	length = f->length - INPUT_FROM_PREFIX_BYTES;
+	if (at > UINT64_MAX - length) {
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, "INPUT_FROM position plus "
+		    "its bytes is past 2^64");
+		return;
+	}
+	if (length == 0) {
+		conn_answer_taken(h, c, writer,
+		    writers_count(&h->writers, writer, at));
+		return;
+	}
+	w = writers_use(&h->writers, writer, at);
+	take = writers_plan(w, at, length);
+	if (take.length > 0)
+		w->taken += pty_write_input(&h->pty, f->payload +
+		    INPUT_FROM_PREFIX_BYTES + take.skip, take.length);
+	conn_answer_taken(h, c, writer, w->taken);
+}
+
 static void
 conn_on_resize(struct holder *h, struct conn *c, const struct frame *f)
 {
@@ -363,6 +442,7 @@ static const struct frame_rule frame_rules[] = {
 	{ FRAME_RELEASE, 0, true, conn_on_release },
 	{ FRAME_DUMP_SINCE, 8, true, conn_on_dump_since },
 	{ FRAME_INPUT, -1, true, conn_on_input },
+	{ FRAME_INPUT_FROM, -1, true, conn_on_input_from },
 	{ FRAME_RESIZE, 4, true, conn_on_resize },
 	{ FRAME_SIGNAL, 4, true, conn_on_signal },
 	{ FRAME_REDRAW, 0, true, conn_on_redraw },

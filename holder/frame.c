@@ -242,3 +242,27 @@ frame_encode_stream_header(uint8_t *out, uint8_t type, uint64_t offset,
 		out[FRAME_HEADER_BYTES + 8] = flags;
 	return FRAME_HEADER_BYTES + prefix;
 }
+
+/* INPUT_FROM, for tests and the fuzz corpus: the holder only reads it. */
+size_t
+frame_encode_input_from(uint8_t *out, const uint8_t *writer, uint64_t at,
+    const uint8_t *bytes, size_t length)
+{
+	frame_put_header(out, FRAME_INPUT_FROM,
+	    (uint32_t)(INPUT_FROM_PREFIX_BYTES + length));
+	memcpy(out + FRAME_HEADER_BYTES, writer, WRITER_ID_BYTES);
+	put_u64(out + FRAME_HEADER_BYTES + WRITER_ID_BYTES, at);
+	if (length > 0)
+		memcpy(out + FRAME_HEADER_BYTES + INPUT_FROM_PREFIX_BYTES, bytes,
+		    length);
+	return FRAME_HEADER_BYTES + INPUT_FROM_PREFIX_BYTES + length;
+}
+
+size_t
+frame_encode_input_taken(uint8_t *out, const uint8_t *writer, uint64_t total)
+{
+	frame_put_header(out, FRAME_INPUT_TAKEN, INPUT_TAKEN_PAYLOAD_BYTES);
+	memcpy(out + FRAME_HEADER_BYTES, writer, WRITER_ID_BYTES);
+	put_u64(out + FRAME_HEADER_BYTES + WRITER_ID_BYTES, total);
+	return FRAME_HEADER_BYTES + INPUT_TAKEN_PAYLOAD_BYTES;
+}

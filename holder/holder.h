@@ -112,6 +112,10 @@ size_t	 frame_encode_exit(uint8_t *out, int32_t code, int32_t signo);
 size_t	 frame_encode_state(uint8_t *out, const struct state_fields *);
 size_t	 frame_encode_stream_header(uint8_t *out, uint8_t type,
 	     uint64_t offset, uint8_t flags, size_t bytes);
+size_t	 frame_encode_input_from(uint8_t *out, const uint8_t *writer,
+	     uint64_t at, const uint8_t *bytes, size_t length);
+size_t	 frame_encode_input_taken(uint8_t *out, const uint8_t *writer,
+	     uint64_t total);
 
 /* pty.c */
 
@@ -144,7 +148,7 @@ struct spawn_request {
 
 int	 pty_spawn(struct pty *, const struct spawn_request *, char *cause);
 ssize_t	 pty_read_into(struct pty *, struct ring *, size_t budget);
-void	 pty_write_input(struct pty *, const uint8_t *data, size_t length);
+size_t	 pty_write_input(struct pty *, const uint8_t *data, size_t length);
 void	 pty_flush_input(struct pty *);
 size_t	 pty_input_room(const struct pty *);
 int	 pty_resize(struct pty *, uint16_t cols, uint16_t rows);
@@ -153,6 +157,33 @@ void	 pty_signal_foreground(const struct pty *, int signo);
 void	 pty_signal_group(const struct pty *, int signo);
 bool	 pty_reap(struct pty *);
 void	 pty_close(struct pty *);
+
+/* writers.c */
+
+/* What the holder has taken from one writer (protocol.h: INPUT_FROM). */
+struct writer {
+	uint8_t id[WRITER_ID_BYTES];
+	uint64_t taken;		/* count of the writer's bytes taken */
+	uint64_t used;		/* writer_table.clock when last used; 0: free */
+};
+
+struct writer_table {
+	struct writer slots[WRITERS_REMEMBERED];
+	uint64_t clock;
+};
+
+/* Which part of an INPUT_FROM's bytes is new. */
+struct writer_take {
+	size_t skip;		/* bytes already taken, to drop */
+	size_t length;		/* bytes to take after those; 0: none */
+};
+
+uint64_t writers_count(const struct writer_table *,
+	     const uint8_t id[WRITER_ID_BYTES], uint64_t at);
+struct writer *writers_use(struct writer_table *,
+	     const uint8_t id[WRITER_ID_BYTES], uint64_t at);
+struct writer_take writers_plan(const struct writer *, uint64_t at,
+	     size_t length);
 
 /* listen.c */
 
@@ -238,6 +269,7 @@ struct holder {
 	struct listener listener;
 	struct conn conns[CONN_MAX];
 	struct conn *controller;	/* holds the lease, or NULL */
+	struct writer_table writers;	/* outlives every controller */
 	uint8_t generation[GENERATION_BYTES];
 	uint64_t started_at_ms;
 	uint32_t exit_grace_s;

@@ -14,8 +14,14 @@
  * PROTOCOL_VERSION is sent by the controller in HELLO and by the holder in
  * STATE.  A holder may run for weeks under servers much newer than itself,
  * so a server must keep speaking every version a running holder can have.
+ * This holder accepts a HELLO of any version from OLDEST_PROTOCOL_VERSION
+ * to PROTOCOL_VERSION; a version-1 holder accepts only 1, so a controller
+ * refused with ERROR_VERSION says HELLO 1 on a new connection.
+ *   1  the first version
+ *   2  INPUT_FROM and INPUT_TAKEN: input acknowledged once it is taken
  */
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
+#define OLDEST_PROTOCOL_VERSION 1
 
 #define FRAME_HEADER_BYTES 5
 
@@ -51,6 +57,8 @@ enum frame_type {
 	FRAME_REPLAY = 0x21,      /* h->c  u64 offset, u8 flags, bytes */
 	FRAME_OUTPUT = 0x22,      /* h->c  u64 offset, bytes */
 	FRAME_INPUT = 0x23,       /* c->h  bytes */
+	FRAME_INPUT_FROM = 0x24,  /* c->h  u8 writer[16], u64 at, bytes */
+	FRAME_INPUT_TAKEN = 0x25, /* h->c  u8 writer[16], u64 total */
 
 	/* control */
 	FRAME_RESIZE = 0x30,      /* c->h  u16 cols, u16 rows */
@@ -100,6 +108,27 @@ enum frame_type {
  */
 #define REPLAY_F_GAP 0x01
 #define REPLAY_F_END 0x02
+
+/*
+ * Input that survives the controller (version 2).  A writer is 16 random
+ * bytes naming one source of input (a request, a viewer); it numbers its
+ * bytes to this holder 0, 1, 2, ...  INPUT_FROM carries the writer's bytes
+ * at..at+n-1.  The holder counts, per writer, the bytes it has taken (into
+ * the PTY or its own input buffer), and takes only what lies past that
+ * count: a resend of bytes it has is dropped, and an `at` past the count is
+ * a hole, of which nothing is taken.  A writer it does not know starts at
+ * `at`: it remembers only the WRITERS_REMEMBERED writers used most
+ * recently.  Every INPUT_FROM is answered with INPUT_TAKEN, the writer's
+ * count once the bytes are taken; an answer not yet written out is updated
+ * in place rather than queued again.  An INPUT_FROM with no bytes is a
+ * question: answered, changing nothing (for an unknown writer the answer
+ * is `at`, where that writer would start).  Controller only, and read
+ * under the same flow control as INPUT, so the two keep their order.
+ */
+#define WRITER_ID_BYTES 16
+#define INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
+#define INPUT_TAKEN_PAYLOAD_BYTES (WRITER_ID_BYTES + 8)
+#define WRITERS_REMEMBERED 64
 
 /*
  * The child's exit: the holder drains the PTY, then sends EXIT to the

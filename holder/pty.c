@@ -233,22 +233,24 @@ pty_write_some(struct pty *p, const uint8_t *data, size_t length)
 /*
  * Write input now if the PTY takes it; keep the rest, behind what is
  * already waiting, so order holds.  The caller checked pty_input_room().
+ * Returns the bytes taken (written or kept), which INPUT_TAKEN counts.
  */
-void
+size_t
 pty_write_input(struct pty *p, const uint8_t *data, size_t length)
 {
 	size_t done = 0;
 
 	if (p->master < 0)
-		return;		/* the child is gone; nobody would read it */
+		return 0;	/* the child is gone; nobody would read it */
 	if (p->input_length == 0)
 		done = pty_write_some(p, data, length);
 	if (length - done > PTY_INPUT_BYTES - p->input_length) {
 		holder_log("pty input overflow: %zu bytes lost", length - done);
-		return;
+		return done;
 	}
 	memcpy(p->input + p->input_length, data + done, length - done);
 	p->input_length += length - done;
+	return length;
 }
 
 void

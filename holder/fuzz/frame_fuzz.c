@@ -5,7 +5,9 @@
  * chunks of that size and, separately, in one piece.  Both must see the
  * same frames (type, length, payload) and stop at the same oversize length,
  * whatever the bytes.  The same bytes then go through a small ring, whose
- * offsets and ring_start must stay consistent.  Any mismatch aborts.
+ * offsets and ring_start must stay consistent, and every INPUT_FROM frame
+ * among them through the writer table, which must take each writer's bytes
+ * once, in order, and nothing across a hole.  Any mismatch aborts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,59 @@ fuzz_ring(const uint8_t *data, size_t size, size_t chunk)
 		abort();
 }
 
+/* One INPUT_FROM as conn.c handles it, checking what the table decides. */
+static void
+fuzz_input_from(struct writer_table *t, const struct frame *f)
+{
+	const uint8_t *id = f->payload;
+	uint64_t from = frame_get_u64(f->payload + WRITER_ID_BYTES);
+	size_t length = f->length - INPUT_FROM_PREFIX_BYTES;
+	uint64_t before = writers_count(t, id, from);
+	struct writer *w;
+	struct writer_take take;
+
+	if (from > UINT64_MAX - length)
+		return;		/* refused with BAD_PAYLOAD before the table */
+	w = writers_use(t, id, from);
+	take = writers_plan(w, from, length);
+	if (w->taken != before || take.skip + take.length > length)
+		abort();
+	/* New bytes start exactly at the count and run to the frame's end. */
+	if (take.length > 0 && (from + take.skip != w->taken ||
+	    take.skip + take.length != length))
+		abort();
+	if ((from > w->taken || from + length <= w->taken) && take.length != 0)
+		abort();
+	if (from <= w->taken && from + length > w->taken && take.length == 0)
+		abort();
+	w->taken += take.length;
+	if (writers_count(t, id, 0) != w->taken)
+		abort();
+}
+
+static void
+fuzz_writers(const uint8_t *data, size_t size)
+{
+	static struct writer_table table;
+	size_t at = 0;
+
+	memset(&table, 0, sizeof table);
+	frame_reader_reset(&reader);
+	while (at < size) {
+		struct frame f;
+		size_t used;
+		enum frame_read_result r = frame_reader_feed(&reader, data + at,
+		    size - at, &used, &f);
+
+		at += used;
+		if (r == FRAME_TOO_LARGE)
+			return;
+		if (r == FRAME_READY && f.type == FRAME_INPUT_FROM &&
+		    f.length >= INPUT_FROM_PREFIX_BYTES)
+			fuzz_input_from(&table, &f);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -100,5 +155,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(digest_whole, digest_chunked, whole) != 0)
 		abort();
 	fuzz_ring(data, size, chunk * 97);
+	fuzz_writers(data, size);
 	return 0;
 }

@@ -25,5 +25,9 @@
 #define FIX_GAP_BYTES "\x1b[0mhello"
 #define FIX_OUTPUT_BYTES "hello\r\n\xc3\xa9"
 #define FIX_INPUT_BYTES "ls -l\r"
+/* The writer of input-from.bin and input-taken.bin: bytes a0, a1, ... af. */
+#define FIX_WRITER_FIRST_BYTE 0xa0
+#define FIX_INPUT_AT 1000ULL
+#define FIX_INPUT_TAKEN (FIX_INPUT_AT + sizeof FIX_INPUT_BYTES - 1)
 
 #endif

@@ -68,6 +68,20 @@ write_state(void)
 	keep("state.bin", f, frame_encode_state(f, &s), true);
 }
 
+static void
+write_input_frames(void)
+{
+	uint8_t writer[WRITER_ID_BYTES], f[256];
+
+	for (int i = 0; i < WRITER_ID_BYTES; i++)
+		writer[i] = (uint8_t)(FIX_WRITER_FIRST_BYTE + i);
+	keep("input-from.bin", f, frame_encode_input_from(f, writer,
+	    FIX_INPUT_AT, (const uint8_t *)FIX_INPUT_BYTES,
+	    strlen(FIX_INPUT_BYTES)), false);
+	keep("input-taken.bin", f, frame_encode_input_taken(f, writer,
+	    FIX_INPUT_TAKEN), true);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -91,6 +105,7 @@ main(int argc, char **argv)
 	keep("replay-end-empty.bin", f, encode_stream(f, FRAME_REPLAY, FIX_OFFSET, REPLAY_F_END, ""), false);
 	keep("output.bin", f, encode_stream(f, FRAME_OUTPUT, FIX_OFFSET, 0, FIX_OUTPUT_BYTES), true);
 	keep("input.bin", f, frame_encode_text(f, sizeof f, FRAME_INPUT, FIX_INPUT_BYTES), false);
+	write_input_frames();
 	keep("resize.bin", f, frame_encode_resize(f, 120, 40), false);
 	keep("signal.bin", f, frame_encode_u32(f, FRAME_SIGNAL, 2), false);
 	keep("redraw.bin", f, frame_encode_empty(f, FRAME_REDRAW), false);

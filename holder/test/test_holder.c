@@ -3,7 +3,9 @@
  * the golden frames decode to the values in fixtures.h and re-encode to the
  * same bytes; the frame reader gives the same frames under every chunking
  * and refuses oversize lengths before the payload; the ring wraps, keeps
- * offsets, and starts gap replays only on safe boundaries.
+ * offsets, and starts gap replays only on safe boundaries; the writer
+ * table drops resent input, takes nothing across a hole and forgets the
+ * writer used longest ago.
  *
  * Usage: test-holder FIXTURE_DIR   (make check)
  */
@@ -128,10 +130,32 @@ expect_payload(const char *name, uint8_t type, const void *payload,
 	CHECK(length == 0 || memcmp(f.payload, payload, length) == 0);
 }
 
+/* INPUT_FROM and INPUT_TAKEN: writer a0..af, then the u64, then bytes. */
+static void
+test_golden_input_frames(void)
+{
+	uint8_t from[WRITER_ID_BYTES + 8 + sizeof FIX_INPUT_BYTES];
+	uint8_t taken[INPUT_TAKEN_PAYLOAD_BYTES];
+	size_t n = strlen(FIX_INPUT_BYTES);
+
+	for (int i = 0; i < WRITER_ID_BYTES; i++)
+		from[i] = taken[i] = (uint8_t)(FIX_WRITER_FIRST_BYTE + i);
+	for (int i = 0; i < 8; i++) {
+		from[WRITER_ID_BYTES + i] = (uint8_t)(FIX_INPUT_AT >> (8 * i));
+		taken[WRITER_ID_BYTES + i] = (uint8_t)(FIX_INPUT_TAKEN >>
+		    (8 * i));
+	}
+	memcpy(from + INPUT_FROM_PREFIX_BYTES, FIX_INPUT_BYTES, n);
+	expect_payload("input-from.bin", FRAME_INPUT_FROM, from,
+	    INPUT_FROM_PREFIX_BYTES + n);
+	expect_payload("input-taken.bin", FRAME_INPUT_TAKEN, taken,
+	    INPUT_TAKEN_PAYLOAD_BYTES);
+}
+
 static void
 test_golden_frames(void)
 {
-	const uint8_t version[] = { 1, 0, 0, 0 };
+	const uint8_t version[] = { PROTOCOL_VERSION, 0, 0, 0 };
 	const uint8_t dump[] = { 8, 7, 6, 5, 4, 3, 2, 1 };
 	const uint8_t token[] = { 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11 };
 	const uint8_t resize[] = { 120, 0, 40, 0 };
@@ -151,6 +175,7 @@ test_golden_frames(void)
 	expect_payload("dump-since.bin", FRAME_DUMP_SINCE, dump, 8);
 	expect_payload("input.bin", FRAME_INPUT, FIX_INPUT_BYTES,
 	    strlen(FIX_INPUT_BYTES));
+	test_golden_input_frames();
 	expect_payload("resize.bin", FRAME_RESIZE, resize, 4);
 	expect_payload("signal.bin", FRAME_SIGNAL, signo, 4);
 	expect_payload("redraw.bin", FRAME_REDRAW, NULL, 0);
@@ -211,8 +236,8 @@ test_reader_chunkings(void)
 	size_t n = load("stream.bin", stream, sizeof stream);
 	size_t expect = feed_chunked(stream, n, n, 0, whole);
 
-	/* Five frames; each header becomes one type byte in the digest. */
-	CHECK(expect == n - 5 * (FRAME_HEADER_BYTES - 1));
+	/* Six frames; each header becomes one type byte in the digest. */
+	CHECK(expect == n - 6 * (FRAME_HEADER_BYTES - 1));
 	for (size_t chunk = 1; chunk <= n; chunk++) {
 		size_t got = feed_chunked(stream, n, chunk, 0, other);
 
@@ -418,6 +443,76 @@ test_ring_random_boundaries(void)
 	CHECK(r.offset == total);
 }
 
+static void
+writer_id(uint8_t id[WRITER_ID_BYTES], int n)
+{
+	memset(id, 0, WRITER_ID_BYTES);
+	id[0] = (uint8_t)n;
+	id[WRITER_ID_BYTES - 1] = (uint8_t)(n >> 8);
+}
+
+static void
+test_writers_take_once(void)
+{
+	static struct writer_table t;
+	uint8_t id[WRITER_ID_BYTES];
+	struct writer *w;
+	struct writer_take p;
+
+	memset(&t, 0, sizeof t);
+	writer_id(id, 1);
+	CHECK(writers_count(&t, id, 0) == 0 && writers_count(&t, id, 7) == 7);
+	/* Unknown: starts where it says, takes all. */
+	w = writers_use(&t, id, 0);
+	p = writers_plan(w, 0, 10);
+	CHECK(p.skip == 0 && p.length == 10);
+	w->taken += p.length;
+	/* The same ten again: all dropped. */
+	p = writers_plan(w, 0, 10);
+	CHECK(p.skip == 10 && p.length == 0);
+	/* Overlapping: 4..13, only 10..13 are new. */
+	p = writers_plan(w, 4, 10);
+	CHECK(p.skip == 6 && p.length == 4);
+	w->taken += p.length;
+	/* A hole: 20.. while 14 are taken, nothing. */
+	p = writers_plan(w, 20, 5);
+	CHECK(p.skip == 0 && p.length == 0 && w->taken == 14);
+	/* Right at the count: all new; a question changes nothing. */
+	p = writers_plan(w, 14, 3);
+	CHECK(p.skip == 0 && p.length == 3);
+	CHECK(writers_count(&t, id, 99) == 14);
+	/* A writer first seen mid-stream (forgotten, or a server's resend). */
+	writer_id(id, 2);
+	w = writers_use(&t, id, 5000);
+	CHECK(w->taken == 5000 && writers_plan(w, 5000, 1).length == 1);
+}
+
+static void
+test_writers_forget_oldest(void)
+{
+	static struct writer_table t;
+	uint8_t id[WRITER_ID_BYTES];
+
+	memset(&t, 0, sizeof t);
+	for (int i = 0; i < WRITERS_REMEMBERED; i++) {
+		writer_id(id, i);
+		writers_use(&t, id, (uint64_t)i)->taken += 100;
+	}
+	/* Writer 0 used again: writer 1 is now the oldest. */
+	writer_id(id, 0);
+	CHECK(writers_use(&t, id, 0)->taken == 100);
+	writer_id(id, 1000);
+	writers_use(&t, id, 0);
+	writer_id(id, 1);
+	CHECK(writers_count(&t, id, 0) == 0);	/* forgotten */
+	for (int i = 2; i < WRITERS_REMEMBERED; i++) {
+		writer_id(id, i);
+		CHECK(writers_count(&t, id, 0) == (uint64_t)i + 100);
+	}
+	writer_id(id, 0);
+	CHECK(writers_count(&t, id, 0) == 100);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -435,6 +530,8 @@ main(int argc, char **argv)
 	test_ring_skips_utf8_and_csi();
 	test_ring_without_boundary();
 	test_ring_random_boundaries();
+	test_writers_take_once();
+	test_writers_forget_oldest();
 	printf("test-holder: %d checks, %d failed\n", checks, failures);
 	return failures == 0 ? 0 : 1;
 }

@@ -2,7 +2,13 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { FrameWriter, chunkInput } from './frame-writer.js';
 import { FrameReader } from './frame-reader.js';
-import { FrameType, MAX_INBOUND_PAYLOAD_BYTES } from '../protocol/holder-frames.js';
+import {
+  FrameType,
+  INPUT_FROM_PREFIX_BYTES,
+  MAX_INBOUND_PAYLOAD_BYTES,
+  MAX_INPUT_FROM_BYTES,
+  WRITER_ID_BYTES,
+} from '../protocol/holder-frames.js';
 
 /** Parses what the writer wrote with the same reader a holder's bytes go through. */
 function framesOf(written: Uint8Array[]): Array<{ type: number; payload: Uint8Array }> {
@@ -86,6 +92,46 @@ describe('FrameWriter', () => {
         FrameType.KILL,
       ],
     );
+  });
+
+  test('cuts 200 KiB of INPUT_FROM into frames that fit the inbound limit, each at the position of its first byte', () => {
+    const written: Uint8Array[] = [];
+    const writer = new FrameWriter({ write: (b) => (written.push(b), true) });
+    const id = new Uint8Array(WRITER_ID_BYTES).fill(0x5a);
+    const input = new Uint8Array(200 * 1024).map((_, i) => (i * 7) & 0x7f);
+    const start = 2 ** 40 + 3;
+    writer.inputFrom(id, start, input);
+    const frames = framesOf(written);
+    assert.equal(frames.length, Math.ceil(input.byteLength / MAX_INPUT_FROM_BYTES));
+    let expectedAt = start;
+    for (const f of frames) {
+      assert.equal(f.type, FrameType.INPUT_FROM);
+      assert.ok(f.payload.byteLength <= MAX_INBOUND_PAYLOAD_BYTES);
+      assert.deepEqual([...f.payload.subarray(0, WRITER_ID_BYTES)], [...id]);
+      const at = new DataView(f.payload.buffer, f.payload.byteOffset).getBigUint64(WRITER_ID_BYTES, true);
+      assert.equal(Number(at), expectedAt);
+      expectedAt += f.payload.byteLength - INPUT_FROM_PREFIX_BYTES;
+    }
+    assert.equal(expectedAt, start + input.byteLength);
+    assert.deepEqual(Buffer.concat(frames.map((f) => f.payload.subarray(INPUT_FROM_PREFIX_BYTES))), Buffer.from(input));
+  });
+
+  test('INPUT_FROM with no bytes is one frame: the question', () => {
+    const written: Uint8Array[] = [];
+    new FrameWriter({ write: (b) => (written.push(b), true) }).inputFrom(new Uint8Array(WRITER_ID_BYTES), 9, new Uint8Array(0));
+    const frames = framesOf(written);
+    assert.equal(frames.length, 1);
+    assert.equal(frames[0]!.payload.byteLength, INPUT_FROM_PREFIX_BYTES);
+  });
+
+  test('INPUT_FROM writes nothing when the writer or the position is wrong', () => {
+    const written: Uint8Array[] = [];
+    const writer = new FrameWriter({ write: (b) => (written.push(b), true) });
+    const big = new Uint8Array(MAX_INPUT_FROM_BYTES * 2);
+    assert.throws(() => writer.inputFrom(new Uint8Array(15), 0, big), RangeError);
+    assert.throws(() => writer.inputFrom(new Uint8Array(WRITER_ID_BYTES), Number.MAX_SAFE_INTEGER - MAX_INPUT_FROM_BYTES, big), RangeError);
+    assert.throws(() => writer.inputFrom(new Uint8Array(WRITER_ID_BYTES), -1, big), RangeError);
+    assert.equal(written.length, 0);
   });
 
   test('empty INPUT writes nothing', () => {

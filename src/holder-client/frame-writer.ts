@@ -1,14 +1,16 @@
-// Encodes controller -> holder frames onto a byte sink (the socket). INPUT of
-// any length is cut into frames the holder accepts (at most
+// Encodes controller -> holder frames onto a byte sink (the socket). INPUT and
+// INPUT_FROM of any length are cut into frames the holder accepts (at most
 // MAX_INBOUND_PAYLOAD_BYTES each), never inside a UTF-8 sequence, so a
 // multi-byte character typed or pasted reaches the PTY in one write.
 
 import {
   MAX_INBOUND_PAYLOAD_BYTES,
+  MAX_INPUT_FROM_BYTES,
   encodeAcquire,
   encodeDumpSince,
   encodeHello,
   encodeInput,
+  encodeInputFrom,
   encodeKill,
   encodePing,
   encodeRedraw,
@@ -74,6 +76,23 @@ export class FrameWriter {
     if (bytes.byteLength === 0) return true;
     let ok = true;
     for (const piece of chunkInput(bytes)) ok = this.sink.write(encodeInput(piece));
+    return ok;
+  }
+  /**
+   * Writes the writer's bytes at..at+n-1 as INPUT_FROM frames, each with the
+   * position of its first byte; no bytes is one frame, a question. Returns
+   * the sink's answer for the last frame.
+   */
+  inputFrom(writer: Uint8Array, at: number, bytes: Uint8Array): boolean {
+    if (!Number.isSafeInteger(at + bytes.byteLength)) {
+      throw new RangeError(`INPUT_FROM position ${at} plus ${bytes.byteLength} bytes is beyond the largest safe integer`);
+    }
+    let ok = true;
+    let position = at;
+    for (const piece of chunkInput(bytes, MAX_INPUT_FROM_BYTES)) {
+      ok = this.sink.write(encodeInputFrom(writer, position, piece));
+      position += piece.byteLength;
+    }
     return ok;
   }
   resize(cols: number, rows: number): boolean {

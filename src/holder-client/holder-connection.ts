@@ -7,17 +7,24 @@
 // Reading can be paused: the socket stops being read, the kernel buffer
 // fills, the holder's unsent queue grows past its high-water mark and it stops
 // reading the PTY, so the program itself is held back by a slow parser.
+//
+// It says HELLO with the newest protocol version; a holder started by an
+// older tend refuses that with ERROR VERSION, and then it says HELLO again,
+// with the oldest version, on a new connection (see speaksInputAcks).
 
 import { connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Disposable } from '../common/lifecycle.js';
 import {
+  ErrorCode,
   FrameType,
   HolderProtocolError,
+  INPUT_ACKS_VERSION,
   MAX_COLS,
   MAX_ROWS,
   MIN_COLS,
   MIN_ROWS,
+  OLDEST_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
   STREAM_FRAME_PREFIX_BYTES,
   decodeHolderFrame,
@@ -32,9 +39,9 @@ import { ListenerSet } from './listener-set.js';
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
 export interface HolderConnectOptions {
-  /** Covers the socket connect and the HELLO -> STATE exchange. */
+  /** Covers the socket connect and the HELLO -> STATE exchange (both tries, when the holder is older). */
   timeoutMs?: number;
-  /** Protocol version to announce; only tests send another. */
+  /** Protocol version to announce, without the fallback to the oldest; only tests send another. */
   version?: number;
   /**
    * Read the socket into this buffer, which any number of connections may
@@ -119,10 +126,30 @@ interface PendingDump extends Waiter<ReplayRange> {
 export class HolderConnection implements Disposable {
   /**
    * Connects to the holder at socketPath and says HELLO; resolves once the
-   * holder has answered with STATE (see lastState).
+   * holder has answered with STATE (see lastState). A holder that refuses
+   * this version (one started by an older tend) is greeted again with
+   * OLDEST_PROTOCOL_VERSION.
    */
-  static connect(socketPath: string, options: HolderConnectOptions = {}): Promise<HolderConnection> {
+  static async connect(socketPath: string, options: HolderConnectOptions = {}): Promise<HolderConnection> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const deadlineMs = performance.now() + timeoutMs;
+    const version = options.version ?? PROTOCOL_VERSION;
+    try {
+      return await HolderConnection.connectWith(socketPath, options, version, timeoutMs);
+    } catch (err) {
+      const older = err instanceof HolderErrorReply && err.holderCode === ErrorCode.VERSION;
+      if (!older || options.version !== undefined || version === OLDEST_PROTOCOL_VERSION) throw err;
+      const leftMs = Math.max(1, Math.round(deadlineMs - performance.now()));
+      return HolderConnection.connectWith(socketPath, options, OLDEST_PROTOCOL_VERSION, leftMs);
+    }
+  }
+
+  private static connectWith(
+    socketPath: string,
+    options: HolderConnectOptions,
+    version: number,
+    timeoutMs: number,
+  ): Promise<HolderConnection> {
     return new Promise((resolve, reject) => {
       // With a read buffer the socket calls onRead for each read and emits no 'data'.
       let conn: HolderConnection | undefined;
@@ -130,7 +157,7 @@ export class HolderConnection implements Disposable {
       const socket = buffer
         ? netConnect({ path: socketPath, onread: { buffer, callback: (n: number) => conn?.onRead(buffer.subarray(0, n), n === buffer.length) ?? true } })
         : netConnect(socketPath);
-      conn = new HolderConnection(socket, socketPath);
+      conn = new HolderConnection(socket, socketPath, version);
       const timer = setTimeout(() => {
         conn.closeWith(new Error(`holder at ${socketPath} did not answer HELLO within ${timeoutMs} ms`));
       }, timeoutMs);
@@ -144,7 +171,7 @@ export class HolderConnection implements Disposable {
           reject(err);
         },
       });
-      socket.once('connect', () => conn.writer.hello(options.version ?? PROTOCOL_VERSION));
+      socket.once('connect', () => conn.writer.hello(version));
     });
   }
 
@@ -175,10 +202,13 @@ export class HolderConnection implements Disposable {
   private readonly holderErrorListeners = new ListenerSet<HolderErrorEvent>();
   private readonly closeListeners = new ListenerSet<CloseEvent>();
   private readonly drainListeners = new ListenerSet<void>();
+  private readonly inputTakenListeners = new ListenerSet<{ writer: Uint8Array; total: number }>();
 
   private constructor(
     private readonly socket: Socket,
     readonly socketPath: string,
+    /** The version this side said in HELLO. */
+    private readonly helloVersion: number,
   ) {
     this.writer = new FrameWriter({ write: (bytes) => this.socket.write(bytes) });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -208,6 +238,16 @@ export class HolderConnection implements Disposable {
     return this.paused;
   }
 
+  /**
+   * The holder and this connection speak INPUT_FROM (protocol version 2):
+   * input can be acknowledged once the holder has it. False for a holder
+   * started by an older tend: send input() instead.
+   */
+  get speaksInputAcks(): boolean {
+    const holderVersion = this._lastState?.version ?? 0;
+    return Math.min(holderVersion, this.helloVersion) >= INPUT_ACKS_VERSION;
+  }
+
   // ---- events ----
 
   onReplay(listener: (e: ReplayEvent) => void): Disposable {
@@ -228,7 +268,16 @@ export class HolderConnection implements Disposable {
     return this.closeListeners.add(listener);
   }
 
-  /** The socket's send buffer has emptied after input() returned false. */
+  /**
+   * The holder's answer to an INPUT_FROM: the count of that writer's bytes it
+   * has taken (into the PTY or its own input buffer). Answers to several
+   * INPUT_FROM of one writer may arrive as one, carrying the latest count.
+   */
+  onInputTaken(listener: (writer: Uint8Array, total: number) => void): Disposable {
+    return this.inputTakenListeners.add((e) => listener(e.writer, e.total));
+  }
+
+  /** The socket's send buffer has emptied after input() or inputFrom() returned false. */
   onDrain(listener: () => void): Disposable {
     return this.drainListeners.add(listener);
   }
@@ -282,6 +331,23 @@ export class HolderConnection implements Disposable {
   input(bytes: Uint8Array | string): boolean {
     this.assertOpen();
     return this.writer.input(typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes);
+  }
+
+  /**
+   * The writer's bytes at..at+n-1, as INPUT_FROM frames: the holder takes
+   * only what it has not had yet and answers with onInputTaken. No bytes:
+   * a question, answered the same way. False when the socket buffer is full.
+   * Only when speaksInputAcks.
+   */
+  inputFrom(writer: Uint8Array, at: number, bytes: Uint8Array): boolean {
+    this.assertOpen();
+    if (!this.speaksInputAcks) {
+      throw new Error(
+        `holder ${this.socketPath} speaks protocol version ${this._lastState?.version ?? 'unknown'}, ` +
+          `which has no INPUT_FROM (version ${INPUT_ACKS_VERSION}); send input() instead`,
+      );
+    }
+    return this.writer.inputFrom(writer, at, bytes);
   }
 
   resize(cols: number, rows: number): void {
@@ -436,6 +502,9 @@ export class HolderConnection implements Disposable {
         return this.onReplayFrame(m.offset, m.gap, m.end, m.bytes);
       case 'output':
         return this.onOutputFrame(m.offset, m.bytes);
+      case 'input-taken':
+        this.inputTakenListeners.fire({ writer: m.writer, total: m.total });
+        return;
       case 'pong': {
         const waiter = this.pings.get(m.token);
         if (!waiter) return this.violation('TEND_ERR_BAD_PAYLOAD', `PONG for token ${m.token}, which was never sent`);
@@ -528,6 +597,7 @@ export class HolderConnection implements Disposable {
     this.holderErrorListeners.clear();
     this.closeListeners.clear();
     this.drainListeners.clear();
+    this.inputTakenListeners.clear();
   }
 }
 

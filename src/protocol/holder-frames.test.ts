@@ -16,6 +16,7 @@ import {
   encodeFrame,
   encodeHello,
   encodeInput,
+  encodeInputFrom,
   encodePing,
   encodeResize,
   encodeSignal,
@@ -34,9 +35,14 @@ function packageRoot(): string {
 }
 
 // Evaluates the integer expressions protocol.h uses: literals (decimal, hex),
-// parentheses, + - *. Anything else fails the test rather than being guessed.
-function evaluateCExpression(text: string): number {
-  const expr = text.trim();
+// names defined above them, parentheses, + - *. Anything else fails the test
+// rather than being guessed.
+function evaluateCExpression(text: string, known: ReadonlyMap<string, number>): number {
+  const expr = text.trim().replace(/\b[A-Z_][A-Z0-9_]*\b/g, (name) => {
+    const value = known.get(name);
+    if (value === undefined) throw new Error(`protocol.h uses ${name} before defining it`);
+    return String(value);
+  });
   if (!/^[0-9a-fA-Fx()+\-*\s]+$/.test(expr)) throw new Error(`unsupported expression in protocol.h: ${expr}`);
   const value = Function(`"use strict"; return (${expr});`)() as unknown;
   if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`not an integer: ${expr}`);
@@ -52,11 +58,11 @@ function parseProtocolHeader(source: string): Map<string, number> {
   const out = new Map<string, number>();
   const code = stripComments(source);
   for (const m of code.matchAll(/^[ \t]*#define[ \t]+([A-Z_][A-Z0-9_]*)[ \t]+(.+)$/gm)) {
-    out.set(m[1]!, evaluateCExpression(m[2]!));
+    out.set(m[1]!, evaluateCExpression(m[2]!, out));
   }
   for (const body of code.matchAll(/enum\s+\w+\s*\{([\s\S]*?)\}/g)) {
     for (const m of body[1]!.matchAll(/([A-Z_][A-Z0-9_]*)\s*=\s*([^,]+)/g)) {
-      out.set(m[1]!, evaluateCExpression(m[2]!));
+      out.set(m[1]!, evaluateCExpression(m[2]!, out));
     }
   }
   return out;
@@ -67,6 +73,7 @@ function mirrorConstants(): Map<string, number> {
   const out = new Map<string, number>();
   for (const name of [
     'PROTOCOL_VERSION',
+    'OLDEST_PROTOCOL_VERSION',
     'FRAME_HEADER_BYTES',
     'MAX_PAYLOAD_BYTES',
     'MAX_INBOUND_PAYLOAD_BYTES',
@@ -76,6 +83,10 @@ function mirrorConstants(): Map<string, number> {
     'MAX_ROWS',
     'GENERATION_BYTES',
     'STATE_PAYLOAD_BYTES',
+    'WRITER_ID_BYTES',
+    'INPUT_FROM_PREFIX_BYTES',
+    'INPUT_TAKEN_PAYLOAD_BYTES',
+    'WRITERS_REMEMBERED',
   ] as const) {
     out.set(name, frames[name]);
   }
@@ -124,7 +135,7 @@ describe('holder-frames mirrors protocol.h', () => {
 
 describe('encoders', () => {
   test('HELLO is type 0x01, length 4, the version little-endian', () => {
-    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 1, 0, 0, 0]);
+    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 2, 0, 0, 0]);
     assert.deepEqual([...encodeHello(0x01020304)], [0x01, 4, 0, 0, 0, 4, 3, 2, 1]);
   });
 
@@ -155,6 +166,17 @@ describe('encoders', () => {
   test('SIGNAL and PING carry their numbers little-endian', () => {
     assert.deepEqual([...encodeSignal(2)], [0x31, 4, 0, 0, 0, 2, 0, 0, 0]);
     assert.deepEqual([...encodePing(0x0102n)], [0x34, 8, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  test('INPUT_FROM is the writer, the u64 position, then the bytes; the whole frame fits the inbound limit', () => {
+    const writer = Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i);
+    const f = encodeInputFrom(writer, 2 ** 32 + 5, new Uint8Array([104, 105]));
+    assert.deepEqual([...f], [0x24, 26, 0, 0, 0, ...writer, 5, 0, 0, 0, 1, 0, 0, 0, 104, 105]);
+    assert.deepEqual([...encodeInputFrom(writer, 0, new Uint8Array(0))].slice(0, 5), [0x24, 24, 0, 0, 0]);
+    assert.equal(encodeInputFrom(writer, 0, new Uint8Array(frames.MAX_INPUT_FROM_BYTES)).byteLength, 5 + frames.MAX_INBOUND_PAYLOAD_BYTES);
+    assert.throws(() => encodeInputFrom(writer, 0, new Uint8Array(frames.MAX_INPUT_FROM_BYTES + 1)), RangeError);
+    assert.throws(() => encodeInputFrom(writer.subarray(1), 0, new Uint8Array(1)), RangeError);
+    assert.throws(() => encodeInputFrom(writer, 2 ** 53 - 1, new Uint8Array(1)), RangeError);
   });
 
   test('INPUT carries its bytes and refuses more than the inbound limit', () => {
@@ -245,6 +267,19 @@ describe('decoders', () => {
     });
   });
 
+  test('INPUT_TAKEN decodes the writer (a copy) and the total; any other length is refused', () => {
+    const payload = new Uint8Array(24).fill(7, 0, 16);
+    new DataView(payload.buffer).setBigUint64(16, 2n ** 40n + 1n, true);
+    const m = decodeHolderFrame(FrameType.INPUT_TAKEN, payload);
+    assert.ok(m.type === 'input-taken');
+    assert.deepEqual([...m.writer], new Array(16).fill(7));
+    assert.equal(m.total, 2 ** 40 + 1);
+    payload.fill(0);
+    assert.equal(m.writer[0], 7, 'the writer does not change with the buffer it came from');
+    assert.throws(() => decodeHolderFrame(FrameType.INPUT_TAKEN, new Uint8Array(23)), { code: 'TEND_ERR_BAD_PAYLOAD' });
+    assert.throws(() => decodeHolderFrame(FrameType.INPUT_TAKEN, new Uint8Array(25)), { code: 'TEND_ERR_BAD_PAYLOAD' });
+  });
+
   test('PONG echoes the u64 token; a PONG of the wrong length is refused', () => {
     const frame = encodePing(0xfedcba9876543210n);
     assert.deepEqual(decodeHolderFrame(FrameType.PONG, frame.subarray(5)), {
@@ -293,7 +328,7 @@ describe('golden frames', () => {
   const decoded: Record<string, unknown> = {
     'state.bin': {
       type: 'state',
-      version: 1,
+      version: 2,
       generation: '000102030405060708090a0b0c0d0e0f',
       ringStart: 1000,
       offset: 5000,
@@ -316,6 +351,7 @@ describe('golden frames', () => {
     'replay-end-empty.bin': { type: 'replay', offset: 5000, gap: false, end: true, bytes: [] },
     'output.bin': { type: 'output', offset: 5000, bytes: text('hello\r\né') },
     'pong.bin': { type: 'pong', token: 0x1122334455667788n },
+    'input-taken.bin': { type: 'input-taken', writer: Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i), total: 1006 },
     'exit.bin': { type: 'exit', code: 3, signal: 0 },
     'exit-signal.bin': { type: 'exit', code: -1, signal: 9 },
     'error-too-large.bin': { type: 'error', code: ErrorCode.TOO_LARGE, message: 'a frame of 70000 bytes is over the 65536-byte limit' },
@@ -327,12 +363,14 @@ describe('golden frames', () => {
   }
 
   const encoded: Record<string, () => Uint8Array> = {
-    'hello.bin': () => encodeHello(1),
+    'hello.bin': () => encodeHello(frames.PROTOCOL_VERSION),
     'state-req.bin': () => frames.encodeStateReq(),
     'acquire.bin': () => frames.encodeAcquire(),
     'release.bin': () => frames.encodeRelease(),
     'dump-since.bin': () => encodeFrame(FrameType.DUMP_SINCE, Uint8Array.from([8, 7, 6, 5, 4, 3, 2, 1])),
     'input.bin': () => encodeInput(new TextEncoder().encode('ls -l\r')),
+    'input-from.bin': () =>
+      encodeInputFrom(Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i), 1000, new TextEncoder().encode('ls -l\r')),
     'resize.bin': () => encodeResize(120, 40),
     'signal.bin': () => encodeSignal(2),
     'redraw.bin': () => frames.encodeRedraw(),

@@ -8,7 +8,12 @@
 // This module uses only Uint8Array/DataView (no Node APIs): the browser may
 // import src/protocol.
 
-export const PROTOCOL_VERSION = 1;
+/** What this side says in HELLO; a holder started by an older tend may speak only OLDEST_PROTOCOL_VERSION. */
+export const PROTOCOL_VERSION = 2;
+/** The version a controller falls back to when a holder refuses its HELLO with ERROR VERSION. */
+export const OLDEST_PROTOCOL_VERSION = 1;
+/** The first version with INPUT_FROM / INPUT_TAKEN (input acknowledged once the holder has it). */
+export const INPUT_ACKS_VERSION = 2;
 export const FRAME_HEADER_BYTES = 5;
 /** Holder -> controller payloads (OUTPUT, REPLAY) are at most this long. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -20,6 +25,15 @@ export const MAX_COLS = 1000;
 export const MAX_ROWS = 1000;
 export const GENERATION_BYTES = 16;
 export const STATE_PAYLOAD_BYTES = 69;
+/** A writer: 16 random bytes naming one source of input to one session. */
+export const WRITER_ID_BYTES = 16;
+/** INPUT_FROM's writer and u64 position, before its bytes. */
+export const INPUT_FROM_PREFIX_BYTES = WRITER_ID_BYTES + 8;
+/** The most bytes one INPUT_FROM frame carries. */
+export const MAX_INPUT_FROM_BYTES = MAX_INBOUND_PAYLOAD_BYTES - INPUT_FROM_PREFIX_BYTES;
+export const INPUT_TAKEN_PAYLOAD_BYTES = WRITER_ID_BYTES + 8;
+/** A holder remembers this many writers, those used most recently; a forgotten one starts over where it says. */
+export const WRITERS_REMEMBERED = 64;
 
 export const FrameType = {
   HELLO: 0x01,
@@ -33,6 +47,8 @@ export const FrameType = {
   REPLAY: 0x21,
   OUTPUT: 0x22,
   INPUT: 0x23,
+  INPUT_FROM: 0x24,
+  INPUT_TAKEN: 0x25,
   RESIZE: 0x30,
   SIGNAL: 0x31,
   REDRAW: 0x32,
@@ -77,6 +93,7 @@ export const HOLDER_TO_CONTROLLER_TYPES: ReadonlySet<number> = new Set<number>([
   FrameType.DENIED,
   FrameType.REPLAY,
   FrameType.OUTPUT,
+  FrameType.INPUT_TAKEN,
   FrameType.PONG,
   FrameType.EXIT,
   FrameType.ERROR,
@@ -182,6 +199,13 @@ export interface OutputMessage {
   offset: number;
   bytes: Uint8Array;
 }
+/** The count of a writer's bytes the holder has taken, answering INPUT_FROM. */
+export interface InputTakenMessage {
+  type: 'input-taken';
+  /** WRITER_ID_BYTES bytes, a copy. */
+  writer: Uint8Array;
+  total: number;
+}
 export interface PongMessage {
   type: 'pong';
   token: bigint;
@@ -205,6 +229,7 @@ export type HolderMessage =
   | DeniedMessage
   | ReplayMessage
   | OutputMessage
+  | InputTakenMessage
   | PongMessage
   | ExitMessage
   | ErrorMessage;
@@ -295,6 +320,28 @@ export function encodeInput(bytes: Uint8Array): Uint8Array {
     );
   }
   return encodeFrame(FrameType.INPUT, bytes);
+}
+
+/**
+ * One INPUT_FROM frame: the writer's bytes at..at+n-1 (n at most
+ * MAX_INPUT_FROM_BYTES; callers with more chunk first). No bytes: a question,
+ * answered with the writer's count and changing nothing.
+ */
+export function encodeInputFrom(writer: Uint8Array, at: number, bytes: Uint8Array): Uint8Array {
+  if (writer.byteLength !== WRITER_ID_BYTES) {
+    throw new RangeError(`a writer is ${WRITER_ID_BYTES} bytes, got ${writer.byteLength}`);
+  }
+  if (bytes.byteLength > MAX_INPUT_FROM_BYTES) {
+    throw new RangeError(`an INPUT_FROM frame carries at most ${MAX_INPUT_FROM_BYTES} bytes, got ${bytes.byteLength}`);
+  }
+  if (!Number.isSafeInteger(at + bytes.byteLength)) {
+    throw new RangeError(`INPUT_FROM position ${at} plus ${bytes.byteLength} bytes is beyond the largest safe integer`);
+  }
+  const payload = new Uint8Array(INPUT_FROM_PREFIX_BYTES + bytes.byteLength);
+  payload.set(writer, 0);
+  writeU64(view(payload), WRITER_ID_BYTES, at, 'INPUT_FROM position');
+  payload.set(bytes, INPUT_FROM_PREFIX_BYTES);
+  return encodeFrame(FrameType.INPUT_FROM, payload);
 }
 
 /**
@@ -459,6 +506,13 @@ export function decodeHolderFrame(type: number, payload: Uint8Array): HolderMess
         bytes: payload.subarray(8),
       };
     }
+    case FrameType.INPUT_TAKEN:
+      expectLength(type, payload, INPUT_TAKEN_PAYLOAD_BYTES);
+      return {
+        type: 'input-taken',
+        writer: payload.slice(0, WRITER_ID_BYTES),
+        total: readSafeU64(view(payload), WRITER_ID_BYTES, 'INPUT_TAKEN total'),
+      };
     case FrameType.PONG:
       expectLength(type, payload, 8);
       return { type: 'pong', token: view(payload).getBigUint64(0, true) };

@@ -5,7 +5,10 @@ import { HolderConnection } from '../../src/holder-client/index.js';
 import {
   ErrorCode,
   FrameType,
+  INPUT_FROM_PREFIX_BYTES,
   MAX_INBOUND_PAYLOAD_BYTES,
+  PROTOCOL_VERSION,
+  WRITER_ID_BYTES,
   encodeFrame,
   encodeHello,
   encodeResize,
@@ -19,6 +22,15 @@ function header(type: number, length: number): Uint8Array {
   h[0] = type;
   new DataView(h.buffer).setUint32(1, length, true);
   return h;
+}
+
+/** INPUT_FROM with a u64 position our encoder would refuse (past 2^53). */
+function inputFromAt(at: bigint, text: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  const payload = new Uint8Array(INPUT_FROM_PREFIX_BYTES + bytes.byteLength);
+  new DataView(payload.buffer).setBigUint64(WRITER_ID_BYTES, at, true);
+  payload.set(bytes, INPUT_FROM_PREFIX_BYTES);
+  return encodeFrame(FrameType.INPUT_FROM, payload);
 }
 
 interface BadInput {
@@ -45,13 +57,16 @@ const cases: BadInput[] = [
   { behaviour: 'an ACQUIRE carrying a payload', bytes: encodeFrame(FrameType.ACQUIRE, new Uint8Array(1)), code: ErrorCode.BAD_PAYLOAD },
   { behaviour: 'a SIGNAL with a 2-byte payload', asController: true, bytes: encodeFrame(FrameType.SIGNAL, new Uint8Array(2)), code: ErrorCode.BAD_PAYLOAD },
   { behaviour: 'a HELLO with a 3-byte version', noHello: true, bytes: encodeFrame(FrameType.HELLO, new Uint8Array(3)), code: ErrorCode.BAD_PAYLOAD },
+  { behaviour: 'an INPUT_FROM shorter than its writer and position', asController: true, bytes: encodeFrame(FrameType.INPUT_FROM, new Uint8Array(INPUT_FROM_PREFIX_BYTES - 1)), code: ErrorCode.BAD_PAYLOAD },
+  { behaviour: 'an INPUT_FROM whose position plus bytes passes 2^64', asController: true, bytes: inputFromAt(0xffff_ffff_ffff_fffen, 'ab'), code: ErrorCode.BAD_PAYLOAD },
+  { behaviour: 'an INPUT_FROM without the lease', bytes: inputFromAt(0n, 'ab'), code: ErrorCode.NOT_CONTROLLER },
   { behaviour: 'a RESIZE to 0 columns', asController: true, bytes: encodeResize(0, 24), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a RESIZE to 0 rows', asController: true, bytes: encodeResize(80, 0), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a RESIZE to 1001 columns', asController: true, bytes: encodeResize(1001, 24), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a RESIZE to 65535x65535', asController: true, bytes: encodeResize(65535, 65535), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a STATE_REQ before HELLO', noHello: true, bytes: encodeFrame(FrameType.STATE_REQ), code: ErrorCode.NO_HELLO },
   { behaviour: 'an ACQUIRE before HELLO', noHello: true, bytes: encodeFrame(FrameType.ACQUIRE), code: ErrorCode.NO_HELLO },
-  { behaviour: 'a HELLO with version 2', noHello: true, bytes: encodeHello(2), code: ErrorCode.VERSION },
+  { behaviour: 'a HELLO with a version newer than the holder', noHello: true, bytes: encodeHello(PROTOCOL_VERSION + 1), code: ErrorCode.VERSION },
   { behaviour: 'a HELLO with version 0', noHello: true, bytes: encodeHello(0), code: ErrorCode.VERSION },
 ];
 
