@@ -20,6 +20,7 @@ import { CloseReason } from '../protocol/viewer-frames.js';
 import { REPLAY_MAX_BYTES } from './viewers/flow-limits.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
+import { DurableInput } from './input/durable-input.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
 
@@ -109,6 +110,8 @@ export interface SessionInfo {
 
 export class Session extends DisposableBase {
   private holder: HolderConnection | null = null;
+  /** Input acknowledged by the holder that has it (see input/durable-input.ts); null without a holder. */
+  private durableInput: DurableInput | null = null;
   private _status: SessionStatus;
   /** Holder offset just past the last byte handed to the screen. */
   private fedOffset = 0;
@@ -152,6 +155,7 @@ export class Session extends DisposableBase {
       writeInput: (data) => {
         if (this._status === 'running') this.holder?.input(data);
       },
+      writeInputAt: (writer, at, data) => this.inputAt(writer, at, data),
       resizePty: ({ cols, rows }) => {
         if (this._status === 'running') this.resize(cols, rows);
       },
@@ -343,6 +347,8 @@ export class Session extends DisposableBase {
 
   private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean; logFrom?: number }): void {
     this.holder = holder;
+    const durableInput = new DurableInput(holder);
+    this.durableInput = durableInput;
     this.answerReplay = opts.answerReplay;
     this.fedOffset = from;
     const subs: Disposable[] = [
@@ -367,6 +373,7 @@ export class Session extends DisposableBase {
     ];
     this.register(toDisposable(() => {
       for (const s of subs) s.dispose();
+      durableInput.dispose();
       holder.dispose();
     }));
     this.replayDone = holder.dumpSince(opts.logFrom ?? from).then(
@@ -554,8 +561,26 @@ export class Session extends DisposableBase {
     return this.record.name ? `:${this.record.name}` : this.record.id;
   }
 
+  /** Bytes for the program, queued; for the screen's own answers to queries. Scripts and viewers use inputAt(). */
   input(bytes: Uint8Array): void {
     this.requireHolder().input(bytes);
+  }
+
+  /**
+   * A writer's bytes at..at+n-1 for the program (see input/durable-input.ts): resolves
+   * with the writer's count the holder has once it covers them; rejects with
+   * InputNotTakenError (how much was taken) if the holder goes first, or
+   * InputHoleError for a start past what the holder has.
+   */
+  inputAt(writer: Uint8Array, at: number, data: Uint8Array): Promise<number> {
+    this.requireHolder();
+    return this.durableInput!.write(writer, at, data);
+  }
+
+  /** How many of a writer's bytes the session's holder has taken. */
+  inputTaken(writer: Uint8Array): Promise<number> {
+    this.requireHolder();
+    return this.durableInput!.takenBy(writer);
   }
 
   /**
@@ -669,6 +694,7 @@ export class Session extends DisposableBase {
   private handleHolderClosed(holder: HolderConnection): void {
     if (this.holder !== holder) return;
     this.holder = null;
+    this.durableInput = null;
     if (this._status === 'running') {
       this.deps.log.warn(`session ${this.id}: its holder went away without an exit status; the session is cold`);
       this.becomeCold();

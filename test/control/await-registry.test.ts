@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, openAwaitStore, type AwaitEntry, type AwaitOutcome, type AwaitResult, type AwaitSession } from '../../src/server/awaits/index.js';
 import { Store } from '../../src/server/store/index.js';
 import { watchIndex } from '../../src/server/commands/index.js';
+import { DurableInput } from '../../src/server/input/durable-input.js';
 import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -32,10 +33,12 @@ async function bashWithRegistry(scope: TestScope, rows = 30) {
   const shell = await IntegratedShellSession.start(scope, { shell: 'bash', shellPath: bash!, home, rows });
   const stagingDir = join(scope.tempDir('tend-await-rt-'), 'await');
   const awaits = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never }));
+  const input = scope.own(new DurableInput(shell.conn));
   const target: AwaitSession = {
     id: 'a1234567',
     label: 'a1234567',
-    input: (bytes) => shell.conn.input(bytes),
+    inputAt: (writer, at, bytes) => input.write(writer, at, bytes),
+    inputTaken: (writer) => input.takenBy(writer),
     isLive: () => !shell.exited && !shell.conn.isClosed,
     onOutput: (listener) => shell.conn.onOutput((e) => listener(e.bytes)),
   };

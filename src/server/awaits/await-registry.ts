@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
-import { prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
+import { finishTyping, prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
 import { forgottenOutcome, lineEndedOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
 import { CommandMarkScanner } from './command-mark-scanner.js';
 import { NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
@@ -142,7 +142,8 @@ export class AwaitRegistry extends DisposableBase {
       // Saved before anything is typed: a server that dies after typing still knows the await.
       this.store.insert(storedOf(entry));
       this.pendingParts.get(id)?.push(this.watchLineEnd(entry, session, commands));
-      await typeCommand(session, prepared);
+      await typeCommand(session, id, prepared);
+      this.store.markTyped(id, Date.now());
     } catch (err) {
       this.forget(entry); // removes the staged script too
       throw err;
@@ -172,6 +173,7 @@ export class AwaitRegistry extends DisposableBase {
         continue;
       }
       this.watch(entry, found.commands, found.session);
+      if (saved.typedAt === null) this.finishCutTyping(entry, found.session);
       // The command may have ended while no server watched: the index holds it.
       try {
         await this.settleFromIndex(entry, found.commands);
@@ -181,6 +183,17 @@ export class AwaitRegistry extends DisposableBase {
     }
     this.dropOld(now);
     this.ensureSweep();
+  }
+
+  /**
+   * The server that typed the line died before the holder had taken all of it: the
+   * holder has what it took (and drops it if sent again), so the rest is sent now.
+   */
+  private finishCutTyping(entry: AwaitEntry, session: AwaitSession): void {
+    finishTyping(session, entry.id, entry.typedLine).then(
+      () => this.store.markTyped(entry.id, Date.now()),
+      (err: Error) => this.options.log.warn(`await ${entry.id}: could not finish typing its line after a restart (${err.message})`),
+    );
   }
 
   /** Settles the entry at the first command after its number ends. */
@@ -335,6 +348,7 @@ function storedOf(entry: AwaitEntry): StoredAwait {
     typedLine: entry.typedLine,
     afterNumber: entry.afterNumber,
     createdAt: entry.createdAt,
+    typedAt: null,
     outcome: null,
     settledAt: null,
   };

@@ -14,6 +14,8 @@ export interface StoredAwait {
   /** The session's last command number when the input was typed: the await's command is the next one. */
   afterNumber: number;
   createdAt: number;
+  /** When the holder had taken the whole line and its Enter; null while (or if) typing was cut short. */
+  typedAt: number | null;
   /** null while pending. */
   outcome: Exclude<AwaitOutcome, { state: 'pending' }> | null;
   settledAt: number | null;
@@ -25,12 +27,14 @@ interface AwaitRow {
   typed_line: string;
   after_number: number;
   created_at: number;
+  typed_at: number | null;
   outcome: string | null;
   settled_at: number | null;
 }
 
 export interface AwaitStore {
   insert(a: StoredAwait): void;
+  markTyped(id: string, typedAt: number): void;
   settle(id: string, outcome: Exclude<AwaitOutcome, { state: 'pending' }>, settledAt: number): void;
   remove(id: string): void;
   list(): StoredAwait[];
@@ -39,6 +43,7 @@ export interface AwaitStore {
 /** Keeps nothing: for a read-only store, and for tests of the registry alone. */
 export const NO_AWAIT_STORE: AwaitStore = {
   insert() {},
+  markTyped() {},
   settle() {},
   remove() {},
   list: () => [],
@@ -49,8 +54,9 @@ export function openAwaitStore(db: Database.Database, options: { readOnly: boole
     insert: db.prepare(`INSERT INTO awaits (id, session_id, typed_line, after_number, created_at)
       VALUES (@id, @sessionId, @typedLine, @afterNumber, @createdAt)`),
     settle: db.prepare('UPDATE awaits SET outcome = ?, settled_at = ? WHERE id = ?'),
+    markTyped: db.prepare('UPDATE awaits SET typed_at = ? WHERE id = ?'),
     remove: db.prepare('DELETE FROM awaits WHERE id = ?'),
-    list: db.prepare<[], AwaitRow>('SELECT id, session_id, typed_line, after_number, created_at, outcome, settled_at FROM awaits ORDER BY created_at'),
+    list: db.prepare<[], AwaitRow>('SELECT id, session_id, typed_line, after_number, created_at, typed_at, outcome, settled_at FROM awaits ORDER BY created_at'),
   };
   const read = (row: AwaitRow): StoredAwait | null => {
     let outcome: StoredAwait['outcome'] = null;
@@ -69,6 +75,7 @@ export function openAwaitStore(db: Database.Database, options: { readOnly: boole
       typedLine: row.typed_line,
       afterNumber: row.after_number,
       createdAt: row.created_at,
+      typedAt: row.typed_at,
       outcome,
       settledAt: row.settled_at,
     };
@@ -76,6 +83,9 @@ export function openAwaitStore(db: Database.Database, options: { readOnly: boole
   return {
     insert: (a) => {
       if (!options.readOnly) sql.insert.run({ id: a.id, sessionId: a.sessionId, typedLine: a.typedLine, afterNumber: a.afterNumber, createdAt: a.createdAt });
+    },
+    markTyped: (id, typedAt) => {
+      if (!options.readOnly) sql.markTyped.run(typedAt, id);
     },
     settle: (id, outcome, settledAt) => {
       if (!options.readOnly) sql.settle.run(JSON.stringify(outcome), settledAt, id);

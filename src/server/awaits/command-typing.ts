@@ -5,6 +5,11 @@
 // take whole (over MAX_CANON), or that spans lines (each line would be its own
 // command with its own end mark), is written to a script the shell sources,
 // so the shell runs it as the one command whose end mark we wait for.
+//
+// The line is typed as a writer of its own (named by the await's id): the
+// holder counts what it has taken of it, so a line whose typing a server
+// crash cut short is finished by the next server, never typed twice.
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -19,8 +24,18 @@ export interface TypedCommand {
 }
 
 export interface TypingTarget {
-  input(bytes: Uint8Array): void;
+  /** Resolves once the session's holder has taken the bytes (see input/durable-input.ts). */
+  inputAt(writer: Uint8Array, at: number, bytes: Uint8Array): Promise<number>;
+  /** How many of the writer's bytes the holder has. */
+  inputTaken(writer: Uint8Array): Promise<number>;
 }
+
+/** The writer an await's line is typed as: the same for every server, from its id. */
+export function typingWriter(awaitId: string): Uint8Array {
+  return createHash('sha256').update(`tend await ${awaitId}`).digest().subarray(0, 16);
+}
+
+const ENTER = Buffer.from('\r');
 
 /** Whether the input goes through a script rather than being typed. */
 export function needsStaging(input: string): boolean {
@@ -58,11 +73,29 @@ export function prepareCommand(input: string, stagingDir: string, id: string): T
 
 /**
  * Types the prepared line and presses Enter ENTER_GAP_MS later. Resolves
- * once Enter is written; rejects if the session refuses input (then nothing
- * more is written).
+ * once the holder has taken Enter; rejects if the session refuses input or
+ * its holder goes first (then nothing more is written).
  */
-export async function typeCommand(target: TypingTarget, command: TypedCommand): Promise<void> {
-  target.input(Buffer.from(command.typed, 'utf8'));
+export async function typeCommand(target: TypingTarget, awaitId: string, command: TypedCommand): Promise<void> {
+  const writer = typingWriter(awaitId);
+  const line = Buffer.from(command.typed, 'utf8');
+  await target.inputAt(writer, 0, line);
   await new Promise((resolve) => setTimeout(resolve, ENTER_GAP_MS));
-  target.input(Buffer.from('\r'));
+  await target.inputAt(writer, line.length, ENTER);
+}
+
+/**
+ * Finishes typing a line a server crash may have cut short: sends what the
+ * holder lacks of the line and its Enter (nothing, if it has them all).
+ */
+export async function finishTyping(target: TypingTarget, awaitId: string, typedLine: string): Promise<void> {
+  const writer = typingWriter(awaitId);
+  const line = Buffer.from(typedLine, 'utf8');
+  const taken = await target.inputTaken(writer);
+  if (taken > line.length) return;
+  if (taken < line.length) {
+    await target.inputAt(writer, taken, line.subarray(taken));
+    await new Promise((resolve) => setTimeout(resolve, ENTER_GAP_MS));
+  }
+  await target.inputAt(writer, line.length, ENTER);
 }

@@ -177,7 +177,8 @@ export function awaitSession(session: Session): AwaitSession {
   return {
     id: session.id,
     label: session.label,
-    input: (bytes) => session.input(bytes),
+    inputAt: (writer, at, bytes) => session.inputAt(writer, at, bytes),
+    inputTaken: (writer) => session.inputTaken(writer),
     isLive: () => !session.isDisposed && session.status === 'running',
     endedHow: () => sessionEnding(session),
     onOutput: (listener) => session.onOutput(listener),

@@ -10,8 +10,9 @@ import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
+import { addInputRoute } from './input-api.js';
+import { ScreenHostError } from '../screen-host/index.js';
 
-const INPUT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 const MAX_ARGV_ITEMS = 4096;
 const MAX_ARG_LENGTH = 128 * 1024;
 const MAX_SCROLLBACK_ROWS = 1_000_000;
@@ -96,16 +97,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 200, json: session.info() };
   });
 
-  router.add('POST', '/v1/sessions/:target/input', async (req) => {
-    const session = target(req.params.target);
-    const body = await req.json(INPUT_BODY_LIMIT_BYTES);
-    const text = optString(body, 'text', { max: INPUT_BODY_LIMIT_BYTES });
-    const base64 = optString(body, 'base64', { max: INPUT_BODY_LIMIT_BYTES });
-    if ((text === undefined) === (base64 === undefined)) throw badRequest('give exactly one of "text" (UTF-8) or "base64" (raw bytes)');
-    const bytes = text !== undefined ? Buffer.from(text, 'utf8') : Buffer.from(base64!, 'base64');
-    stateErrors(() => session.input(bytes));
-    return { status: 200, json: { bytes: bytes.length } };
-  });
+  addInputRoute(router, target);
 
   router.add('POST', '/v1/sessions/:target/resize', async (req) => {
     const session = target(req.params.target);
@@ -177,7 +169,11 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         throw badRequest(`"q" is not a regular expression: ${(err as Error).message}`);
       }
     }
-    const result = await session.screen.search({ pattern, regex, ignoreCase }, max);
+    const result = await session.screen.search({ pattern, regex, ignoreCase }, max).catch((err: unknown) => {
+      // A search that gave up (a pattern that backtracks, a history too long to read at once) says why.
+      if (!(err instanceof ScreenHostError) || err.searchStopped === undefined) throw err;
+      throw new ApiError(err.searchStopped === 'pattern_too_slow' ? 400 : 422, err.searchStopped, err.message);
+    });
     return { status: 200, json: { ...result, truncated: result.total > result.matches.length } };
   });
 }

@@ -130,6 +130,17 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    description: 'awaits: when the session\'s holder took the whole typed line',
+    up(db) {
+      // Set once the holder (which outlives the server) has taken the line and
+      // its Enter. A pending await restored without it had its typing cut by a
+      // crash: the server sends what the holder lacks of it (the holder drops
+      // what it has); one with it is never typed again.
+      db.exec('ALTER TABLE awaits ADD COLUMN typed_at INTEGER;');
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
