@@ -39,12 +39,15 @@ const fromViewer: FrameFromViewer[] = [
   { type: 'hello', protocolVersion: 1, clientKind: 'cli', readOnly: false },
   { type: 'hello', protocolVersion: 1, clientKind: 'web', readOnly: true },
   { type: 'hello', protocolVersion: 65535, clientKind: 'script', readOnly: false },
+  { type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: false, writer: Uint8Array.from({ length: 16 }, (_, i) => 0xf0 + i) },
   { type: 'subscribe', channel: 1, sessionId: 's-3f9a', cols: 80, rows: 24 },
   { type: 'subscribe', channel: 0xffff_ffff, sessionId: 'build·테스트', resume: { boot: 'b0a7', seq: 2 ** 53 - 1 }, cols: 1000, rows: 1 },
   { type: 'subscribe', channel: 2, sessionId: 's-1', resume: { boot: '9c1e', seq: 4096 }, cols: 100, rows: 30, keepsHistory: true, repaint: true },
   { type: 'unsubscribe', channel: 9 },
   { type: 'input', channel: 2, data: utf8('한국어 😀\r') },
   { type: 'input', channel: 2, data: new Uint8Array(0) },
+  { type: 'input-at', channel: 2, at: 0, data: utf8('한국어 😀\r') },
+  { type: 'input-at', channel: 2, at: 2 ** 53 - 1, data: new Uint8Array(0) },
   { type: 'resize-request', channel: 2, cols: 132, rows: 50 },
   { type: 'ack', channel: 4, seq: 0 },
   { type: 'ack', channel: 4, seq: 281_474_976_710_656 + 12345 },
@@ -69,6 +72,8 @@ const fromServer: FrameFromServer[] = [
   { type: 'closed', channel: 3, reason: CloseReason.SESSION_ENDED, message: 'the shell exited' },
   { type: 'scrollback', channel: 3, firstRow: 2 ** 40 + 7, rows: 2, dropped: 0, oldest: false, text: '\x1b[0;31mred\x1b[0m\r\nplain' },
   { type: 'scrollback', channel: 3, firstRow: 0, rows: 0, dropped: 123, oldest: true, text: '' },
+  { type: 'input-taken', channel: 3, total: 0 },
+  { type: 'input-taken', channel: 3, total: 2 ** 53 - 1 },
 ];
 
 describe('viewer frames', () => {
@@ -86,6 +91,12 @@ describe('viewer frames', () => {
       [encodeFrameToServer({ type: 'hello', protocolVersion: 1, clientKind: 'web', readOnly: true }), '01 00000000 0100 02 01'],
       [encodeFrameToServer({ type: 'ack', channel: 3, seq: 0x01_0203_0405 }), '06 03000000 0504030201000000'],
       [encodeFrameToServer({ type: 'input', channel: 1, data: utf8('한') }), '04 01000000 ed959c'],
+      [
+        encodeFrameToServer({ type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: false, writer: Uint8Array.from({ length: 16 }, (_, i) => i) }),
+        '01 00000000 0200 01 00 000102030405060708090a0b0c0d0e0f',
+      ],
+      [encodeFrameToServer({ type: 'input-at', channel: 1, at: 0x0102, data: utf8('ok') }), '08 01000000 0201000000000000 6f6b'],
+      [encodeFrameToViewer({ type: 'input-taken', channel: 1, total: 2 ** 32 + 3 }), '8b 01000000 0300000001000000'],
       [encodeFrameToServer({ type: 'resize-request', channel: 2, cols: 80, rows: 24 }), '05 02000000 5000 1800'],
       [
         encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 'ab', resume: { boot: 'z', seq: 256 }, cols: 80, rows: 24 }),
@@ -187,6 +198,17 @@ describe('viewer frames', () => {
     assert.throws(() => decodeFrameFromViewer(hex('05 01000000 0000 1800')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /size/ });
   });
 
+  test('a HELLO writer is 16 bytes or absent: any other length is refused both ways', () => {
+    assert.throws(() => encodeFrameToServer({ type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: false, writer: new Uint8Array(15) }), { code: 'TEND_ERR_FRAME_BAD_FIELD' });
+    assert.throws(() => decodeFrameFromViewer(hex('01 00000000 0200 01 00 0102')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /writer/ });
+    // The version-1 HELLO, four bytes, stays valid: that viewer just has no writer.
+    assert.equal((decodeFrameFromViewer(hex('01 00000000 0100 01 00')) as { writer?: Uint8Array }).writer, undefined);
+  });
+
+  test('an INPUT_AT whose last byte would be past 2^53 - 1 is refused', () => {
+    assert.throws(() => decodeFrameFromViewer(hex('08 01000000 ffffffffffff1f00 61')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /2\^53/ });
+  });
+
   test('HELLO and WELCOME travel on channel 0 only', () => {
     assert.throws(() => decodeFrameFromViewer(hex('01 01000000 0100 01 00')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /channel 0/ });
     assert.throws(() => decodeFrameFromServer(hex('81 02000000 0100 0100 62 0100 31')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD' });
@@ -222,7 +244,7 @@ describe('viewer frames', () => {
 
   test('FrameType keeps the direction in the high bit', () => {
     for (const [name, type] of Object.entries(FrameType)) {
-      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED', 'SCROLLBACK'].includes(name);
+      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED', 'SCROLLBACK', 'INPUT_TAKEN'].includes(name);
       assert.equal((type & 0x80) !== 0, fromServerSide, name);
     }
   });

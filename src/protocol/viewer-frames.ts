@@ -14,7 +14,13 @@
 // above 2^53 − 1 is refused rather than rounded. docs/viewer-protocol.md is the
 // prose version of this file.
 
-export const VIEWER_PROTOCOL_VERSION = 1;
+export const VIEWER_PROTOCOL_VERSION = 2;
+/**
+ * The oldest version a server still serves: a version-1 viewer (no writer in
+ * its HELLO) types with INPUT alone, unacknowledged, and never sees the frames
+ * version 2 added.
+ */
+export const MIN_VIEWER_PROTOCOL_VERSION = 1;
 
 export const FRAME_HEADER_BYTES = 5;
 const SERVER_DIRECTION_BIT = 0x80;
@@ -25,6 +31,8 @@ export const DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_FRAME_FROM_SERVER_BYTES = 32 * 1024 * 1024;
 /** Input bytes per INPUT frame a viewer should send; a larger paste is split by splitInput. */
 export const MAX_INPUT_BYTES_PER_FRAME = 64 * 1024;
+/** A writer id (HELLO, INPUT_AT): random bytes naming one viewer's input across its reconnects. */
+export const WRITER_ID_BYTES = 16;
 
 export const MIN_COLS = 1;
 export const MIN_ROWS = 1;
@@ -42,6 +50,7 @@ export const FrameType = {
   RESIZE_REQUEST: 0x05,
   ACK: 0x06,
   SCROLLBACK_REQUEST: 0x07,
+  INPUT_AT: 0x08,
   // server → viewer
   WELCOME: 0x81,
   SNAPSHOT: 0x82,
@@ -53,6 +62,7 @@ export const FrameType = {
   ERROR: 0x88,
   CLOSED: 0x89,
   SCROLLBACK: 0x8a,
+  INPUT_TAKEN: 0x8b,
 } as const;
 
 /** The most rows one SCROLLBACK_REQUEST may ask for. */
@@ -73,6 +83,7 @@ export const ViewerErrorCode = {
   NOT_SUBSCRIBED: 9,
   CHANNEL_IN_USE: 10,
   INTERNAL: 11,
+  NO_WRITER: 12,
 } as const;
 export type ViewerErrorCode = (typeof ViewerErrorCode)[keyof typeof ViewerErrorCode];
 
@@ -152,7 +163,17 @@ const SUBSCRIBE_REPAINT = 0x04;
 
 /** Frames a viewer sends to the server. */
 export type FrameFromViewer =
-  | { type: 'hello'; protocolVersion: number; clientKind: ClientKind; readOnly: boolean }
+  | {
+      type: 'hello';
+      protocolVersion: number;
+      clientKind: ClientKind;
+      readOnly: boolean;
+      /**
+       * This viewer's input identity (WRITER_ID_BYTES random bytes, kept across
+       * its reconnects): needed for INPUT_AT. Absent in a version-1 HELLO.
+       */
+      writer?: Uint8Array;
+    }
   | {
       type: 'subscribe';
       channel: number;
@@ -171,6 +192,13 @@ export type FrameFromViewer =
     }
   | { type: 'unsubscribe'; channel: number }
   | { type: 'input'; channel: number; data: Uint8Array }
+  /**
+   * This viewer's input bytes `at` .. at + data.length − 1 to the channel's
+   * session (counted per session, from 0, across reconnects): a resend of
+   * bytes the session has is dropped, so a viewer may send again whatever
+   * INPUT_TAKEN has not covered yet. No bytes: only asks for INPUT_TAKEN.
+   */
+  | { type: 'input-at'; channel: number; at: number; data: Uint8Array }
   | { type: 'resize-request'; channel: number; cols: number; rows: number }
   | { type: 'ack'; channel: number; seq: number }
   /**
@@ -211,7 +239,13 @@ export type FrameFromServer =
    * dropped by the server's memory budget (shown as incomplete, never as the
    * start of the output).
    */
-  | { type: 'scrollback'; channel: number; firstRow: number; rows: number; dropped: number; oldest: boolean; text: string };
+  | { type: 'scrollback'; channel: number; firstRow: number; rows: number; dropped: number; oldest: boolean; text: string }
+  /**
+   * How many of this viewer's input bytes to the channel's session the
+   * session's holder has taken (so they outlive the server): INPUT_AT bytes
+   * below `total` need never be sent again.
+   */
+  | { type: 'input-taken'; channel: number; total: number };
 
 export type ViewerFrameErrorCode =
   | 'TEND_ERR_FRAME_TOO_LARGE'
@@ -339,12 +373,14 @@ function checkI32(what: string, v: number): number {
 export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
   switch (frame.type) {
     case 'hello': {
-      const w = new FrameWriter(FrameType.HELLO, 0, 4);
+      if (frame.writer !== undefined && frame.writer.length !== WRITER_ID_BYTES) badField(`writer must be ${WRITER_ID_BYTES} bytes, got ${frame.writer.length}`);
+      const w = new FrameWriter(FrameType.HELLO, 0, 4 + (frame.writer?.length ?? 0));
       w.u16(checkU16('protocolVersion', frame.protocolVersion));
       const kind = CLIENT_KINDS.indexOf(frame.clientKind);
       if (kind < 0) badField(`clientKind must be one of ${CLIENT_KINDS.join(', ')}`);
       w.u8(kind + 1);
       w.u8(frame.readOnly ? 0x01 : 0);
+      if (frame.writer !== undefined) w.raw(frame.writer);
       return w.bytes;
     }
     case 'subscribe': {
@@ -364,6 +400,12 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       return new FrameWriter(FrameType.UNSUBSCRIBE, frame.channel, 0).bytes;
     case 'input': {
       const w = new FrameWriter(FrameType.INPUT, frame.channel, frame.data.length);
+      w.raw(frame.data);
+      return w.bytes;
+    }
+    case 'input-at': {
+      const w = new FrameWriter(FrameType.INPUT_AT, frame.channel, 8 + frame.data.length);
+      w.seq(frame.at);
       w.raw(frame.data);
       return w.bytes;
     }
@@ -466,6 +508,11 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       w.u32(checkU32('dropped', frame.dropped));
       w.u8(frame.oldest ? SCROLLBACK_OLDEST : 0);
       w.raw(text);
+      return w.bytes;
+    }
+    case 'input-taken': {
+      const w = new FrameWriter(FrameType.INPUT_TAKEN, frame.channel, 8);
+      w.seq(frame.total);
       return w.bytes;
     }
   }
@@ -613,6 +660,10 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       if (kind === undefined) bad('HELLO has an unknown client kind');
       const flags = r.u8();
       frame = { type: 'hello', protocolVersion, clientKind: kind, readOnly: (flags & 0x01) !== 0 };
+      // Version 2 adds the writer at the end; a 4-byte HELLO is still whole.
+      const writer = r.rest();
+      if (writer.length !== 0 && writer.length !== WRITER_ID_BYTES) bad(`HELLO writer is ${writer.length} bytes, not ${WRITER_ID_BYTES}`);
+      if (writer.length === WRITER_ID_BYTES) frame.writer = writer.slice();
       break;
     }
     case FrameType.SUBSCRIBE: {
@@ -634,6 +685,14 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       // A copy, so the caller may keep it after the socket reuses its buffer.
       frame = { type: 'input', channel, data: r.rest().slice() };
       break;
+    case FrameType.INPUT_AT: {
+      const at = r.seq();
+      const data = r.rest().slice();
+      // The last byte's position must be a safe integer too, or counts would round.
+      if (!Number.isSafeInteger(at + data.length)) bad('INPUT_AT runs past 2^53 - 1');
+      frame = { type: 'input-at', channel, at, data };
+      break;
+    }
     case FrameType.RESIZE_REQUEST:
       frame = { type: 'resize-request', channel, ...checkedSize(r) };
       break;
@@ -726,6 +785,9 @@ export function decodeFrameFromServer(bytes: Uint8Array, options?: DecodeOptions
       frame = { type: 'scrollback', channel, firstRow, rows, dropped, oldest, text: r.restText('scrollback text') };
       break;
     }
+    case FrameType.INPUT_TAKEN:
+      frame = { type: 'input-taken', channel, total: r.seq() };
+      break;
     default:
       throw new ViewerFrameError('TEND_ERR_FRAME_UNKNOWN', `unknown server frame type 0x${type.toString(16)}`);
   }

@@ -4,13 +4,16 @@
 // the bytes are acked once their write to the terminal has completed: with
 // the next keystroke, once 32 KiB are owed, or 50 ms after the write, so a
 // key typed wakes the server once, not twice. Keystrokes go to the session as
-// INPUT, whole; the detach key leaves it running. When the server goes away
-// without saying the channel is over, the attach reconnects with backoff
-// (starting the server when none is running, as every verb does) and resumes
-// from the seq it has written: positions belong to the session's holder, so
-// even a new server replays exactly the bytes missed, and the outer terminal's
-// scrollback gets every row once. Keys typed meanwhile are kept and sent once
-// the session is back.
+// INPUT_AT, whole and numbered, and are kept until INPUT_TAKEN says the
+// session's holder has them (it outlives the server); the detach key leaves
+// the session running. When the server goes away without saying the channel
+// is over, the attach reconnects with backoff (starting the server when none
+// is running, as every verb does) and resumes from the seq it has written:
+// positions belong to the session's holder, so even a new server replays
+// exactly the bytes missed, and the outer terminal's scrollback gets every
+// row once. Keys not yet taken — typed while the server was away, or written
+// into a socket that was already dead — are sent again at their numbers, and
+// the holder drops those it has: each arrives once.
 //
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
@@ -24,6 +27,7 @@ import {
   type FrameFromServer,
   type ResumePoint,
 } from '../../protocol/viewer-frames.js';
+import { UntakenInput, newWriterId } from '../../protocol/untaken-input.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { DetachKeyFilter } from './detach-key.js';
 import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
@@ -32,12 +36,23 @@ import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 
 /** The channel a CLI viewer subscribes on; a repaint on the same socket moves it to the other one. */
 const CHANNELS = [1, 2] as const;
-/** Stop reading the terminal while this much pasted input waits for the socket... */
-const INPUT_PAUSE_BYTES = 1024 * 1024;
+/**
+ * Stop reading the terminal while this much typed input is not yet taken by
+ * the session's holder (a paste outrunning the program, or the server away):
+ * the terminal then holds the rest of a paste, and nothing is lost. Four
+ * INPUT_AT frames in flight keep the holder busy; more would only be resent.
+ */
+const INPUT_PAUSE_BYTES = 256 * 1024;
 /** ...and read again below this. */
-const INPUT_RESUME_BYTES = 256 * 1024;
-/** Input typed while not subscribed (before the first subscription, or while the server is away) kept for the next. */
-const TYPE_AHEAD_MAX_BYTES = 64 * 1024;
+const INPUT_RESUME_BYTES = 64 * 1024;
+/**
+ * Typed input kept until the holder has taken it; past this it is refused out
+ * loud (a bell and the status line). Reading pauses at INPUT_PAUSE_BYTES, so
+ * only what the terminal handed over before the pause took effect can come
+ * this far: the bound is there so that memory stays bounded whatever the
+ * input stream does, not as a limit a person typing can meet.
+ */
+const UNTAKEN_MAX_BYTES = 1024 * 1024;
 /** After the server said it is stopping, give whoever restarts it this long before starting one ourselves. */
 const RESTART_GRACE_MS = 5000;
 /** How long the notice that the screen is incomplete stays on the bottom row (a key dismisses it sooner). */
@@ -95,8 +110,14 @@ export class AttachSession {
   /** The server said it is stopping: until then, wait for whoever restarts it. */
   private restartGraceUntil = 0;
   private startingServer = false;
-  /** Typed while not subscribed and not kept (over TYPE_AHEAD_MAX_BYTES). */
+  /** Typed and not kept (over UNTAKEN_MAX_BYTES). */
   private droppedInputBytes = 0;
+  /** This attach's input identity at the holder, the same across its reconnects (HELLO). */
+  private readonly writer = newWriterId();
+  /** Typed and not yet known to be with the session's holder: sent again after a reconnect. */
+  private readonly untaken = new UntakenInput();
+  /** The link the untaken input was last (re)sent on: a new one is sent it all again. */
+  private inputLink: ServerLink | null = null;
   /** The notice that the screen is incomplete is on the bottom row; stream bytes wait until it is gone. */
   private noticeShown = false;
   private noticeTimer: NodeJS.Timeout | null = null;
@@ -111,8 +132,6 @@ export class AttachSession {
   /** The outer terminal shows a view of the session (it is not the session's size), not its stream. */
   private viewShown = false;
   private subscribed = false;
-  private readonly typedAhead: Uint8Array[] = [];
-  private typedAheadBytes = 0;
   private exit: { code: number; signal: number } | null = null;
   private fatalMessage: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -192,35 +211,57 @@ export class AttachSession {
   private sendInput(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const link = this.link;
-    if (!link || !this.subscribed) {
-      // Typed ahead of the first subscription (the user types as the attach
-      // starts), or while the server is away: kept and sent, once, as soon as
-      // the session is subscribed again. Past the bound it is refused out loud.
-      if (this.typedAheadBytes + bytes.length <= TYPE_AHEAD_MAX_BYTES) {
-        this.typedAhead.push(bytes.slice());
-        this.typedAheadBytes += bytes.length;
-      } else {
-        this.droppedInputBytes += bytes.length;
-        this.refuseInput();
-      }
+    const live = link !== null && this.subscribed && this.inputLink === link;
+    if (live && this.viewShown) {
+      // Shown a view, the server moves mouse reports from the view's cells to
+      // the session's: the program's bytes are not these, and cannot be
+      // counted in these numbers. So INPUT, as before counted input existed.
+      this.sendAck();
+      for (const piece of splitInput(bytes)) link.send({ type: 'input', channel: this.channel, data: piece }, () => this.resumeInputIfTaken());
+      this.pauseInputIfOwed();
       return;
     }
-    // The ack rides along: the server reads both in the wakeup the key causes.
-    this.sendAck();
-    for (const piece of splitInput(bytes)) {
-      link.send({ type: 'input', channel: this.channel, data: piece }, () => this.inputWritten(link));
+    if (this.untaken.untakenBytes + bytes.length > UNTAKEN_MAX_BYTES) {
+      this.droppedInputBytes += bytes.length;
+      this.refuseInput();
+      return;
     }
-    if (!this.inputPaused && link.unsentInputBytes > INPUT_PAUSE_BYTES) {
-      this.inputPaused = true;
-      this.options.input.pause();
+    // Kept until the holder has it; when not subscribed (before the first
+    // subscription, or while the server is away) it goes with the next one.
+    this.untaken.add(bytes);
+    if (live) {
+      // The ack rides along: the server reads both in the wakeup the key causes.
+      this.sendAck();
+      this.sendUntaken(link);
     }
+    this.pauseInputIfOwed();
   }
 
-  private inputWritten(link: ServerLink): void {
-    if (this.inputPaused && !this.finished && (link !== this.link || link.unsentInputBytes < INPUT_RESUME_BYTES)) {
-      this.inputPaused = false;
-      this.options.input.resume();
-    }
+  /** Input owed to the session: not yet taken by its holder, or (INPUT) not yet written to the socket. */
+  private owedInputBytes(): number {
+    return this.untaken.untakenBytes + (this.link?.unsentInputBytes ?? 0);
+  }
+
+  private pauseInputIfOwed(): void {
+    if (this.inputPaused || this.owedInputBytes() <= INPUT_PAUSE_BYTES) return;
+    this.inputPaused = true;
+    this.options.input.pause();
+  }
+
+  private resumeInputIfTaken(): void {
+    if (!this.inputPaused || this.finished || this.owedInputBytes() >= INPUT_RESUME_BYTES) return;
+    this.inputPaused = false;
+    this.options.input.resume();
+  }
+
+  /**
+   * Sends the input this link has not had, at its numbers: on a new link,
+   * everything not yet taken (the holder drops what it has already).
+   */
+  private sendUntaken(link: ServerLink): void {
+    if (this.inputLink !== link) this.untaken.rewind();
+    this.inputLink = link;
+    for (const piece of this.untaken.unsent()) link.send({ type: 'input-at', channel: this.channel, at: piece.at, data: piece.data });
   }
 
   private outerResized(): void {
@@ -237,11 +278,11 @@ export class AttachSession {
     const link: ServerLink = new ServerLink(this.options.socketPath, {
       onOpen: () => {
         if (link === this.link) this.linkOpened = true;
-        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: this.options.readOnly });
+        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: this.options.readOnly, writer: this.writer });
       },
       onFrame: (frame) => {
-        // Frames of a channel left for a repaint are over.
-        if (link === this.link && (frame.type === 'welcome' || frame.channel === 0 || frame.channel === this.channel)) this.received(frame);
+        // Frames of a channel left for a repaint are over; what the holder took is news on either.
+        if (link === this.link && (frame.type === 'welcome' || frame.type === 'input-taken' || frame.channel === 0 || frame.channel === this.channel)) this.received(frame);
       },
       onClose: (why) => {
         if (link === this.link) this.linkLost(why);
@@ -302,6 +343,9 @@ export class AttachSession {
       case 'state':
         if (frame.state.degraded === true) this.showNotice();
         return;
+      case 'input-taken':
+        if (this.untaken.take(frame.total)) this.resumeInputIfTaken();
+        return;
       case 'resize':
         return;
     }
@@ -330,8 +374,9 @@ export class AttachSession {
     });
     this.subscribed = true;
     this.lastAcked = null;
-    this.typedAheadBytes = 0;
-    for (const bytes of this.typedAhead.splice(0)) this.sendInput(bytes);
+    // A new socket (a reconnect, or the first one): everything not yet taken goes again. A
+    // repaint's new channel on the same socket gets only what is new: the session has the rest.
+    this.sendUntaken(link);
   }
 
   private channelClosed(reason: CloseReason, message: string): void {
@@ -400,10 +445,12 @@ export class AttachSession {
       this.finish({ kind: 'error', message: this.fatalMessage });
       return;
     }
+    // Bytes written to the dead socket are owed no more: they wait in the untaken input.
+    this.resumeInputIfTaken();
     const delay = this.backoff.next();
     if (delay === null) {
-      const unsent = this.typedAheadBytes + this.droppedInputBytes;
-      this.finish({ kind: 'lost', why: unsent > 0 ? `${why}; ${unsent} bytes typed meanwhile were not sent` : why });
+      const unsent = this.untaken.untakenBytes + this.droppedInputBytes;
+      this.finish({ kind: 'lost', why: unsent > 0 ? `${why}; ${unsent} bytes typed may not have reached the session` : why });
       return;
     }
     // A blip caught by the first retry shows nothing; a longer outage says so.
@@ -444,9 +491,9 @@ export class AttachSession {
     }
   }
 
-  /** Typing past what is kept while the server is away: a bell and the status line say it went nowhere. */
+  /** Typing past what is kept until the session has it: a bell and the status line say it went nowhere. */
   private refuseInput(): void {
-    const text = `tend: reconnecting… typing is not kept past ${TYPE_AHEAD_MAX_BYTES / 1024} KiB: ${this.droppedInputBytes} bytes were not sent`;
+    const text = `tend: the session has not taken ${UNTAKEN_MAX_BYTES / 1024} KiB typed yet; past that typing is not kept: ${this.droppedInputBytes} bytes were not sent`;
     if (this.options.output.isTTY) {
       this.statusShown = true;
       this.options.output.write(`\x07${statusLine(text, this.outerSize())}`);

@@ -37,6 +37,13 @@ export interface SessionViewersOptions {
   /** Input for the PTY, whole, in arrival order. */
   writeInput(data: Uint8Array): void;
   /**
+   * A writer's input bytes at .. at + data.length − 1 for the PTY, in arrival
+   * order with writeInput's: resolves with the holder's count of that
+   * writer's bytes once it has taken them (a resend of what it has is
+   * dropped there); rejects when the session ends or its holder goes first.
+   */
+  writeInputAt(writer: Uint8Array, at: number, data: Uint8Array): Promise<number>;
+  /**
    * The PTY should take this size (the size policy decided). The session
    * calls ptyResized() once it has (whatever asked for the resize).
    */
@@ -76,6 +83,8 @@ export class SessionViewers extends DisposableBase {
   /** Terminal viewers (tend attach): shown a view when their size is not the PTY's. */
   private readonly terminals = new WeakSet<ViewerChannel>();
   private lastAsked: TerminalSize | null = null;
+  /** The last INPUT_TAKEN total sent on each channel: a lower one, answered late, is not news. */
+  private readonly takenSent = new WeakMap<ViewerChannel, number>();
 
   constructor(private readonly options: SessionViewersOptions) {
     super();
@@ -173,11 +182,7 @@ export class SessionViewers extends DisposableBase {
   }
 
   input(channel: ViewerChannel, data: Uint8Array): void {
-    if (!this.channels.has(channel)) return;
-    if (this.readOnly.has(channel)) {
-      channel.sendEvent({ type: 'error', channel: channel.channel, code: ViewerErrorCode.READ_ONLY, message: 'this viewer is read-only' });
-      return;
-    }
+    if (!this.channels.has(channel) || this.refusedAsReadOnly(channel)) return;
     // A viewer shown a window of the session clicks in the window's cells: the
     // program gets the session's (the window it saw, before this input may resize the PTY).
     const window = channel.viewWindow;
@@ -185,6 +190,38 @@ export class SessionViewers extends DisposableBase {
     this.sizes.input(channel);
     this.applyPolicy();
     if (input.length > 0) this.options.writeInput(input);
+  }
+
+  /**
+   * A viewer's counted input (INPUT_AT): typing as INPUT is (it may take the
+   * size), then to the holder under the viewer's writer, and INPUT_TAKEN
+   * once the holder has the bytes. The bytes go unchanged (no mouse report is
+   * moved for a view: the holder counts the viewer's own bytes), so a viewer
+   * shown a view types with INPUT. No bytes: a question, not typing.
+   */
+  inputAt(channel: ViewerChannel, writer: Uint8Array, at: number, data: Uint8Array): void {
+    if (!this.channels.has(channel) || this.refusedAsReadOnly(channel)) return;
+    if (data.length > 0) {
+      this.sizes.input(channel);
+      this.applyPolicy();
+    }
+    let taken: Promise<number>;
+    try {
+      taken = this.options.writeInputAt(writer, at, data);
+    } catch (err) {
+      // No holder to take it (the session is not running): as if it had gone away.
+      taken = Promise.reject(err);
+    }
+    taken.then(
+      (total) => {
+        if (!this.channels.has(channel) || total <= (this.takenSent.get(channel) ?? -1)) return;
+        this.takenSent.set(channel, total);
+        channel.sendEvent({ type: 'input-taken', channel: channel.channel, total });
+      },
+      // The session ended or its holder went away first: not this viewer's fault. It keeps the
+      // bytes INPUT_TAKEN has not covered and sends them again (to the next server, if any).
+      () => undefined,
+    );
   }
 
   /** The viewer's own terminal (or pane) changed size: the policy may follow, and its view does. */
@@ -242,6 +279,13 @@ export class SessionViewers extends DisposableBase {
       this.forget(ch, { keepSize: true });
       ch.close(reason, message);
     }
+  }
+
+  /** A read-only viewer's input is refused out loud (not fatal: it may go on watching). */
+  private refusedAsReadOnly(channel: ViewerChannel): boolean {
+    if (!this.readOnly.has(channel)) return false;
+    channel.sendEvent({ type: 'error', channel: channel.channel, code: ViewerErrorCode.READ_ONLY, message: 'this viewer is read-only' });
+    return true;
   }
 
   private forget(channel: ViewerChannel, options: { keepSize?: boolean } = {}): void {

@@ -32,6 +32,7 @@ function rig(initial: TerminalSize = { cols: 100, rows: 30 }) {
       return { seq, cols: size.cols, rows: size.rows, modes, data: `${request.view ? 'view' : 'screen'}@${seq}`, ...(request.view ? { view: true, viewWindow: window } : {}) };
     },
     writeInput: (data) => inputs.push(String.fromCharCode(...data)),
+    writeInputAt: () => Promise.reject(new Error('these viewers type with INPUT')),
     resizePty: (size) => {
       resizes.push(`${size.cols}x${size.rows}`);
       pty = { ...size };

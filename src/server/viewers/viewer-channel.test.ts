@@ -328,6 +328,7 @@ function sessionRig(options: { logCapBytes?: number } = {}) {
     timers,
     takeSnapshot: () => ({ seq: screenSeq, cols: 80, rows: 24, modes, data: `screen@${screenSeq}` }),
     writeInput: (data) => inputs.push(data),
+    writeInputAt: () => Promise.reject(new Error('these viewers type with INPUT')),
     resizePty: (s) => sizes.push(`${s.cols}x${s.rows}`),
   });
   screenSeq = session.log.endSeq;
@@ -500,6 +501,7 @@ describe('SessionViewers: the log keeps what the screen has not parsed', () => {
       takeSnapshot: () => ({ seq: parsed, cols: 80, rows: 24, modes, data: `screen@${parsed}` }),
       parsedSeq: () => parsed,
       writeInput: () => {},
+      writeInputAt: () => Promise.reject(new Error('these viewers type with INPUT')),
       resizePty: () => {},
     });
     parsed = session.log.endSeq;

@@ -5,6 +5,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import {
   VIEWER_PROTOCOL_VERSION,
   ViewerErrorCode,
+  WRITER_ID_BYTES,
   decodeFrameFromServer,
   encodeFrameToServer,
   encodeFrameToViewer,
@@ -31,6 +32,8 @@ after(() => {
 class ServerSession {
   readonly screen = new Terminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
   readonly inputs: Uint8Array[] = [];
+  /** Counted writes (INPUT_AT) as the holder would get them; the test settles each as the holder would answer. */
+  readonly countedInputs: Array<{ writer: string; at: number; data: string; taken(total: number): void; lost(): void }> = [];
   readonly viewers: SessionViewers;
   private readonly serializer = new SerializeAddon();
 
@@ -40,6 +43,10 @@ class ServerSession {
       boot,
       takeSnapshot: () => this.snapshot(),
       writeInput: (data) => this.inputs.push(data),
+      writeInputAt: (writer, at, data) =>
+        new Promise<number>((resolve, reject) => {
+          this.countedInputs.push({ writer: Buffer.from(writer).toString('hex'), at, data: new TextDecoder().decode(data), taken: resolve, lost: () => reject(new Error('the holder went away')) });
+        }),
       resizePty: ({ cols, rows }) => this.screen.write('', () => this.screen.resize(cols, rows)),
     });
     disposers.push(() => {
@@ -209,6 +216,63 @@ describe('ViewerConnection: handshake and routing', () => {
     c.connection.receive(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's1', cols: 80, rows: 24 }));
     c.connection.receive(encodeFrameToServer({ type: 'input', channel: 1, data: utf8('rm -rf') }));
     assert.equal(session.inputs.length, 0);
+    assert.ok(c.toViewer.some((f) => f.type === 'error' && f.code === ViewerErrorCode.READ_ONLY));
+  });
+
+  test('INPUT_AT goes to the holder under the HELLO\'s writer, and INPUT_TAKEN says what it took, never going back', async () => {
+    const session = new ServerSession('boot-1');
+    const c = connect('boot-1', new Map([['s1', session]]));
+    const writer = Uint8Array.from({ length: WRITER_ID_BYTES }, (_, i) => i + 1);
+    c.connection.receive(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: false, writer }));
+    c.connection.receive(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's1', cols: 80, rows: 24 }));
+    c.connection.receive(encodeFrameToServer({ type: 'input-at', channel: 1, at: 0, data: utf8('ls') }));
+    c.connection.receive(encodeFrameToServer({ type: 'input-at', channel: 1, at: 2, data: utf8(' -l\r') }));
+    assert.deepEqual(session.countedInputs.map(({ writer: w, at, data }) => [w, at, data]), [
+      [Buffer.from(writer).toString('hex'), 0, 'ls'],
+      [Buffer.from(writer).toString('hex'), 2, ' -l\r'],
+    ]);
+    assert.equal(session.inputs.length, 0, 'nothing went the unacknowledged way');
+    const taken = () => c.toViewer.filter((f) => f.type === 'input-taken').map((f) => (f as { total: number }).total);
+    // The holder's answers can settle out of order: a lower total after a higher one is not news.
+    session.countedInputs[1]!.taken(6);
+    session.countedInputs[0]!.taken(2);
+    await nextTurn();
+    assert.deepEqual(taken(), [6]);
+    assert.deepEqual(c.toViewer.filter((f) => f.type === 'input-taken').map((f) => f.channel), [1]);
+  });
+
+  test('INPUT_AT the holder never took (it went away) is not an error on the socket', async () => {
+    const session = new ServerSession('boot-1');
+    const c = connect('boot-1', new Map([['s1', session]]));
+    c.connection.receive(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'web', readOnly: false, writer: new Uint8Array(WRITER_ID_BYTES).fill(7) }));
+    c.connection.receive(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's1', cols: 80, rows: 24 }));
+    c.connection.receive(encodeFrameToServer({ type: 'input-at', channel: 1, at: 0, data: utf8('x') }));
+    session.countedInputs[0]!.lost();
+    await nextTurn();
+    assert.deepEqual(c.toViewer.filter((f) => f.type === 'input-taken' || f.type === 'error' || f.type === 'closed'), []);
+    assert.equal(c.closed(), null);
+  });
+
+  test('INPUT_AT needs a writer in HELLO: a version-1 viewer gets a channel error, and nothing is typed', () => {
+    const session = new ServerSession('boot-1');
+    const c = connect('boot-1', new Map([['s1', session]]));
+    c.connection.receive(encodeFrameToServer({ type: 'hello', protocolVersion: 1, clientKind: 'script', readOnly: false }));
+    c.connection.receive(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's1', cols: 80, rows: 24 }));
+    c.connection.receive(encodeFrameToServer({ type: 'input-at', channel: 1, at: 0, data: utf8('x') }));
+    assert.equal(session.countedInputs.length, 0);
+    const err = c.toViewer.find((f) => f.type === 'error') as Extract<FrameFromServer, { type: 'error' }>;
+    assert.equal(err.code, ViewerErrorCode.NO_WRITER);
+    assert.match(err.message, /send INPUT instead/);
+    assert.equal(c.closed(), null);
+  });
+
+  test('a read-only viewer\'s INPUT_AT is refused as its INPUT is', () => {
+    const session = new ServerSession('boot-1');
+    const c = connect('boot-1', new Map([['s1', session]]));
+    c.connection.receive(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: true, writer: new Uint8Array(WRITER_ID_BYTES) }));
+    c.connection.receive(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's1', cols: 80, rows: 24 }));
+    c.connection.receive(encodeFrameToServer({ type: 'input-at', channel: 1, at: 0, data: utf8('rm -rf') }));
+    assert.equal(session.countedInputs.length, 0);
     assert.ok(c.toViewer.some((f) => f.type === 'error' && f.code === ViewerErrorCode.READ_ONLY));
   });
 

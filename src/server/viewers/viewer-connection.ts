@@ -6,6 +6,7 @@
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
 import {
   CloseReason,
+  MIN_VIEWER_PROTOCOL_VERSION,
   VIEWER_PROTOCOL_VERSION,
   ViewerErrorCode,
   ViewerFrameError,
@@ -38,7 +39,8 @@ interface Subscription {
 }
 
 export class ViewerConnection extends DisposableBase {
-  private hello: { clientKind: ClientKind; readOnly: boolean } | null = null;
+  /** What the HELLO said; `writer` (version 2) names this viewer's counted input (INPUT_AT). */
+  private hello: { clientKind: ClientKind; readOnly: boolean; writer: Uint8Array | null } | null = null;
   private readonly subscriptions = new Map<number, Subscription>();
   private open = true;
 
@@ -91,15 +93,19 @@ export class ViewerConnection extends DisposableBase {
       this.fatal(ViewerErrorCode.NO_HELLO, `the first frame must be HELLO, got ${frame.type}`);
       return;
     }
-    if (frame.protocolVersion !== VIEWER_PROTOCOL_VERSION) {
+    if (frame.protocolVersion < MIN_VIEWER_PROTOCOL_VERSION || frame.protocolVersion > VIEWER_PROTOCOL_VERSION) {
       this.fatal(
         ViewerErrorCode.VERSION,
-        `viewer speaks protocol ${frame.protocolVersion}, this server speaks ${VIEWER_PROTOCOL_VERSION}: ` +
+        `viewer speaks protocol ${frame.protocolVersion}, this server speaks ${MIN_VIEWER_PROTOCOL_VERSION} to ${VIEWER_PROTOCOL_VERSION}: ` +
           `use a viewer from the same tend version (${this.options.serverVersion})`,
       );
       return;
     }
-    this.hello = { clientKind: frame.clientKind, readOnly: frame.readOnly || this.options.forceReadOnly === true };
+    this.hello = {
+      clientKind: frame.clientKind,
+      readOnly: frame.readOnly || this.options.forceReadOnly === true,
+      writer: frame.writer ?? null,
+    };
     this.sendFrame({
       type: 'welcome',
       protocolVersion: VIEWER_PROTOCOL_VERSION,
@@ -136,6 +142,15 @@ export class ViewerConnection extends DisposableBase {
       case 'input':
         sub.session.input(sub.channel, frame.data);
         return;
+      case 'input-at': {
+        const writer = this.hello?.writer ?? null;
+        if (writer === null) {
+          this.channelError(frame.channel, ViewerErrorCode.NO_WRITER, 'INPUT_AT needs a writer id in HELLO (protocol version 2); send INPUT instead');
+          return;
+        }
+        sub.session.inputAt(sub.channel, writer, frame.at, frame.data);
+        return;
+      }
       case 'resize-request':
         sub.session.resize(sub.channel, { cols: frame.cols, rows: frame.rows });
         return;

@@ -2,6 +2,12 @@
 // every visible terminal on its own channel. The socket reconnects by itself
 // (ReconnectBackoff) and tells each channel when it is ready again, so a
 // channel only has to know how to (re)subscribe — resuming from its seq.
+//
+// Typing is counted here too, per session (several panes may show one): the
+// page has one writer id, bytes to a session are numbered and kept until
+// INPUT_TAKEN says the session's holder has them, and every new connection
+// is sent again what is not yet taken — the holder drops what it has, so a
+// key typed into a socket a server crash had already killed arrives once.
 import {
   VIEWER_PROTOCOL_VERSION,
   decodeFrameFromServer,
@@ -9,6 +15,7 @@ import {
   type FrameFromServer,
   type FrameFromViewer,
 } from '../../../src/protocol/viewer-frames.js';
+import { UntakenInput, newWriterId } from '../../../src/protocol/untaken-input.js';
 import { ReconnectBackoff } from './backoff.js';
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -35,6 +42,18 @@ export function viewerSocketUrl(location: Location): string {
   return `${scheme}//${location.host}/v1/viewer`;
 }
 
+/**
+ * Typed input a page keeps per session until the holder has taken it. Far
+ * above any typing or ordinary paste; past it, input is refused and said so.
+ */
+export const UNTAKEN_INPUT_MAX_BYTES = 8 * 1024 * 1024;
+
+/** A session's counted input on this page, and the connection it was last sent on. */
+interface SessionInput {
+  untaken: UntakenInput;
+  connection: number;
+}
+
 export class ViewerSocket {
   private ws: WebSocket | null = null;
   private readonly channels = new Map<number, ChannelHandler>();
@@ -46,6 +65,11 @@ export class ViewerSocket {
   private _serverVersion: string | null = null;
   private readonly stateListeners = new Set<(state: SocketState) => void>();
   private disposed = false;
+  /** This page's input identity at every holder, kept across reconnects. */
+  private readonly writer = newWriterId();
+  /** Bumped on every WELCOME: input sent on an older connection may have died with it. */
+  private connection = 0;
+  private readonly inputs = new Map<string, SessionInput>();
   /** Counters for the debug hook and the benchmarks. */
   readonly stats = { framesIn: 0, bytesIn: 0, framesOut: 0, connects: 0 };
 
@@ -101,6 +125,50 @@ export class ViewerSocket {
     return true;
   }
 
+  /**
+   * Typed input for a session, sent as INPUT_AT on `channel` (a channel
+   * subscribed to it on this connection), or, with none, kept for the next
+   * subscription. False when refused: over UNTAKEN_INPUT_MAX_BYTES not yet taken.
+   */
+  typeInto(sessionId: string, bytes: Uint8Array, channel: number | null): boolean {
+    const input = this.inputFor(sessionId);
+    if (input.untaken.untakenBytes + bytes.length > UNTAKEN_INPUT_MAX_BYTES) return false;
+    input.untaken.add(bytes);
+    if (channel !== null) this.sendInput(sessionId, channel);
+    return true;
+  }
+
+  /**
+   * Sends a session's input this connection has not had, on a channel just
+   * subscribed to it: after a reconnect, everything not yet taken, at its numbers.
+   */
+  sendInput(sessionId: string, channel: number): void {
+    const input = this.inputs.get(sessionId);
+    if (!input || this._state !== 'open') return;
+    if (input.connection !== this.connection) input.untaken.rewind();
+    input.connection = this.connection;
+    for (const piece of input.untaken.unsent()) this.send({ type: 'input-at', channel, at: piece.at, data: piece.data });
+  }
+
+  /** INPUT_TAKEN for a session: what its holder has is kept no more. */
+  inputTaken(sessionId: string, total: number): void {
+    this.inputs.get(sessionId)?.untaken.take(total);
+  }
+
+  /** Bytes typed into a session that its holder has not yet taken (for tests and the debug hook). */
+  untakenInputBytes(sessionId: string): number {
+    return this.inputs.get(sessionId)?.untaken.untakenBytes ?? 0;
+  }
+
+  private inputFor(sessionId: string): SessionInput {
+    let input = this.inputs.get(sessionId);
+    if (!input) {
+      input = { untaken: new UntakenInput(), connection: -1 };
+      this.inputs.set(sessionId, input);
+    }
+    return input;
+  }
+
   /** Retry now instead of waiting out the backoff (the page became visible, the network came back). */
   retryNow(): void {
     if (this._state !== 'reconnecting' || this.retryTimer === null) return;
@@ -135,7 +203,7 @@ export class ViewerSocket {
     this.stats.connects++;
     ws.onopen = () => {
       // The socket's first frame; channels subscribe once WELCOME names the boot.
-      ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'web', readOnly: false }));
+      ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'web', readOnly: false, writer: this.writer }));
     };
     ws.onmessage = (event: MessageEvent) => {
       if (!(event.data instanceof ArrayBuffer)) return;
@@ -165,6 +233,7 @@ export class ViewerSocket {
     if (frame.type === 'welcome') {
       this._serverBoot = frame.serverBoot;
       this._serverVersion = frame.serverVersion;
+      this.connection++;
       this.backoff.reset();
       this.setState('open');
       for (const handler of [...this.channels.values()]) handler.socketReady(frame.serverBoot);

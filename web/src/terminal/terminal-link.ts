@@ -9,7 +9,7 @@
 // SCROLLBACK answer comes back on it, for a HistoryLoader that listens here
 // (listenHistory). Those answers never touch this terminal.
 import type { IMarker, Terminal } from '@xterm/xterm';
-import { CloseReason, ViewerErrorCode, splitInput, type FrameFromServer, type ResumePoint } from '../../../src/protocol/viewer-frames.js';
+import { CloseReason, ViewerErrorCode, type FrameFromServer, type ResumePoint } from '../../../src/protocol/viewer-frames.js';
 import type { ChannelHandler, ViewerSocket } from '../connection/viewer-socket.js';
 import { snapshotPaint } from './snapshot-paint.js';
 
@@ -85,6 +85,8 @@ export class TerminalLink implements ChannelHandler {
    */
   private generation = 0;
   private lastSizeAsked: string | null = null;
+  /** Subscribed on the socket's current connection: typed input can go at once (else it waits for the next). */
+  private subscribed = false;
   private disposed = false;
   private readonly historyListeners = new Set<HistoryListener>();
   /** SCROLLBACK_REQUESTs sent on this subscription and not answered yet. */
@@ -158,14 +160,21 @@ export class TerminalLink implements ChannelHandler {
     if (this.options.socket.send({ type: 'resize-request', channel: this.channel, cols, rows })) this.lastSizeAsked = key;
   }
 
-  /** Text typed or pasted by the person, sent whole (splitInput never cuts a character). */
+  /**
+   * Text typed or pasted by the person, sent whole (never cutting a
+   * character) and counted: kept until the session's holder has it, so
+   * typing while the page reconnects arrives once the session is back.
+   */
   input(bytes: Uint8Array): void {
-    if (this._status !== 'live' || bytes.length === 0) return;
-    for (const piece of splitInput(bytes)) this.options.socket.send({ type: 'input', channel: this.channel, data: piece });
+    if (this.disposed || this._status === 'exited' || this._status === 'gone' || bytes.length === 0) return;
+    if (!this.options.socket.typeInto(this.options.sessionId, bytes, this.subscribed ? this.channel : null)) {
+      this.problem(`input of ${bytes.length} bytes not sent: the session has not yet taken what was typed before it`);
+    }
   }
 
   /** Subscribes again from scratch (after a revive): the next frame is a snapshot. */
   restart(): void {
+    this.subscribed = false;
     this.written = null;
     this.generation++;
     this.scrollbackPending = 0;
@@ -197,6 +206,9 @@ export class TerminalLink implements ChannelHandler {
     this.lastAcked = this.expectedSeq;
     if (resume) this.stats.resumes++;
     this.options.socket.send({ type: 'subscribe', channel: this.channel, sessionId: this.options.sessionId, cols, rows, ...(resume ? { resume } : {}) });
+    this.subscribed = true;
+    // Typed while away, or sent into a socket that had died: the holder drops what it has.
+    this.options.socket.sendInput(this.options.sessionId, this.channel);
     // Marks for the benchmarks (performance.getEntriesByName): subscribe → snapshot → parsed.
     performance.mark(`tend:subscribe:${this.options.sessionId}`);
     this.lastSizeAsked = `${cols}x${rows}`;
@@ -204,6 +216,7 @@ export class TerminalLink implements ChannelHandler {
   }
 
   socketLost(): void {
+    this.subscribed = false;
     this.scrollbackPending = 0;
     if (this._status === 'live' || this._status === 'connecting') this.setStatus('reconnecting');
   }
@@ -259,6 +272,9 @@ export class TerminalLink implements ChannelHandler {
         });
         break;
       case 'state':
+        break;
+      case 'input-taken':
+        this.options.socket.inputTaken(this.options.sessionId, frame.total);
         break;
       case 'scrollback':
         if (this.scrollbackPending > 0) this.scrollbackPending--;

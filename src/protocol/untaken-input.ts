@@ -1,0 +1,90 @@
+// A viewer's side of counted input (INPUT_AT / INPUT_TAKEN): what it typed to
+// one session, numbered from 0, kept until the session's holder is known to
+// have it. A byte the server has merely received can still die with it (a
+// server SIGKILL loses its socket buffers); one the holder has taken cannot.
+// So a viewer sends each byte at its number, drops it once INPUT_TAKEN covers
+// it, and after any reconnect sends again everything not yet covered, at the
+// same numbers: the holder drops what it already has, and the program gets
+// every byte once. `tend attach` and the browser both keep one of these per
+// session; it knows nothing of sockets (Uint8Array only, like the codec).
+import { MAX_INPUT_BYTES_PER_FRAME, WRITER_ID_BYTES, splitInput } from './viewer-frames.js';
+
+/** One INPUT_AT's worth: the bytes and the number of the first of them. */
+export interface InputPiece {
+  at: number;
+  data: Uint8Array;
+}
+
+/** A fresh writer id for HELLO: random, so two viewers never share a count at a holder. */
+export function newWriterId(): Uint8Array {
+  return globalThis.crypto.getRandomValues(new Uint8Array(WRITER_ID_BYTES));
+}
+
+export class UntakenInput {
+  /** Pieces not yet wholly taken, in order; together they run from `taken` (or a little before) to `next`. */
+  private readonly pieces: InputPiece[] = [];
+  private next = 0;
+  private takenTotal = 0;
+  /** Bytes before this were sent on the current connection (see unsent, rewind). */
+  private sentEnd = 0;
+
+  /** The number the next byte typed gets. */
+  get nextAt(): number {
+    return this.next;
+  }
+
+  /** How many bytes the holder is known to have taken (the highest INPUT_TAKEN). */
+  get taken(): number {
+    return this.takenTotal;
+  }
+
+  /** Bytes typed and not yet known to be taken: what a reconnect sends again. */
+  get untakenBytes(): number {
+    return this.next - this.takenTotal;
+  }
+
+  /**
+   * Numbers bytes typed and keeps them as INPUT_AT pieces
+   * (MAX_INPUT_BYTES_PER_FRAME at most, never cutting a UTF-8 character).
+   */
+  add(data: Uint8Array): void {
+    for (const part of splitInput(data, MAX_INPUT_BYTES_PER_FRAME)) {
+      if (part.length === 0) continue;
+      // A copy: the caller's buffer may be reused while this waits for INPUT_TAKEN.
+      this.pieces.push({ at: this.next, data: part.slice() });
+      this.next += part.length;
+    }
+  }
+
+  /** The pieces not yet sent on this connection, oldest first; they count as sent from now on. */
+  unsent(): InputPiece[] {
+    const from = this.sentEnd;
+    this.sentEnd = this.next;
+    return this.pieces.filter((p) => p.at + p.data.length > from);
+  }
+
+  /**
+   * A new connection: nothing not yet taken counts as sent any more (bytes
+   * in a dead socket may never have reached the server), so the next
+   * unsent() has it all again, at the same numbers.
+   */
+  rewind(): void {
+    this.sentEnd = this.takenTotal;
+  }
+
+  /**
+   * INPUT_TAKEN: the holder has `total` bytes. Pieces wholly below it are
+   * dropped; one it covers in part is kept whole (sent again, the holder
+   * drops the part it has). Returns whether anything new was covered. A
+   * total past what was typed (not this viewer's count) changes nothing.
+   */
+  take(total: number): boolean {
+    if (total <= this.takenTotal || total > this.next) return false;
+    this.takenTotal = total;
+    let done = 0;
+    while (done < this.pieces.length && this.pieces[done]!.at + this.pieces[done]!.data.length <= total) done++;
+    this.pieces.splice(0, done);
+    this.sentEnd = Math.max(this.sentEnd, total);
+    return true;
+  }
+}
