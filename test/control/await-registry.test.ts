@@ -9,6 +9,7 @@ import { AwaitRegistry, MAX_TYPED_INPUT_BYTES, openAwaitStore, type AwaitEntry, 
 import { Store } from '../../src/server/store/index.js';
 import { watchIndex } from '../../src/server/commands/index.js';
 import { DurableInput } from '../../src/server/input/durable-input.js';
+import { typingWriter } from '../../src/server/awaits/command-typing.js';
 import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -147,6 +148,26 @@ describe('await registry with a real bash', { timeout: SHELL_TEST_TIMEOUT_MS, sk
     const third = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never, store: awaitStore }));
     await third.restore(() => undefined);
     assert.equal(resultOf(third.get(entry.id)!).exitCode, 4);
+  });
+
+  test('a pending await whose typing a crash cut short is finished by the next registry, each byte once', async (t) => {
+    const scope = useTestScope(t);
+    const { shell, target, stagingDir } = await bashWithRegistry(scope);
+    const store = scope.own(Store.open({ dir: scope.tempDir('tend-await-store-') }));
+    const awaitStore = openAwaitStore(store.database, { readOnly: false });
+    // What a server killed mid-typing leaves: the await saved, part of its line with the holder, no Enter.
+    const id = 'w0123456789ab';
+    const line = 'echo finished-$((6*7)); (exit 3)';
+    awaitStore.insert({ id, sessionId: target.id, typedLine: line, afterNumber: shell.index.last()?.number ?? 0, createdAt: Date.now(), typedAt: null, outcome: null, settledAt: null });
+    const cut = Buffer.from(line).subarray(0, 12);
+    assert.equal(await target.inputAt(typingWriter(id), 0, cut), cut.length);
+
+    const after = scope.own(new AwaitRegistry({ stagingDir, log: quietLog as never, store: awaitStore }));
+    await after.restore((sessionId) => (sessionId === target.id ? { session: target, commands: watchIndex(shell.index) } : undefined));
+    const restored = after.get(id)!;
+    assert.equal(await restored.wait(30_000), true);
+    assert.deepEqual([resultOf(restored).exitCode, resultOf(restored).output, resultOf(restored).command.commandLine], [3, 'finished-42\n', line]);
+    assert.notEqual(awaitStore.list().find((a) => a.id === id)?.typedAt ?? null, null, 'marked typed: no later server types it again');
   });
 
   test('a line the shell ends without starting a command (a builtin read it) settles as input_not_run at once', async (t) => {
