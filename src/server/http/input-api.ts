@@ -69,8 +69,9 @@ function inputError(session: Session, err: unknown, length: number, key: string)
   if (!(err instanceof InputNotTakenError)) return err;
   const arrived = Math.min(err.taken, length);
   const message = `${arrived} of ${length} bytes reached session ${session.label} before ${err.message}`;
-  // The session still runs (this server is going away): the same body with the same key sends the rest.
-  if (session.status === 'running' && !session.isDisposed) {
+  // The session still runs (this server is going away, so it let go of the session): the
+  // same body with the same key sends the rest through the next server.
+  if (session.status === 'running') {
     return new ApiError(503, 'input_interrupted', `${message}; send the same body again with "key": "${key}" to send the rest`, { arrived, bytes: length, key });
   }
   return new ApiError(409, 'session_not_running', message, { arrived, bytes: length, key });
