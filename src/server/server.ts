@@ -93,9 +93,13 @@ export class TendServer extends DisposableBase {
     ensureRuntimeDirs(paths);
     this.store = this.register(Store.open({ dir: paths.storeDir }));
     if (this.store.readOnly) log.warn(`the store at ${paths.storeDir} is read-only: sessions are served but changes are not saved`);
+    else this.collectOrphanRows();
     try {
       ensurePrivateDir(paths.checkpointsDir);
-      await collectStale(paths.checkpointsDir);
+      // Files of sessions the store no longer has (killed by a server that died before removing them) go too.
+      const liveSessionIds = this.store.listSessions().map((r) => r.id);
+      const collected = await collectStale(paths.checkpointsDir, { liveSessionIds });
+      if (collected.orphans.length > 0) log.info(`removed ${collected.orphans.length} checkpoint and history files of sessions that are gone`);
     } catch (err) {
       log.warn(`checkpoints directory ${paths.checkpointsDir} is not usable: ${(err as Error).message}`);
     }
@@ -151,6 +155,16 @@ export class TendServer extends DisposableBase {
       return session === undefined ? undefined : { session: awaitSession(session), commands: session.commands };
     });
     await this.listen();
+  }
+
+  /** Size-journal and await rows of sessions the store no longer has; a failure only costs their room. */
+  private collectOrphanRows(): void {
+    try {
+      const { sizeRows, awaitRows } = this.store.collectOrphanRows();
+      if (sizeRows + awaitRows > 0) this.options.log.info(`removed ${sizeRows} size-journal and ${awaitRows} await rows of sessions that are gone`);
+    } catch (err) {
+      this.options.log.warn(`could not remove store rows of sessions that are gone: ${(err as Error).message}`);
+    }
   }
 
   private routes(): Router {

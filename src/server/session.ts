@@ -120,6 +120,8 @@ export class Session extends DisposableBase {
   private holderPaused = false;
   /** Set when bytes are known to be missing from the screen (a gap replay). */
   private _degraded = false;
+  /** Set when kill() starts: from then on nothing of the session is written to disk again. */
+  private forgotten = false;
   /** Replayed bytes are answered only for a session this server just started. */
   private answerReplay = false;
   private readonly schedule: CheckpointSchedule;
@@ -656,6 +658,10 @@ export class Session extends DisposableBase {
 
   /** Ends the program (if running) and forgets the session. */
   async kill(): Promise<void> {
+    // First, before any wait: a checkpoint asked for after this (the exit's, a scheduled one, one
+    // whose snapshot is still being cut) would write the files the writer is about to remove.
+    this.forgotten = true;
+    this.schedule.dispose();
     if (this._status === 'running' && this.holder) {
       const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
       this.holder.kill();
@@ -714,7 +720,7 @@ export class Session extends DisposableBase {
 
   /** Writes a checkpoint of the screen and the offset it covers. */
   async checkpoint(): Promise<void> {
-    if (this.isDisposed || this.record.generation === null) return;
+    if (this.isDisposed || this.forgotten || this.record.generation === null) return;
     const offset = this.fedOffset;
     const generation = this.record.generation;
     // Read in the same turn as the offset: every resize journalled so far is in this checkpoint's screen.
@@ -728,6 +734,8 @@ export class Session extends DisposableBase {
       this.deps.log.error(`session ${this.id}: snapshot failed`, err);
       return;
     }
+    // Killed while the snapshot was cut: the session's files are being removed, and stay removed.
+    if (this.isDisposed || this.forgotten) return;
     const { snapshot, commands, history } = cut;
     const cp: Checkpoint = {
       sessionId: this.id,

@@ -5,7 +5,7 @@
 //   await collectStale(dir, { liveSessionIds })   // at start: crash leftovers, orphans, old damaged files
 //   await writer.write(cp)     -> 'written' | 'superseded' | 'skipped' | 'failed'   (never rejects)
 //   await writer.load(id)      -> { ok: true, checkpoint } | { ok: false, reason: 'missing' | 'corrupt' | 'unsupported' | 'unreadable', detail }
-//   await writer.remove(id)    // after a queued/in-flight write of it settles
+//   await writer.remove(id)    // after a queued/in-flight write of it settles; later writes of it are refused
 //   await writer.drain()       // every requested write settled (clean shutdown)
 //   writer.status / writer.enabled
 //   writer.on('checkpoint-written', ({ sessionId, bytes, ms, offset }) => …)

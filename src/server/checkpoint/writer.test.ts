@@ -203,6 +203,17 @@ describe('CheckpointWriter', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(existsSync(join(dir, 'gone.ckpt')), false);
   });
 
+  test('a write of a removed session asked for after the removal is refused: its files stay gone', async () => {
+    const dir = tempDir();
+    const w = writer(dir, new RecordingLog());
+    assert.equal(await w.write(checkpoint('killed', 1, 1000)), 'written');
+    await w.remove('killed');
+    // A checkpoint cut before the kill and handed over after it (its snapshot took a while).
+    assert.equal(await w.write({ ...checkpoint('killed', 2, 1000), history: { epoch: 1, blocks: [] } }), 'skipped');
+    await w.drain();
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
   test('drain settles after every requested write', async () => {
     const dir = tempDir();
     const w = writer(dir, new RecordingLog());

@@ -94,6 +94,12 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
   private readonly retryIntervalMs: number;
   private readonly lanes = new Map<string, Lane>();
   private readonly skipped = new Set<string>();
+  /**
+   * Sessions removed (killed): a write of one asked for later is refused, so
+   * a checkpoint cut before the kill and handed over after it cannot bring
+   * the files back. Ids are never reused, so one entry per kill is the cost.
+   */
+  private readonly removed = new Set<string>();
   private _status: CheckpointStatus = { state: 'enabled' };
   private retryTimer: NodeJS.Timeout | null = null;
   private probing = false;
@@ -125,7 +131,7 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
    * attempted ('skipped'), or failed ('failed'). Never rejects.
    */
   write(cp: CheckpointJob): Promise<CheckpointWriteOutcome> {
-    if (this.disposed) return Promise.resolve('skipped');
+    if (this.disposed || this.removed.has(cp.sessionId)) return Promise.resolve('skipped');
     if (!this.enabled) {
       this.skipped.add(cp.sessionId);
       return Promise.resolve('skipped');
@@ -176,8 +182,12 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
     if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
   }
 
-  /** Drops a queued write of the session, waits for one in flight, then deletes its files. */
+  /**
+   * Drops a queued write of the session, waits for one in flight, then
+   * deletes its files; the session is gone, so no later write of it is taken.
+   */
   async remove(sessionId: string): Promise<void> {
+    this.removed.add(sessionId);
     const lane = this.lanes.get(sessionId);
     if (lane?.queued) {
       for (const w of lane.queued.waiters) w.resolve('skipped');

@@ -46,6 +46,10 @@ function prepareStatements(db: Database.Database) {
         ended_at = @endedAt WHERE id = @id AND status IN ('running', 'cold')`),
     markCold: db.prepare(`UPDATE sessions SET status = 'cold' WHERE id = ? AND status = 'running'`),
     markDisposed: db.prepare(`UPDATE sessions SET status = 'disposed' WHERE id = ?`),
+    // Rows of sessions the store no longer counts: a size journal matters only to a live session; an
+    // await's row outlives its session's end (its result is collected later) but not its record.
+    orphanSizes: db.prepare(`DELETE FROM size_journal WHERE session_id NOT IN (SELECT id FROM sessions WHERE status != 'disposed')`),
+    orphanAwaits: db.prepare(`DELETE FROM awaits WHERE session_id NOT IN (SELECT id FROM sessions)`),
     getMeta: db.prepare(`SELECT value FROM meta WHERE key = ?`),
     setMeta: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?)
       ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
@@ -190,6 +194,16 @@ export class Store implements Disposable {
       this.sql.markDisposed.run(id);
       this.sizes.forget(id);
     });
+  }
+
+  /**
+   * At start: deletes size-journal rows of sessions that are disposed or
+   * unknown (a kill that could not finish its own cleanup) and await rows of
+   * sessions the store has no record of. Returns how many of each went.
+   */
+  collectOrphanRows(): { sizeRows: number; awaitRows: number } {
+    return this.write('collect rows of forgotten sessions', () =>
+      this.db.transaction(() => ({ sizeRows: this.sql.orphanSizes.run().changes, awaitRows: this.sql.orphanAwaits.run().changes }))());
   }
 
   // ---- meta --------------------------------------------------------------------
