@@ -105,6 +105,8 @@ export class AttachedTerminal {
 
   private constructor(
     private readonly conn: HolderConnection,
+    /** The `tend attach` process itself. */
+    readonly pid: number,
     cols: number,
     rows: number,
   ) {
@@ -148,7 +150,7 @@ export class AttachedTerminal {
     const conn = await HolderConnection.connect(socketPath);
     scope.own(conn);
     if ((await conn.acquire()) !== 'acquired') throw new Error('the test could not take its own PTY');
-    const attached = new AttachedTerminal(conn, cols, rows);
+    const attached = new AttachedTerminal(conn, started.childPid, cols, rows);
     scope.own({ dispose: () => attached.terminal.dispose() });
     await conn.dumpSince(0);
     // The first paint comes after raw mode is on: from here keystrokes are

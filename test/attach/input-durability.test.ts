@@ -1,0 +1,132 @@
+// What is typed into `tend attach` reaches the program once, even when the
+// server dies with it in hand: keys written into the socket of a server that
+// was about to be SIGKILLed (before the attach could notice), and a paste cut
+// in the middle by a SIGKILL while the program reads it slowly. The attach
+// keeps every byte until the session's holder has taken it and sends it
+// again to the next server; the holder drops what it has.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTestScope } from '../helpers/test-scope.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { isProcessAlive, killQuietly } from '../helpers/processes.js';
+import type { TestServer } from '../server/harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText } from './attach-harness.js';
+
+const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
+
+/**
+ * A program that appends every byte it reads to a file (raw mode: the tty
+ * changes nothing), after sleeping `delayMs` per read so that a paste backs
+ * up behind it, and says `ready` once its terminal is raw.
+ */
+function recorder(file: string, delayMs: number): string[] {
+  return [
+    process.execPath,
+    '-e',
+    "const fs = require('fs'); const out = fs.openSync(process.argv[1], 'w'); const delay = Number(process.argv[2]);" +
+      "process.stdin.setRawMode(true); process.stdout.write('ready\\n');" +
+      "process.stdin.on('data', (b) => { fs.writeSync(out, b); if (delay > 0) { process.stdin.pause(); setTimeout(() => process.stdin.resume(), delay); } });",
+    file,
+    String(delayMs),
+  ];
+}
+
+function recorded(file: string): Buffer {
+  return existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+}
+
+/** Bytes a process has written with write(2) and the like, from /proc: how a test sees the attach hand keys to its socket. */
+function bytesWritten(pid: number): number {
+  const m = /^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  if (!m) throw new Error(`no wchar in /proc/${pid}/io`);
+  return Number(m[1]);
+}
+
+async function waitForNewServer(server: TestServer, old: number): Promise<void> {
+  await waitFor(() => { const now = server.serverPid(); return now !== null && now !== old; }, { what: 'the attach to start a new server', timeoutMs: 60_000 });
+}
+
+/** Types a last key and waits for it: everything before it has arrived by then, so the file is complete. */
+async function markEnd(viewer: AttachedTerminal, file: string, before: Buffer): Promise<Buffer> {
+  viewer.type('#');
+  await waitFor(() => recorded(file).length > before.length && recorded(file).at(-1) === 0x23, {
+    what: 'the end mark',
+    timeoutMs: 30_000,
+    describe: () => `the program has ${recorded(file).length} bytes`,
+  });
+  return recorded(file);
+}
+
+test('keys the attach wrote into a server that was then SIGKILLed, before it could notice, arrive once', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const file = join(server.home, 'typed.bin');
+  const id = await newSession(server, { argv: recorder(file, 0) });
+  await waitForSessionText(server, id, /ready/);
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+  viewer.type('before ');
+  await waitFor(() => recorded(file).toString() === 'before ', { what: 'the keys typed before' });
+
+  // The server stops reading (SIGSTOP): the attach's keys reach its socket and stay there, and the
+  // server dies with them (SIGKILL) before the attach can tell.
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  const keys = 'keys-into-a-dead-socket\r';
+  const written = bytesWritten(viewer.pid);
+  viewer.type(keys);
+  await waitFor(() => bytesWritten(viewer.pid) >= written + keys.length + 5, { what: 'the attach to write the keys to the stopped server' });
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitForNewServer(server, pid);
+
+  const got = await markEnd(viewer, file, Buffer.from('before ' + keys));
+  assert.equal(got.toString(), 'before ' + keys + '#', 'every key once, in order');
+  assert.equal(viewer.exit, null);
+});
+
+test('a 256 KiB paste cut by a server SIGKILL while the program reads it slowly arrives byte for byte, once', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const file = join(server.home, 'pasted.bin');
+  // 10 ms per read of at most a few KiB: the paste takes seconds, and most of it is in flight when the server dies.
+  const id = await newSession(server, { argv: recorder(file, 10) });
+  await waitForSessionText(server, id, /ready/);
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+
+  // Printable bytes (the tty of the attach would act on control bytes), numbered so a loss or a double shows where.
+  const units: Buffer[] = [];
+  let size = 0;
+  for (let i = 0; ; i++) {
+    const unit = Buffer.from(`${String(i).padStart(6, '0')} 한글🙂 abcdefghijklmnopqrstuvwxyz `, 'utf8');
+    if (size + unit.length > 256 * 1024) break;
+    units.push(unit);
+    size += unit.length;
+  }
+  // Exactly 256 KiB, ending on a whole character.
+  const paste = Buffer.concat([...units, Buffer.alloc(256 * 1024 - size, 'x')]);
+  viewer.type(paste);
+  await waitFor(() => recorded(file).length >= 32 * 1024, { what: 'the program to have read 32 KiB of the paste', timeoutMs: 30_000 });
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGKILL');
+  const atKill = recorded(file).length;
+  assert.ok(atKill < paste.length, `the paste was cut (${atKill} of ${paste.length} bytes had arrived)`);
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitForNewServer(server, pid);
+
+  await waitFor(() => recorded(file).length >= paste.length, {
+    what: 'the whole paste',
+    timeoutMs: 60_000,
+    describe: () => `the program has ${recorded(file).length} of ${paste.length} bytes`,
+  });
+  const got = await markEnd(viewer, file, paste);
+  const body = got.subarray(0, got.length - 1);
+  assert.equal(body.length, paste.length, 'nothing lost, nothing doubled');
+  assert.equal(createHash('sha256').update(body).digest('hex'), createHash('sha256').update(paste).digest('hex'), 'byte for byte');
+  assert.equal(viewer.exit, null);
+});
