@@ -224,6 +224,13 @@ describe('viewer frames', () => {
     assert.deepEqual(decodeFrameFromViewer(hex('04 01000000 c3')), { type: 'input', channel: 1, data: hex('c3') });
   });
 
+  test('a text or name that starts with U+FEFF keeps it on the way through', () => {
+    const title = '\uFEFF\uFEFFtitle';
+    assert.equal((decodeFrameFromServer(encodeFrameToViewer({ type: 'title', channel: 1, title })) as { title: string }).title, title);
+    const sub: FrameFromViewer = { type: 'subscribe', channel: 1, sessionId: '\uFEFFs1', cols: 80, rows: 24 };
+    assert.deepEqual(decodeFrameFromViewer(encodeFrameToServer(sub)), sub);
+  });
+
   test('a name length past the frame is refused before reading it', () => {
     assert.throws(() => decodeFrameFromViewer(hex('02 01000000 5000 1800 00 0000000000000000 ff00')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD' });
     assert.throws(() => decodeFrameFromViewer(hex('02 01000000 5000 1800 00 0000000000000000 ffff')), { message: /limit/ });

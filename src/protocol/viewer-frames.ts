@@ -285,7 +285,9 @@ export interface DecodeOptions {
 
 const utf8Encoder = new TextEncoder();
 // fatal: a broken UTF-8 name is a bad frame, not a string with U+FFFD in it.
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a text that starts with U+FEFF (a title, a screen line) keeps it;
+// by default the decoder would drop it as a byte-order mark (found by fuzzing).
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 // ---------------------------------------------------------------- writing
 
