@@ -6,8 +6,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serverArgs } from '../server/node-flags.js';
-import { resolvePaths, ensureRuntimeDirs, type TendPaths } from '../server/paths.js';
+import { resolvePaths, ensureRuntimeDirs, writeBlockerOf, type TendPaths } from '../server/paths.js';
 import { awaitReady } from '../protocol/ready-pipe.js';
+import { startFailureMessage } from '../server/start-failure.js';
+import { diskTroubleOf } from '../server/disk-trouble.js';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 1) {
@@ -110,7 +112,11 @@ export class TendClient {
   /** Starts a detached server and waits until it serves (or says why it cannot). */
   async startServer(): Promise<number> {
     if (!existsSync(serverMain)) throw new CliError(`the server is not built (${serverMain} is missing); run \`npm install\``);
-    ensureRuntimeDirs(this.paths);
+    try {
+      ensureRuntimeDirs(this.paths);
+    } catch (err) {
+      throw new CliError(`the tend server could not start: ${startFailureMessage(err, this.paths)}`);
+    }
     const child = spawn(process.execPath, serverArgs(serverMain), {
       detached: true,
       stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
@@ -131,7 +137,7 @@ export class TendClient {
     child.unref();
     (pipe as unknown as { destroy(): void }).destroy();
     if (line.kind === 'ok') return line.pid;
-    const message = line.unanswered ? `${line.message}; see ${this.paths.serverLog}` : line.message;
+    const message = line.unanswered ? `${line.message}; ${this.whereToLook()}` : line.message;
     // Two starters raced (a verb and an attach bringing a dead server back):
     // the other one's server is as good as ours, once it answers (it may
     // still be recovering sessions).
@@ -141,6 +147,30 @@ export class TendClient {
     }
     throw new CliError(`the tend server could not start: ${message}`);
   }
+
+  /**
+   * Where a server that died without a word left its reason: its log, when
+   * there is one. A server that could not even write its log most likely met
+   * a TEND_HOME it may not write; pointing at a log that cannot exist helps nobody.
+   */
+  private whereToLook(): string {
+    if (existsSync(this.paths.serverLog)) return `see ${this.paths.serverLog}`;
+    const blocked = unwritableReason(this.paths.home);
+    if (blocked !== null) {
+      return `it could not write its log either: TEND_HOME ${this.paths.home} ${blocked}. ` +
+        'The server keeps its store, checkpoints and logs there; make it writable, or set TEND_HOME to a directory you can write';
+    }
+    return `it wrote no log (${this.paths.serverLog} does not exist); try \`node ${serverMain} --foreground\` to see why`;
+  }
+}
+
+/** Why TEND_HOME cannot be written (or made), in words; null if it can. */
+function unwritableReason(dir: string): string | null {
+  const blocker = writeBlockerOf(dir);
+  if (blocker === null) return null;
+  const trouble = diskTroubleOf(blocker);
+  const how = trouble === null ? blocker.message : `${trouble.reason} (${trouble.code})`;
+  return blocker.path === undefined || blocker.path === dir ? `cannot be written: ${how}` : `cannot be created in ${blocker.path}: ${how}`;
 }
 
 export function isNoServer(err: unknown): boolean {

@@ -17,6 +17,8 @@ export interface SessionView {
   lastOutputAt: number | null;
   viewers: number;
   degraded?: boolean;
+  /** Set while the server cannot save the session's screen (a full or read-only disk). */
+  warning?: string;
 }
 
 export function ago(ms: number | null, now = Date.now()): string {

@@ -6,9 +6,9 @@ import { writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolvePaths, ensureRuntimeDirs } from './paths.js';
 import { acquirePidLock, AlreadyRunningError } from './pid-lock.js';
-import { createFileLogger, describeError } from './log.js';
+import { createFileLogger } from './log.js';
+import { startFailureMessage } from './start-failure.js';
 import { TendServer } from './server.js';
-import { StoreError } from './store/index.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
 import { recoveringLine } from '../protocol/ready-pipe.js';
 import { parseWindowSizePolicy, type WindowSizePolicy } from './viewers/size-policy.js';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     ensureRuntimeDirs(paths);
     release = acquirePidLock(paths.lockFile);
   } catch (err) {
-    report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : describeError(err)}`);
+    report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : startFailureMessage(err, paths)}`);
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);
   }
   const env = process.env;
@@ -118,9 +118,8 @@ async function main(): Promise<void> {
   try {
     await server.start();
   } catch (err) {
-    const message = err instanceof StoreError ? err.message : describeError(err);
     log.error('could not start', err);
-    report(readyFd, `ERR ${message.split('\n')[0]}`);
+    report(readyFd, `ERR ${startFailureMessage(err, paths)}`);
     release();
     process.exit(1);
   }

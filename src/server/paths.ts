@@ -3,9 +3,9 @@
 // per-user runtime directory named by a hash of TEND_HOME, because a socket
 // path must fit in ~104 bytes and TEND_HOME can be arbitrarily deep.
 import { createHash } from 'node:crypto';
-import { mkdirSync, chmodSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir, tmpdir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export interface TendPaths {
   home: string;
@@ -47,7 +47,14 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): TendPaths {
  * left as it is: the caller finds out what it can do in it.
  */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    // A recursive mkdir under a read-only parent can report ENOENT; the parent says why.
+    const blocker = writeBlockerOf(dir);
+    if (blocker === null) throw err;
+    throw Object.assign(new Error(`cannot create ${dir}: ${blocker.message}`), { code: blocker.code, path: dir, syscall: 'mkdir' });
+  }
   const st = statSync(dir);
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
   if ((st.mode & 0o077) === 0) return;
@@ -56,6 +63,22 @@ export function ensurePrivateDir(dir: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'EROFS' && code !== 'EACCES') throw err;
+  }
+}
+
+/**
+ * Why `dir` cannot be written, or made if it does not exist yet: the error
+ * (EROFS, EACCES…, with its path) of the nearest directory at or above it
+ * that exists. Null when that directory may be written.
+ */
+export function writeBlockerOf(dir: string): NodeJS.ErrnoException | null {
+  let at = resolve(dir);
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return null;
+  } catch (err) {
+    return err as NodeJS.ErrnoException;
   }
 }
 

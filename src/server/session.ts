@@ -12,6 +12,7 @@ import { StoreError, type JournalledSizeChange, type SessionRecord, type Store }
 import type { Checkpoint, CheckpointWriter } from './checkpoint/index.js';
 import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
+import { checkpointWarning } from './checkpoint-warning.js';
 import { SessionViewers } from './viewers/session-viewers.js';
 import type { WindowSizePolicy } from './viewers/size-policy.js';
 import type { TerminalModes } from './screen/index.js';
@@ -106,6 +107,8 @@ export interface SessionInfo {
   /** Bytes fed to the screen and not yet parsed (offset − unparsedBytes is what the screen shows). */
   unparsedBytes: number;
   degraded: boolean;
+  /** Present while its screen cannot be saved (a full or read-only disk): what that means. */
+  warning?: string;
 }
 
 export class Session extends DisposableBase {
@@ -215,6 +218,7 @@ export class Session extends DisposableBase {
       offset: this.fedOffset,
       unparsedBytes: this._screen.backlogBytes,
       degraded: this._degraded,
+      ...checkpointWarning(this.deps.checkpoints),
     };
   }
 

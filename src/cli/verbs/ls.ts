@@ -12,7 +12,7 @@ title or command. The index and the id both work as targets.
 
   -j, --json   an array of sessions with every field`,
   options: { ...jsonOption },
-  async run({ args, client, stdout }) {
+  async run({ args, client, stdout, stderr }) {
     const sessions = await client.call<SessionView[]>('GET', '/v1/sessions');
     if (args.values.json) {
       printJson(stdout, sessions);
@@ -27,6 +27,8 @@ title or command. The index and the id both work as targets.
       rows.push([String(s.index ?? ''), s.id, s.name ?? '-', statusText(s), `${s.cols}x${s.rows}`, String(s.viewers), ago(s.lastOutputAt), s.title || s.cwd]);
     }
     stdout.write(table(rows));
+    // One line per distinct warning: a full disk stops every session's checkpoints at once.
+    for (const warning of new Set(sessions.flatMap((s) => (s.warning ? [s.warning] : [])))) stderr.write(`tend: warning: ${warning}\n`);
     return 0;
   },
 };

@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
+import { envNameProblem } from '../../protocol/env-name.js';
 
 export function parseSize(text: string): { cols: number; rows: number } {
   const m = /^(\d{1,4})x(\d{1,4})$/.exec(text);
@@ -20,10 +21,30 @@ export function callerEnvironment(): Record<string, string> {
   return env;
 }
 
+/**
+ * `--env NAME=VALUE`, given any number of times, as entries over the
+ * caller's environment. The name ends at the first "=", so it can hold none;
+ * an empty name, or no "=" at all, is refused here, before the server is asked.
+ */
+export function parseEnvOptions(given: unknown): Record<string, string> {
+  const entries = Array.isArray(given) ? given : given === undefined ? [] : [given];
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const text = String(entry);
+    const eq = text.indexOf('=');
+    if (eq === -1) throw new CliError(`--env must look like NAME=VALUE, not "${text}"`, 2);
+    const name = text.slice(0, eq);
+    const problem = envNameProblem(name);
+    if (problem !== null) throw new CliError(`--env "${text}": the variable's name ${problem}; give NAME=VALUE with a NAME`, 2);
+    env[name] = text.slice(eq + 1);
+  }
+  return env;
+}
+
 export const newVerb: Verb = {
   name: 'new',
   summary: 'start a new session (default: your shell)',
-  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--term TERM] [--workspace W] [--json] [-- CMD ARGS...]
+  usage: `tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--term TERM] [--env NAME=VALUE]... [--workspace W] [--json] [-- CMD ARGS...]
 
 Starts a terminal session whose program keeps running whatever happens to
 its viewers or the server, and prints its id.
@@ -33,10 +54,12 @@ its viewers or the server, and prints its id.
   -s, --size COLSxROWS  terminal size (default: this terminal's, else 80x24)
   -t, --term TERM       the session's TERM (default xterm-256color, what every
                         viewer's model implements, whatever this terminal is)
+  -e, --env NAME=VALUE  set a variable for the program (over this environment);
+                        give it once per variable
   -w, --workspace W     place it in workspace W (created if missing), beside its last session
       --no-shell-integration  start a shell without tend's prompt marks (await needs them)
   -j, --json            print the session as JSON`,
-  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, term: { type: 'string', short: 't' }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
+  options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, term: { type: 'string', short: 't' }, env: { type: 'string', short: 'e', multiple: true }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
   async run({ args, client, stdout }) {
     const size = typeof args.values.size === 'string'
       ? parseSize(args.values.size)
@@ -45,7 +68,7 @@ its viewers or the server, and prints its id.
       cwd: typeof args.values.cwd === 'string' ? (await import('node:path')).resolve(args.values.cwd) : process.cwd(),
       cols: size.cols,
       rows: size.rows,
-      env: callerEnvironment(),
+      env: { ...callerEnvironment(), ...parseEnvOptions(args.values.env) },
     };
     if (typeof args.values.term === 'string') body.term = args.values.term;
     if (typeof args.values.name === 'string') body.name = args.values.name;

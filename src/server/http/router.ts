@@ -1,7 +1,7 @@
 // A small router over node:http: routes are (method, pattern) pairs whose
 // `:name` segments become params. JSON in, JSON out, bodies bounded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from './errors.js';
+import { ApiError, diskTroubleAnswer } from './errors.js';
 import type { Logger } from '../log.js';
 
 export interface Request {
@@ -82,8 +82,10 @@ export class Router {
       };
       const reply = await found.route.handler(req, res);
       if (reply) send(res, reply);
-    } catch (err) {
+    } catch (caught) {
+      const err = caught instanceof ApiError ? caught : (diskTroubleAnswer(caught) ?? caught);
       if (err instanceof ApiError) {
+        if (err !== caught) log.warn(`${method} ${url.pathname}: ${err.message}`);
         send(res, { status: err.status, json: { error: { code: err.code, message: err.message, ...err.details } } });
       } else {
         log.error(`${method} ${url.pathname} failed`, err);

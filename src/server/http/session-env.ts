@@ -12,6 +12,7 @@
 // terminal without truecolor must not be promised it.
 import { badRequest } from './errors.js';
 import { optString, optStringMap } from './validate.js';
+import { envNameProblem, envValueProblem } from '../../protocol/env-name.js';
 
 export const DEFAULT_SESSION_TERM = 'xterm-256color';
 /** A terminfo name: letters, digits and . _ + - (no path, no spaces). */
@@ -22,11 +23,24 @@ const MAX_ENV_ENTRY_CHARS = 128 * 1024;
 export function sessionEnvFromRequest(body: Record<string, unknown>): Record<string, string> {
   const term = optString(body, 'term', { pattern: TERM_PATTERN, hint: 'must be a terminal type like "xterm-256color": 1-64 letters, digits, ".", "_", "+" or "-"' });
   const given = optStringMap(body, 'env', { maxItems: MAX_ENV_ENTRIES, maxLength: MAX_ENV_ENTRY_CHARS });
+  if (given !== undefined) checkEnvEntries(given);
   const givenTerm = given?.TERM === '' ? undefined : given?.TERM;
   if (givenTerm !== undefined && !TERM_PATTERN.test(givenTerm)) throw badRequest(`"env.TERM" must be a terminal type like "xterm-256color", not ${JSON.stringify(givenTerm)}`);
   // Without an env of its own the session gets the server's, whose TERM is only the terminal that happened to start the server.
   const env = given ?? withoutTerm(process.env as Record<string, string>);
   return { ...env, TERM: term ?? givenTerm ?? DEFAULT_SESSION_TERM };
+}
+
+/** Every name and value must reach the program as given (see protocol/env-name.ts). */
+function checkEnvEntries(env: Record<string, string>): void {
+  for (const [name, value] of Object.entries(env)) {
+    const nameProblem = envNameProblem(name);
+    if (nameProblem !== null) {
+      throw badRequest(`"env" has a variable name that ${nameProblem} (${JSON.stringify(name)}): a name must be non-empty and hold no "=" or NUL`);
+    }
+    const valueProblem = envValueProblem(value);
+    if (valueProblem !== null) throw badRequest(`"env.${name}" ${valueProblem}, which an environment variable cannot hold`);
+  }
 }
 
 function withoutTerm(env: Record<string, string>): Record<string, string> {

@@ -9,6 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } 
 import { dirname } from 'node:path';
 import { LATEST_SCHEMA_VERSION, TEND_APPLICATION_ID } from './migrations.js';
 import { StoreError, sqliteCode } from './store-error.js';
+import { diskTroubleOf } from '../disk-trouble.js';
 
 // Long enough to ride out a `tend` CLI reading the file while the server
 // writes; short enough that a stuck lock surfaces as an error, not a hang.
@@ -119,6 +120,24 @@ function closeQuietly(db: Database.Database): void {
 
 function asUnreadable(file: string, err: unknown): StoreError {
   if (err instanceof StoreError) return err;
+  // A disk that is full or read-only is no matter of read permissions: say which it is.
+  const trouble = diskTroubleOf(err);
+  if (trouble?.kind === 'full') {
+    return new StoreError(
+      'WRITE_FAILED',
+      `cannot open ${file}: ${trouble.reason} (${trouble.code}). Free some space on that disk, or set TEND_HOME ` +
+        `to a directory on another one.`,
+      { cause: err },
+    );
+  }
+  if (trouble !== null) {
+    return new StoreError(
+      'READ_ONLY',
+      `cannot open ${file}: ${trouble.reason} (${trouble.code}). Make it writable, or set TEND_HOME to a ` +
+        `directory you can write.`,
+      { cause: err },
+    );
+  }
   return new StoreError(
     'UNREADABLE',
     `cannot open ${file}: ${(err as Error).message}. Check that the file and its directory are readable ` +
@@ -175,7 +194,14 @@ export function openDatabase(file: string): OpenedDatabase {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new StoreError('UNREADABLE', `cannot create ${dir} for the store: ${(err as Error).message}`, { cause: err });
+    const trouble = diskTroubleOf(err);
+    const why = trouble === null ? (err as Error).message : `${trouble.reason} (${trouble.code})`;
+    throw new StoreError(
+      trouble?.kind === 'read-only' ? 'READ_ONLY' : 'UNREADABLE',
+      `cannot create ${dir} for the store: ${why}. The tend server keeps its sessions there (TEND_HOME), so it ` +
+        `cannot start without it: make it possible, or set TEND_HOME to a directory you can write.`,
+      { cause: err },
+    );
   }
   const exists = existsSync(file);
   if (exists && !statSync(file).isFile()) {
@@ -186,10 +212,12 @@ export function openDatabase(file: string): OpenedDatabase {
   if (dirBlocker || fileBlocker) {
     const what = dirBlocker ? `${dir} is not writable (${dirBlocker})` : `${file} is not writable (${fileBlocker})`;
     if (!exists) {
+      const reason = diskTroubleOf({ code: dirBlocker ?? fileBlocker })?.reason;
       throw new StoreError(
         'READ_ONLY',
-        `${what} and holds no store yet, so tend has nowhere to keep its sessions. Make it writable, or set ` +
-          `TEND_HOME to a directory you can write.`,
+        `${what}${reason ? `: ${reason}` : ''}. It holds no store yet, and TEND_HOME is where the tend server ` +
+          `keeps its sessions, so the server cannot start there. Make it writable, or set TEND_HOME to a ` +
+          `directory you can write.`,
       );
     }
     return openReadOnly(file, `${what}; changes to sessions are not saved`);
