@@ -8,7 +8,7 @@ import type { ByteLane } from './byte-lane.js';
 import type { HistoryState } from '../screen/history/history.js';
 import type { StoredBlock } from '../checkpoint/history-file.js';
 import type { CommandInfo, FinishedCommand } from '../commands/index.js';
-import type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchResult, TerminalModes } from '../screen/index.js';
+import type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchResult, SearchStopReason, TerminalModes } from '../screen/index.js';
 import type { RenderedView } from '../screen/view-render.js';
 
 /** A screen's options as they cross the thread (no budget or scheduler: the host owns those). */
@@ -91,7 +91,8 @@ export type HostEvent =
   /** A snapshot's picture is fixed: every "parsed" before this event is in it, none after. */
   | { ev: 'cut'; call: number }
   | { ev: 'result'; call: number; value: unknown }
-  | { ev: 'failed'; call: number; message: string }
+  /** `code`: set when a search gave up (SearchStopReason), so that the API can say why. */
+  | { ev: 'failed'; call: number; message: string; code?: SearchStopReason }
   /** The server-wide history budget's use changed (sent at most every STATS_INTERVAL_MS), for /v1/health. */
   | { ev: 'stats'; stats: HostStats };
 

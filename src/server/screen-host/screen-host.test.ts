@@ -188,6 +188,27 @@ describe('screen host', () => {
     assert.deepEqual([re.total, re.matches.map((m) => m.line)], [3, ['alpha 3']]);
   });
 
+  test('a pattern that backtracks is stopped on its own thread; parsing goes on meanwhile', async (t) => {
+    const { host, fatal } = startHost(t);
+    const logs = host.open({ cols: 40, rows: 5, scrollbackRows: 1000 });
+    const other = host.open({ cols: 40, rows: 5 });
+    logs.write(enc(`${'a'.repeat(32)}b\r\n`), { live: true });
+    await logs.flush();
+    let answered = false;
+    const search = logs.search({ pattern: '(a+)+$', regex: true, ignoreCase: false }, 10).finally(() => (answered = true));
+    // While it runs (minutes, unstopped), another screen is written to and read.
+    other.write(enc('still parsing'), { live: true });
+    assert.match(await plainText(other, 0), /still parsing/);
+    assert.equal(answered, false, 'the other screen was read while the search ran');
+    await assert.rejects(search, (err: Error & { searchStopped?: string }) => err.searchStopped === 'pattern_too_slow' && /backtracks/.test(err.message));
+    // The screen searched is itself written to again, and searched with a pattern that behaves.
+    logs.write(enc('after\r\n'), { live: true });
+    const ok = await logs.search({ pattern: '^(a)\\1+b$', regex: true, ignoreCase: false }, 10);
+    assert.equal(ok.total, 1);
+    assert.match(await plainText(logs, 10), /after/);
+    assert.equal(fatal.length, 0);
+  });
+
   test('a closed screen answers no more; a dead host says so to every caller and to the server', async (t) => {
     const { host, fatal } = startHost(t);
     const closed = host.open({ cols: 10, rows: 3 });

@@ -19,6 +19,7 @@ import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
 import { HostedScreen } from './hosted-screen.js';
 import { LaneWriter, createByteLane } from './byte-lane.js';
 import { sharedBlock } from '../screen/history/shared-block.js';
+import type { SearchStopReason } from '../screen/index.js';
 import type { HostBatch, HostEvent, HostOp, HostStats, HostWorkerData, HostedScreenOptions, RestoreSpec } from './messages.js';
 
 export interface ScreenHostOptions {
@@ -35,7 +36,12 @@ interface PendingCall {
   onCut?: () => void;
 }
 
-export class ScreenHostError extends Error {}
+export class ScreenHostError extends Error {
+  /** Set when a search gave up: why (the API answers with it). */
+  constructor(message: string, readonly searchStopped?: SearchStopReason) {
+    super(message);
+  }
+}
 
 export class ScreenHost extends DisposableBase {
   private readonly worker: Worker;
@@ -200,7 +206,7 @@ export class ScreenHost extends DisposableBase {
         case 'failed': {
           const pending = this.calls.get(e.call);
           this.calls.delete(e.call);
-          pending?.reject(new ScreenHostError(e.message));
+          pending?.reject(new ScreenHostError(e.message, e.code));
           break;
         }
       }

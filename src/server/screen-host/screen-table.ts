@@ -3,7 +3,8 @@
 // fair parse scheduler and the server-wide history budget all live here, in
 // one thread, so the server's loop only moves bytes: a key typed in a quiet
 // session never waits behind twenty floods being parsed.
-import { Screen, type ScreenSnapshot } from '../screen/index.js';
+import { Screen, SearchStoppedError, textMatcher, type ScreenSnapshot } from '../screen/index.js';
+import { PatternThread } from './pattern-thread.js';
 import { HistoryBudget } from '../screen/history/budget.js';
 import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
@@ -23,7 +24,6 @@ import {
   type HostStats,
   type RestoreSpec,
   type ScreenCalls,
-  type SearchQuery,
 } from './messages.js';
 
 interface Entry {
@@ -67,7 +67,7 @@ export class ScreenTable {
         if (op.op === 'write' && op.lane) laneEnd = op.end;
         this.apply(op, batch.bytes);
       } catch (err) {
-        if ('call' in op) this.push({ ev: 'failed', call: op.call, message: (err as Error).message });
+        if ('call' in op) this.push(failedEvent(op.call, err));
         else throw err;
       }
     }
@@ -124,7 +124,7 @@ export class ScreenTable {
   private answer(call: number, result: Promise<unknown>): void {
     result.then(
       (value) => this.push({ ev: 'result', call, value }),
-      (err: unknown) => this.push({ ev: 'failed', call, message: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => this.push(failedEvent(call, err)),
     );
   }
 
@@ -226,7 +226,13 @@ export class ScreenTable {
       }
       case 'search': {
         const { query, max } = args as ScreenCalls['search']['args'];
-        return screen.search(matcher(query), max);
+        if (!query.regex) return screen.search(textMatcher(query.pattern, query.ignoreCase), max);
+        const pattern = new PatternThread(query.pattern, query.ignoreCase ? 'iu' : 'u');
+        try {
+          return await screen.search(pattern, max);
+        } finally {
+          pattern.dispose();
+        }
       }
       case 'olderRows': {
         const { before, snapshotRows, count } = args as ScreenCalls['olderRows']['args'];
@@ -317,14 +323,8 @@ export class ScreenTable {
   }
 }
 
-function matcher(query: SearchQuery): (line: string) => boolean {
-  if (query.regex) {
-    const re = new RegExp(query.pattern, query.ignoreCase ? 'iu' : 'u');
-    return (line) => re.test(line);
-  }
-  if (query.ignoreCase) {
-    const lower = query.pattern.toLowerCase();
-    return (line) => line.toLowerCase().includes(lower);
-  }
-  return (line) => line.includes(query.pattern);
+/** A call's failure as the server's side learns it; a search that gave up says why, for the API's answer. */
+function failedEvent(call: number, err: unknown): HostEvent {
+  const message = err instanceof Error ? err.message : String(err);
+  return err instanceof SearchStoppedError ? { ev: 'failed', call, message, code: err.reason } : { ev: 'failed', call, message };
 }

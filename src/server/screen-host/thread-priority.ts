@@ -10,6 +10,12 @@ import { setPriority } from 'node:os';
  * p99 from 19–22 ms to 10–12 ms; a flood parsed 2.1 MB/s instead of 2.4–2.7.
  */
 export const PARSE_THREAD_NICE = 10;
+/**
+ * A user's regular expression runs at the lowest priority there is: a
+ * pattern that backtracks spins a core until it is stopped
+ * (pattern-thread.ts), and meanwhile parsing and the loop go first.
+ */
+export const PATTERN_THREAD_NICE = 19;
 
 /** Sets the calling thread's nice value (Linux: it is per thread); elsewhere does nothing. */
 export function lowerThisThreadsPriority(nice: number): void {

@@ -7,6 +7,7 @@ export { Screen, DEFAULT_SCROLLBACK_ROWS, DEFAULT_LIVE_SCROLLBACK_ROWS, DEFAULT_
 export type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchMatch, SearchResult, SnapshotOptions, TerminalModes } from './screen.js';
 export { diffTerminals, type DiffOptions } from './terminal-diff.js';
 export type { TextOptions } from './screen-text.js';
+export { SearchStoppedError, textMatcher, type LineMatcher, type SearchStopReason } from './screen-search.js';
 
 /** What a viewer does with a snapshot: a fresh headless terminal of its size, the data written and parsed. */
 export async function terminalFromSnapshot(snapshot: ScreenSnapshot): Promise<Terminal> {

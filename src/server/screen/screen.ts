@@ -53,6 +53,7 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
 import { rowText, screenText, textSlices, type TextOptions } from './screen-text.js';
+import { SEARCH_TIME_BUDGET_MS, searchRows, type LineMatcher, type SearchResult } from './screen-search.js';
 import { rowsAResizeMayAdd, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
 import { ScreenRows, type ScrollbackShown } from './history/screen-rows.js';
@@ -127,24 +128,7 @@ export interface ScreenSnapshot {
 
 export type { ScrollbackShown };
 
-export interface SearchMatch {
-  /** The row number the matching logical line starts at. */
-  row: number;
-  /** The logical line (wrapped rows joined), trailing blanks trimmed. */
-  line: string;
-}
-
-export interface SearchResult {
-  /** The last matches, oldest first. */
-  matches: SearchMatch[];
-  /** How many lines matched in all. */
-  total: number;
-  /** The rows searched: [firstRow, endRow). */
-  firstRow: number;
-  endRow: number;
-  /** Rows a memory budget dropped below firstRow (not searched). */
-  dropped: number;
-}
+export type { SearchMatch, SearchResult } from './screen-search.js';
 
 export interface ScreenText {
   text: string;
@@ -562,51 +546,29 @@ export class Screen extends DisposableBase {
 
   /**
    * Every logical line (a row and the rows wrapped onto it) of the normal
-   * buffer, history included, that `matches`; the last `max` of them, oldest
-   * first, each with the row number it starts at. Read in slices, parsing
-   * waiting meanwhile, so the search is of one moment.
+   * buffer, history included, that `matcher` accepts; the last `max` of
+   * them, oldest first, each with the row number it starts at. Read in
+   * slices, parsing of this screen waiting meanwhile, so the search is of one
+   * moment; stops with a SearchStoppedError past `budgetMs` (screen-search.ts).
    */
-  search(matches: (line: string) => boolean, max: number, options: { sliceMs?: number } = {}): Promise<SearchResult> {
+  search(matcher: LineMatcher, max: number, options: { sliceMs?: number; budgetMs?: number } = {}): Promise<SearchResult> {
     if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
     return new Promise((resolve, reject) => {
       this.queue.pushStep(() => {
         this.queue.hold();
         const reader = this.reader;
-        const from = reader.firstRow;
-        const end = reader.rowBase + this.terminal.buffer.normal.length;
-        const dropped = this.history.droppedRows;
-        function* scan(): Generator<void, SearchResult, void> {
-          const found: SearchMatch[] = [];
-          let total = 0;
-          let start = from;
-          let text = '';
-          const flush = (): void => {
-            text = text.replace(/ +$/, '');
-            if (text !== '' && matches(text)) {
-              total++;
-              found.push({ row: start, line: text });
-              // Only the last `max` are kept: cut back now and then, not once per match.
-              if (found.length >= 2 * max) found.splice(0, found.length - max);
-            }
-          };
-          // Each row is read once: the row after this one (is it wrapped onto it?) is the next turn's row.
-          let next = from < end ? reader.lineAt(from) : undefined;
-          for (let r = from; r < end; r++) {
-            const line = next;
-            next = r + 1 < end ? reader.lineAt(r + 1) : undefined;
-            const part = line === undefined ? '' : next?.isWrapped === true ? line.translateToString(false) : line.translateToString(true);
-            if (line?.isWrapped === true && r > from) text += part;
-            else {
-              flush();
-              start = r;
-              text = part;
-            }
-            if ((r - from) % 64 === 63) yield;
-          }
-          flush();
-          return { matches: found.slice(-max), total, firstRow: from, endRow: end, dropped };
-        }
-        runSliced(scan(), options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS, () => this.isDisposed)
+        const rows = {
+          from: reader.firstRow,
+          end: reader.rowBase + this.terminal.buffer.normal.length,
+          dropped: this.history.droppedRows,
+          lineAt: (r: number) => reader.lineAt(r),
+        };
+        const limits = {
+          sliceMs: options.sliceMs ?? DEFAULT_SNAPSHOT_SLICE_MS,
+          budgetMs: options.budgetMs ?? SEARCH_TIME_BUDGET_MS,
+          disposed: () => this.isDisposed,
+        };
+        searchRows(rows, matcher, max, limits)
           .then(resolve, reject)
           .finally(() => this.queue.release());
       }, () => reject(new Error('tend: screen disposed')));
