@@ -1,10 +1,11 @@
 // Every session this server knows, in creation order (the order `tend ls`
 // shows and indexes), created here or recovered from the store at start.
 import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { Session, type SessionDeps } from './session.js';
 import { resolveTarget } from './targets.js';
-import { ApiError, conflict } from './http/errors.js';
+import { ApiError, conflict, diskTroubleAnswer } from './http/errors.js';
 
 export interface NewSessionSpec {
   name: string | null;
@@ -85,7 +86,8 @@ export class SessionRegistry extends DisposableBase {
       } catch (markErr) {
         this.deps.log.error(`session ${id}: could not record that it failed to start`, markErr);
       }
-      throw new ApiError(400, 'spawn_failed', (err as Error).message);
+      // A full or read-only disk is no fault of the request: say which. What a start writes is in the runtime directory.
+      throw diskTroubleAnswer(err, dirname(this.deps.holdersDir)) ?? new ApiError(400, 'spawn_failed', (err as Error).message);
     }
     this.add(session);
     return session;

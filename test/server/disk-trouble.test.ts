@@ -72,6 +72,31 @@ test('with TEND_HOME full, tend new says the disk is full and where (507 disk_fu
   }
 });
 
+test('with the runtime directory full, a new shell is refused as 507 disk_full naming that directory, not as a bad request', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const runtime = makeTempDir('tend-rt-full-');
+  const disk = mountSmallDisk(runtime, SMALL_DISK_BYTES);
+  if ('skip' in disk) {
+    removeTempDir(runtime);
+    t.skip(disk.skip);
+    return;
+  }
+  const s = startTestServer({ TEND_RUNTIME_DIR: runtime });
+  try {
+    assert.equal((await s.cli(['server', 'start'])).code, 0);
+    disk.fill();
+    // bash gets tend's shell integration, whose start-up file is written in the runtime directory.
+    const res = await s.api<any>('POST', '/v1/sessions', { argv: ['bash'], cwd: '/' });
+    assert.equal(res.status, 507, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, 'disk_full');
+    assert.ok(res.body.error.message.includes(runtime), res.body.error.message);
+    assert.deepEqual((await s.api<unknown[]>('GET', '/v1/sessions')).body, []);
+  } finally {
+    await s.dispose();
+    disk.dispose();
+    removeTempDir(runtime);
+  }
+});
+
 test('checkpoints that cannot be written leave the session running, warn once in the log and show in its state', { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const s = startTestServer({ TEND_CHECKPOINT_QUIET_MS: '100' });
   const checkpoints = join(s.home, 'checkpoints');

@@ -26,15 +26,16 @@ export const conflict = (message: string, details?: Record<string, unknown>) =>
  * The answer for a failure that is the disk's, not the request's (see
  * disk-trouble.ts), or null for any other. A full disk is 507 disk_full; a
  * file system that may not be written is 409 disk_read_only. Both name the
- * place, and say that what runs keeps running.
+ * place (`where`, when the error itself names none), and say that what runs
+ * keeps running.
  */
-export function diskTroubleAnswer(err: unknown): ApiError | null {
+export function diskTroubleAnswer(err: unknown, where?: string): ApiError | null {
   const trouble = diskTroubleOf(err);
   if (trouble === null) return null;
   // A StoreError says what it could not save and where; an errno error ("ENOSPC: no space left on device, write") is reworded.
   const said = err instanceof Error && err.name === 'StoreError'
     ? firstLine(err.message)
-    : `cannot write ${trouble.path ?? 'to the disk'}: ${trouble.reason}`;
+    : `cannot write ${trouble.path ?? (where === undefined ? 'to the disk' : `in ${where}`)}: ${trouble.reason}`;
   const details = { reason: trouble.reason, errno: trouble.code, ...(trouble.path === undefined ? {} : { path: trouble.path }) };
   if (trouble.kind === 'full') {
     return new ApiError(507, 'disk_full', `${said}; free some space there (running sessions keep running)`, details);
