@@ -244,8 +244,12 @@ export class HolderConnection implements Disposable {
    * started by an older tend: send input() instead.
    */
   get speaksInputAcks(): boolean {
-    const holderVersion = this._lastState?.version ?? 0;
-    return Math.min(holderVersion, this.helloVersion) >= INPUT_ACKS_VERSION;
+    return this.version >= INPUT_ACKS_VERSION;
+  }
+
+  /** The protocol version both sides speak on this connection: the lower of HELLO's and STATE's. */
+  get version(): number {
+    return Math.min(this._lastState?.version ?? 0, this.helloVersion);
   }
 
   // ---- events ----
@@ -343,7 +347,7 @@ export class HolderConnection implements Disposable {
     this.assertOpen();
     if (!this.speaksInputAcks) {
       throw new Error(
-        `holder ${this.socketPath} speaks protocol version ${this._lastState?.version ?? 'unknown'}, ` +
+        `the connection to holder ${this.socketPath} speaks protocol version ${this.version}, ` +
           `which has no INPUT_FROM (version ${INPUT_ACKS_VERSION}); send input() instead`,
       );
     }
