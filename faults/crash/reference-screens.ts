@@ -1,0 +1,103 @@
+// The reference a recovered screen is held against: a headless xterm per
+// session fed exactly the bytes its program wrote (the program's own copy in
+// a file), up to the offset the server says its screen covers. Fed
+// incrementally — the crash loop compares after every restart, and feeding a
+// long stream from its start each time would cost more than the kills.
+
+import { closeSync, openSync, readSync } from 'node:fs';
+import xtermHeadless from '@xterm/headless';
+import { diffTerminals, terminalFromSnapshot, type ScreenSnapshot } from '../../src/server/screen/index.js';
+import type { FaultServer } from '../lib/fault-server.js';
+
+const { Terminal } = xtermHeadless;
+type HeadlessTerminal = InstanceType<typeof Terminal>;
+
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+export interface Comparison {
+  diffs: string[];
+  /** Differences of the kinds screen.ts documents as known limits of any snapshot, counted apart. */
+  knownLimits: string[];
+  offset: number;
+  degraded: boolean;
+}
+
+/**
+ * Rows of scrollback the comparison leaves out at the top: the snapshot asks
+ * for fewer rows than the server and the reference keep, so the rows compared
+ * lie well inside what both hold, away from where each trims its oldest rows.
+ */
+export const EDGE_ROWS = 100;
+
+/**
+ * What is not a mismatch: the shorter scrollback the snapshot was asked for,
+ * and the two known limits of any snapshot (src/server/screen/screen.ts) a
+ * long stream meets — the top row of a cut scrollback comes back unwrapped
+ * (no row above it to wrap from, so a wide character the margin had pushed
+ * onto it may sit elsewhere), and a styled blank in the last column comes
+ * back as a space.
+ */
+function knownLimitTest(reference: HeadlessTerminal, restored: HeadlessTerminal): (diff: string) => boolean {
+  const compared = Math.min(reference.buffer.normal.length, restored.buffer.normal.length);
+  const topRow = -(compared - reference.rows);
+  const lastCol = reference.cols - 1;
+  const lastColumnBlank = new RegExp(`^(normal|alternate) line -?\\d+ \\((screen|scrollback)\\) col ${lastCol} chars: "" != " "$`);
+  return (diff) =>
+    (diff.startsWith('normal buffer length') && restored.buffer.normal.length < reference.buffer.normal.length) ||
+    diff.startsWith(`normal line ${topRow} (scrollback)`) ||
+    lastColumnBlank.test(diff);
+}
+
+export class ReferenceScreen {
+  private terminal: HeadlessTerminal | null = null;
+  private fed = 0;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly file: string,
+    private readonly scrollbackRows: number,
+  ) {}
+
+  private async feedTo(offset: number, cols: number, rows: number): Promise<void> {
+    if (this.terminal === null || offset < this.fed || this.terminal.cols !== cols || this.terminal.rows !== rows) {
+      // A screen that went back in the stream (it must not) or changed size: start over from byte 0.
+      this.terminal?.dispose();
+      this.terminal = new Terminal({ cols, rows, scrollback: this.scrollbackRows, allowProposedApi: true });
+      this.fed = 0;
+    }
+    const fd = openSync(this.file, 'r');
+    try {
+      while (this.fed < offset) {
+        const buffer = Buffer.alloc(Math.min(READ_CHUNK_BYTES, offset - this.fed));
+        const n = readSync(fd, buffer, 0, buffer.length, this.fed);
+        if (n === 0) throw new Error(`the program's copy ${this.file} ends at ${this.fed} bytes, before the server's offset ${offset}`);
+        await new Promise<void>((resolve) => this.terminal!.write(buffer.subarray(0, n), resolve));
+        this.fed += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The server's screen (with scrollback) against the reference at the same offset; diffs [] when equal. */
+  async compare(server: FaultServer): Promise<Comparison> {
+    const snap = await server.api<ScreenSnapshot & { offset: number; degraded: boolean }>(
+      'GET',
+      `/v1/sessions/${this.sessionId}/screen?format=snapshot&scrollback=${this.scrollbackRows - EDGE_ROWS}`,
+    );
+    await this.feedTo(snap.offset, snap.cols, snap.rows);
+    const restored = await terminalFromSnapshot(snap);
+    try {
+      const all = diffTerminals(this.terminal!, restored, { limit: 200 });
+      const known = knownLimitTest(this.terminal!, restored);
+      return { diffs: all.filter((d) => !known(d)), knownLimits: all.filter(known), offset: snap.offset, degraded: snap.degraded };
+    } finally {
+      restored.dispose();
+    }
+  }
+
+  dispose(): void {
+    this.terminal?.dispose();
+    this.terminal = null;
+  }
+}

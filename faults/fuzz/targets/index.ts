@@ -1,0 +1,31 @@
+// Every fuzz target, by name: the module a worker loads it from, the name it
+// is exported under, and the project modules whose branches guide it (paths
+// under src/, a folder ending in "/"; the rest loads uninstrumented, which
+// keeps start-up short and the coverage map small). The seed corpus of each
+// is faults/fuzz/corpus/<name>/.
+export interface TargetEntry {
+  name: string;
+  module: URL;
+  exportName: string;
+  instrument: string[];
+}
+
+const here = (file: string) => new URL(file, import.meta.url);
+
+export const TARGETS: readonly TargetEntry[] = [
+  { name: 'viewer-frames-from-viewer', module: here('./viewer-frames.js'), exportName: 'fromViewer', instrument: ['protocol/viewer-frames.js'] },
+  { name: 'viewer-frames-from-server', module: here('./viewer-frames.js'), exportName: 'fromServer', instrument: ['protocol/viewer-frames.js'] },
+  {
+    name: 'holder-stream',
+    module: here('./holder-stream.js'),
+    exportName: 'holderStream',
+    instrument: ['holder-client/frame-reader.js', 'protocol/holder-frames.js'],
+  },
+  {
+    name: 'http-body',
+    module: here('./http.js'),
+    exportName: 'httpBody',
+    instrument: ['server/http/', 'server/workspaces/layout-tree.js', 'protocol/env-name.js'],
+  },
+  { name: 'http-request-target', module: here('./http.js'), exportName: 'httpRequestTarget', instrument: ['server/http/request-parts.js'] },
+];
