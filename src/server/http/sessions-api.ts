@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { Router } from './router.js';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest, diskTroubleAnswer } from './errors.js';
 import { optInt, optString, optStringArray, reqInt, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
@@ -92,7 +92,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
       await session.revive(argv);
     } catch (err) {
       if (err instanceof SessionStateError) throw new ApiError(409, 'not_revivable', err.message);
-      throw new ApiError(400, 'spawn_failed', (err as Error).message);
+      throw diskTroubleAnswer(err) ?? new ApiError(400, 'spawn_failed', (err as Error).message);
     }
     return { status: 200, json: session.info() };
   });
