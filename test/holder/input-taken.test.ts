@@ -112,6 +112,7 @@ describe('INPUT_FROM: each byte of a writer reaches the program once', { timeout
     ctl.conn.resume();
     await taken.waitForTotal(a, KEYS, 60_000);
     assert.equal(ctl.closed, false, `closed: ${ctl.closeError?.message}`);
+    t.diagnostic(`${KEYS} one-byte INPUT_FROM answered by ${taken.answers} INPUT_TAKEN frames`);
     assert.ok(taken.answers < KEYS, `${taken.answers} answers for ${KEYS} keys: unsent answers were not merged`);
     const text = await settle();
     assert.equal(text.length, KEYS, `typed ${typed().length}`);
