@@ -1,0 +1,116 @@
+// The soak: 100 sessions, viewers attaching and leaving, output and input, for
+// 20 minutes in the full run (60 s in the short one). The server's resident
+// memory and open file descriptors are sampled from /proc and fitted with a
+// least-squares line: its slope should be flat, and no session may be lost.
+
+import { FaultServer, sleep } from '../lib/fault-server.js';
+import { figure, zeroTarget, type Part } from '../lib/part.js';
+import { Chooser } from '../lib/random.js';
+import { leastSquaresSlope, sampleProcess, type ProcSample } from './proc-sample.js';
+import { SoakViewer } from './soak-viewer.js';
+
+const SESSIONS = 100;
+/** Sessions that print on their own, once a second; the others answer what is typed. */
+const TICKING_SESSIONS = 20;
+const FULL_SECONDS = 20 * 60;
+const SHORT_SECONDS = 60;
+const FULL_SAMPLE_MS = 10_000;
+const SHORT_SAMPLE_MS = 3_000;
+/** The first part of a run is warm-up (JIT, heaps growing to size): left out of the fit. */
+const WARM_UP_SHARE = 0.25;
+const MAX_VIEWERS = 8;
+const VIEWER_LIFE_MS: [number, number] = [500, 8_000];
+const STEP_MS = 100;
+/** What "flat" allows over the fitted part: noise of a garbage-collected heap, not a leak. */
+const FLAT_RSS_KB_PER_MIN = 512;
+const FLAT_FDS_PER_MIN = 0.5;
+
+export const soakPart: Part = {
+  name: 'soak',
+  title: 'Soak: 100 sessions, viewers coming and going, input and output; memory and descriptors flat',
+  async run(opts) {
+    const seconds = opts.short ? SHORT_SECONDS : FULL_SECONDS;
+    const sampleMs = opts.short ? SHORT_SAMPLE_MS : FULL_SAMPLE_MS;
+    const choose = new Chooser(opts.seed);
+    const server = new FaultServer();
+    const viewers: Array<{ viewer: SoakViewer; until: number }> = [];
+    try {
+      await server.launch();
+      const ids: string[] = [];
+      for (let i = 0; i < SESSIONS; i++) {
+        const argv = i < TICKING_SESSIONS
+          ? ['sh', '-c', 'i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 1; done']
+          : ['sh', '-c', 'while IFS= read -r line; do echo "got: $line"; done'];
+        ids.push((await server.createSession(argv, { name: `s${i}` })).id);
+      }
+      const pid = server.pid()!;
+      const samples: ProcSample[] = [sampleProcess(pid)];
+      const started = Date.now();
+      let nextSample = started + sampleMs;
+      let inputs = 0;
+      let inputFailures = 0;
+      let viewersOpened = 0;
+      let viewerFailures = 0;
+      while (Date.now() - started < seconds * 1000) {
+        const now = Date.now();
+        for (let k = viewers.length - 1; k >= 0; k--) {
+          if (viewers[k]!.until <= now) {
+            viewers[k]!.viewer.close();
+            viewers.splice(k, 1);
+          }
+        }
+        if (viewers.length < MAX_VIEWERS && choose.float() < 0.3) {
+          try {
+            const viewer = await SoakViewer.open(server.client.paths.serverSocket, choose.pick(ids), choose.int(40, 200), choose.int(10, 60));
+            viewers.push({ viewer, until: now + choose.int(...VIEWER_LIFE_MS) });
+            viewersOpened++;
+          } catch (err) {
+            viewerFailures++;
+            opts.log(`  soak: a viewer could not connect: ${(err as Error).message}`);
+          }
+        }
+        const target = choose.pick(ids.slice(TICKING_SESSIONS));
+        const res = await server.raw('POST', `/v1/sessions/${target}/input`, { text: `line ${inputs}\n` }).catch((err: Error) => ({ status: 0, body: err.message }));
+        inputs++;
+        if (res.status !== 200) inputFailures++;
+        if (Date.now() >= nextSample) {
+          samples.push(sampleProcess(pid));
+          nextSample += sampleMs;
+          const last = samples[samples.length - 1]!;
+          if (samples.length % 10 === 0) opts.log(`  soak: ${Math.round((Date.now() - started) / 1000)} s, RSS ${Math.round(last.rssKb / 1024)} MiB, ${last.fds} fds, ${viewers.length} viewers`);
+        }
+        await sleep(STEP_MS);
+      }
+      for (const v of viewers.splice(0)) v.viewer.close();
+      samples.push(sampleProcess(pid));
+      const sessions = await server.sessions();
+      const running = sessions.filter((s) => s.status === 'running').length;
+      const serverAlive = server.pid() === pid;
+
+      const fitted = samples.slice(Math.floor(samples.length * WARM_UP_SHARE));
+      const minutes = (s: ProcSample) => (s.atMs - started) / 60_000;
+      const rssSlope = leastSquaresSlope(fitted.map((s) => [minutes(s), s.rssKb]));
+      const fdSlope = leastSquaresSlope(fitted.map((s) => [minutes(s), s.fds]));
+      const first = samples[0]!;
+      const last = samples[samples.length - 1]!;
+      return {
+        figures: [
+          figure('duration, sessions, samples', `${Math.round((last.atMs - started) / 1000)} s, ${SESSIONS} sessions (${TICKING_SESSIONS} printing every second), ${samples.length} samples`),
+          figure('inputs sent (acknowledged by the holder) / failed', `${inputs} / ${inputFailures}`),
+          figure('viewers attached and left / could not connect', `${viewersOpened} / ${viewerFailures}`),
+          figure('server RSS first / last', `${Math.round(first.rssKb / 1024)} / ${Math.round(last.rssKb / 1024)} MiB`),
+          { name: `server RSS slope (least squares, after the first ${WARM_UP_SHARE * 100} %)`, value: `${Math.round(rssSlope)} KiB/min`, target: `flat (< ${FLAT_RSS_KB_PER_MIN} KiB/min)`, met: rssSlope < FLAT_RSS_KB_PER_MIN },
+          figure('server open fds first / last', `${first.fds} / ${last.fds}`),
+          { name: `server open fd slope (least squares, after the first ${WARM_UP_SHARE * 100} %)`, value: `${fdSlope.toFixed(2)} /min`, target: `flat (< ${FLAT_FDS_PER_MIN} /min)`, met: fdSlope < FLAT_FDS_PER_MIN },
+          zeroTarget('sessions lost', SESSIONS - running),
+          zeroTarget('input failures', inputFailures),
+          { name: 'server up throughout (same process)', value: serverAlive ? 'yes' : 'no', target: 'yes', met: serverAlive },
+        ],
+        findings: [],
+      };
+    } finally {
+      for (const v of viewers) v.viewer.close();
+      await server.close();
+    }
+  },
+};
