@@ -200,6 +200,25 @@ describe('HolderConnection checks the stream', { timeout: 20_000 }, () => {
     assert.equal((error as HolderProtocolError).code, 'TEND_ERR_FRAME_TOO_LARGE');
   });
 
+  test('INPUT_TAKEN frames cut across reads of a 16-byte shared buffer reach onInputTaken whole and in order', async (t) => {
+    const peer = await scriptedPeer(t);
+    const conn = await HolderConnection.connect(peer.path, { readBuffer: new Uint8Array(16) });
+    t.after(() => conn.dispose());
+    const got: Array<{ writer: Uint8Array; total: number }> = [];
+    conn.onInputTaken((writer, total) => got.push({ writer, total }));
+    const taken = (fill: number, total: number): Uint8Array => {
+      const payload = new Uint8Array(24).fill(fill, 0, 16);
+      new DataView(payload.buffer).setBigUint64(16, BigInt(total), true);
+      return encodeFrame(FrameType.INPUT_TAKEN, payload);
+    };
+    (await peer.client).write(Buffer.concat([taken(1, 5), taken(2, 2 ** 40), taken(1, 9)]));
+    await waitFor(() => got.length === 3, { what: 'three answers' });
+    assert.deepEqual(
+      got.map((a) => [[...new Set(a.writer)], a.writer.byteLength, a.total]),
+      [[[1], 16, 5], [[2], 16, 2 ** 40], [[1], 16, 9]],
+    );
+  });
+
   test('connect rejects after timeoutMs when the peer never answers HELLO', async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'tend-hc-'));
     const path = join(dir, 'silent.sock');
