@@ -5,28 +5,36 @@
 // docs/reliability.md. Exits 1 when a target was missed, 2 on bad arguments.
 
 import { randomInt } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from './lib/fault-server.js';
 import { owned } from './lib/owned-processes.js';
-import { missedTargets, type Part, type PartResult } from './lib/part.js';
+import { missedTargets, type Part, type PartResult, type RunOptions } from './lib/part.js';
 import { formatPart, writeReliabilityDoc } from './lib/report.js';
 import { PARTS } from './parts.js';
+import { FULL_KILLS } from './crash/crash-loop.js';
+import { FULL_SOAK_MINUTES } from './soak/soak-part.js';
 
 const USAGE = `usage: npm run faults -- [--short] [--part NAME[,NAME...]] [--seed N]
   --short   CI's short run of each part (under 3 minutes in all)
   --part    run only these parts: ${PARTS.map((p) => p.name).join(', ')}
   --seed    replay a run's random choices (a run prints its seed)
-  --kills   the crash loop's number of kills (a run with it writes no figures to the docs)`;
+  --kills N          the crash loop's number of kills (full run: ${FULL_KILLS})
+  --soak-minutes M   the soak's length (full run: ${FULL_SOAK_MINUTES})
+  --fuzz-short       the fuzz part's short run inside a longer one
+  A run of every part without --short writes its figures to docs/reliability.md,
+  naming any of these it was given (a run smaller than the full one says so).`;
 
-function parseOptions(): { short: boolean; parts: Part[]; seed: number; all: boolean; kills?: number } {
+function parseOptions(): { short: boolean; parts: Part[]; seed: number; all: boolean; scale: Pick<RunOptions, 'kills' | 'soakMinutes' | 'fuzzShort'> } {
   const { values } = parseArgs({
     options: {
       short: { type: 'boolean', default: false },
       part: { type: 'string' },
       seed: { type: 'string' },
       kills: { type: 'string' },
+      'soak-minutes': { type: 'string' },
+      'fuzz-short': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -50,7 +58,22 @@ function parseOptions(): { short: boolean; parts: Part[]; seed: number; all: boo
     console.error(`tend faults: --kills wants a whole number >= 1, not '${values.kills}'`);
     process.exit(2);
   }
-  return { short: values.short, parts: PARTS.filter((p) => names.includes(p.name)), seed, all: names.length === PARTS.length && kills === undefined, ...(kills ? { kills } : {}) };
+  const soakMinutes = values['soak-minutes'] === undefined ? undefined : Number(values['soak-minutes']);
+  if (soakMinutes !== undefined && !(soakMinutes > 0)) {
+    console.error(`tend faults: --soak-minutes wants a number of minutes > 0, not '${values['soak-minutes']}'`);
+    process.exit(2);
+  }
+  const scale = { ...(kills ? { kills } : {}), ...(soakMinutes ? { soakMinutes } : {}), ...(values['fuzz-short'] ? { fuzzShort: true } : {}) };
+  return { short: values.short, parts: PARTS.filter((p) => names.includes(p.name)), seed, all: names.length === PARTS.length, scale };
+}
+
+/** How this run differs from the full one, for the docs: '' for a full run. */
+function scaleNote(scale: Pick<RunOptions, 'kills' | 'soakMinutes' | 'fuzzShort'>): string {
+  const notes: string[] = [];
+  if (scale.kills !== undefined) notes.push(`${scale.kills} crash-loop kills (the full run: ${FULL_KILLS})`);
+  if (scale.soakMinutes !== undefined) notes.push(`a ${scale.soakMinutes}-minute soak (the full run: ${FULL_SOAK_MINUTES})`);
+  if (scale.fuzzShort) notes.push('the fuzz part\'s short run (the full run: its full one)');
+  return notes.length === 0 ? '' : `A smaller run than the full one: ${notes.join(', ')}.`;
 }
 
 async function main(): Promise<number> {
@@ -64,7 +87,7 @@ async function main(): Promise<number> {
     const partStarted = Date.now();
     let result: PartResult;
     try {
-      const r = await part.run({ short: opts.short, seed: opts.seed, log, ...(opts.kills ? { kills: opts.kills } : {}) });
+      const r = await part.run({ short: opts.short, seed: opts.seed, log, ...opts.scale });
       result = { part: part.name, title: part.title, seconds: (Date.now() - partStarted) / 1000, ...r };
     } catch (err) {
       // A part that could not finish is a missed target, with the reason: the other parts still run.
@@ -85,7 +108,7 @@ async function main(): Promise<number> {
   log(`\ntend faults: ${results.length} parts in ${Math.round(seconds)} s, seed ${opts.seed}; ${missed.length === 0 ? 'every target met' : `${missed.length} targets missed:\n  ${missed.join('\n  ')}`}`);
   if (!opts.short && opts.all) {
     const doc = join(repoRoot, 'docs', 'reliability.md');
-    writeFileSync(doc, writeReliabilityDoc(readFileSync(doc, 'utf8'), results, { seed: opts.seed, seconds }));
+    writeFileSync(doc, writeReliabilityDoc(existsSync(doc) ? readFileSync(doc, 'utf8') : '', results, { seed: opts.seed, seconds, scale: scaleNote(opts.scale) }));
     log(`figures written to docs/reliability.md`);
   }
   return missed.length === 0 ? 0 : 1;

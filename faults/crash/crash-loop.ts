@@ -19,7 +19,7 @@ import { NUMBERED_LINE_BYTES, checkNumberedSession } from './numbered-check.js';
 import { countPastes, makePaste, sendPaste, type Paste } from './pastes.js';
 import { ReferenceScreen } from './reference-screens.js';
 
-const FULL_KILLS = 1000;
+export const FULL_KILLS = 1000;
 /** Short (CI): one kill of each kind, then two at random. */
 const SHORT_KILLS = 8;
 /** Rows each session keeps (and the reference keeps): history past the live rows goes to .hist files. */

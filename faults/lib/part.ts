@@ -28,6 +28,10 @@ export interface RunOptions {
   seed: number;
   /** --kills: the crash loop's kill count instead of the run's default. */
   kills?: number;
+  /** --soak-minutes: the soak's length instead of the run's default. */
+  soakMinutes?: number;
+  /** --fuzz-short: the fuzz part's short run inside a longer one. */
+  fuzzShort?: boolean;
   log(line: string): void;
 }
 

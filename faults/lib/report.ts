@@ -25,7 +25,14 @@ function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-export function formatMarkdown(results: readonly PartResult[], run: { seed: number; seconds: number }): string {
+export interface RunFacts {
+  seed: number;
+  seconds: number;
+  /** How the run was smaller than the full one ('' when it was not). */
+  scale: string;
+}
+
+export function formatMarkdown(results: readonly PartResult[], run: RunFacts): string {
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   const out = [
     BEGIN_MARK,
@@ -33,6 +40,7 @@ export function formatMarkdown(results: readonly PartResult[], run: { seed: numb
     `Last full run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${Math.round(run.seconds / 60)} min, seed ${run.seed}; ` +
       `${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}.`,
   ];
+  if (run.scale) out.push('', `**${run.scale}**`);
   for (const r of results) {
     out.push('', `### ${r.part}: ${r.title}`, '');
     if (r.skipped) out.push(`Skipped: ${r.skipped}`, '');
@@ -49,7 +57,7 @@ export function formatMarkdown(results: readonly PartResult[], run: { seed: numb
 }
 
 /** The document with its marked section replaced (or appended when it has none). */
-export function writeReliabilityDoc(doc: string, results: readonly PartResult[], run: { seed: number; seconds: number }): string {
+export function writeReliabilityDoc(doc: string, results: readonly PartResult[], run: RunFacts): string {
   const section = formatMarkdown(results, run);
   const begin = doc.indexOf(BEGIN_MARK);
   const end = doc.indexOf(END_MARK);

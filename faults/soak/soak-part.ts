@@ -12,7 +12,7 @@ import { SoakViewer } from './soak-viewer.js';
 const SESSIONS = 100;
 /** Sessions that print on their own, once a second; the others answer what is typed. */
 const TICKING_SESSIONS = 20;
-const FULL_SECONDS = 20 * 60;
+export const FULL_SOAK_MINUTES = 20;
 const SHORT_SECONDS = 60;
 const FULL_SAMPLE_MS = 10_000;
 const SHORT_SAMPLE_MS = 3_000;
@@ -29,7 +29,7 @@ export const soakPart: Part = {
   name: 'soak',
   title: 'Soak: 100 sessions, viewers coming and going, input and output; memory and descriptors flat',
   async run(opts) {
-    const seconds = opts.short ? SHORT_SECONDS : FULL_SECONDS;
+    const seconds = opts.soakMinutes !== undefined ? opts.soakMinutes * 60 : opts.short ? SHORT_SECONDS : FULL_SOAK_MINUTES * 60;
     const sampleMs = opts.short ? SHORT_SAMPLE_MS : FULL_SAMPLE_MS;
     const choose = new Chooser(opts.seed);
     const server = new FaultServer();
