@@ -73,6 +73,17 @@ describe('UntakenInput', () => {
     assert.equal(text(input.unsent()), 'abc');
   });
 
+  test('forgetting (a revived session: another program) drops what was not taken and numbers on', () => {
+    const input = new UntakenInput();
+    input.add(utf8('for the old shell'));
+    input.forget();
+    input.rewind();
+    assert.deepEqual(input.unsent(), []);
+    assert.equal(input.untakenBytes, 0);
+    input.add(utf8('x'));
+    assert.deepEqual(numbered(input.unsent()), [[17, 'x']]);
+  });
+
   test('writer ids are 16 random bytes', () => {
     const a = newWriterId();
     const b = newWriterId();

@@ -73,6 +73,18 @@ export class UntakenInput {
   }
 
   /**
+   * Drops what is not yet taken, for good: it was typed for a program that
+   * is gone (the session was revived: a new holder, a new program). The
+   * numbering goes on; a holder that does not know this writer starts its
+   * count wherever the writer's next bytes start.
+   */
+  forget(): void {
+    this.pieces.length = 0;
+    this.takenTotal = this.next;
+    this.sentEnd = this.next;
+  }
+
+  /**
    * INPUT_TAKEN: the holder has `total` bytes. Pieces wholly below it are
    * dropped; one it covers in part is kept whole (sent again, the holder
    * drops the part it has). Returns whether anything new was covered. A

@@ -319,7 +319,7 @@ export function TerminalPane(props: TerminalPaneProps) {
     if (!props.onRevive) return;
     await props.onRevive();
     setExit(null);
-    parts.current?.link.restart();
+    parts.current?.link.restart({ newProgram: true });
   };
 
   return (

@@ -155,6 +155,11 @@ export class ViewerSocket {
     this.inputs.get(sessionId)?.untaken.take(total);
   }
 
+  /** The session has a new program (revived): what the old one never took is dropped, not typed into the new one. */
+  forgetInput(sessionId: string): void {
+    this.inputs.get(sessionId)?.untaken.forget();
+  }
+
   /** Bytes typed into a session that its holder has not yet taken (for tests and the debug hook). */
   untakenInputBytes(sessionId: string): number {
     return this.inputs.get(sessionId)?.untaken.untakenBytes ?? 0;

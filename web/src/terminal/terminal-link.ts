@@ -172,8 +172,13 @@ export class TerminalLink implements ChannelHandler {
     }
   }
 
-  /** Subscribes again from scratch (after a revive): the next frame is a snapshot. */
-  restart(): void {
+  /**
+   * Subscribes again from scratch (after a revive, or a protocol violation):
+   * the next frame is a snapshot. With newProgram (a revive), input the old
+   * program never took is dropped rather than typed into the new shell.
+   */
+  restart(options: { newProgram?: boolean } = {}): void {
+    if (options.newProgram) this.options.socket.forgetInput(this.options.sessionId);
     this.subscribed = false;
     this.written = null;
     this.generation++;
