@@ -1,24 +1,22 @@
 // Module hooks for a fuzz worker (registered with node:module's register):
-// the project's modules it loads come instrumented for edge coverage, so the
-// fuzz loop sees which branches each input took. Everything else (Node's own
-// modules, dependencies, the fuzzer itself) loads as it is.
+// the project modules a target is guided by load in their instrumented form
+// (made once, in the main thread, by instrument.ts), so the fuzz loop sees
+// which branches each input took. Everything else loads as it is.
 import type { InitializeHook, LoadHook } from 'node:module';
-import { instrumentModule } from './instrument.js';
 
 export interface CoverageLoaderData {
-  /** URL prefixes of the modules to instrument (the compiled project sources). */
-  instrumentUnder: string[];
+  /** The instrumented source of each module, by file URL. */
+  instrumented: Record<string, string>;
 }
 
-let prefixes: string[] = [];
+let instrumented: Record<string, string> = {};
 
 export const initialize: InitializeHook<CoverageLoaderData> = (data) => {
-  prefixes = data.instrumentUnder;
+  instrumented = data.instrumented;
 };
 
 export const load: LoadHook = async (url, context, nextLoad) => {
-  const loaded = await nextLoad(url, context);
-  if (loaded.format !== 'module' || url.endsWith('.test.js') || !prefixes.some((p) => url.startsWith(p))) return loaded;
-  const source = typeof loaded.source === 'string' ? loaded.source : new TextDecoder().decode(loaded.source as Uint8Array);
-  return { ...loaded, source: instrumentModule(source, url).code };
+  const source = instrumented[url];
+  if (source === undefined) return nextLoad(url, context);
+  return { format: 'module', source, shortCircuit: true };
 };

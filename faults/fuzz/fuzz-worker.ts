@@ -12,7 +12,8 @@ export interface WorkerInput {
   /** URL of a compiled module, and the name it exports the target under. */
   targetModule: string;
   targetExport: string;
-  instrumentUnder: string[];
+  /** Instrumented sources by file URL (see coverage-loader.ts). */
+  instrumented: Record<string, string>;
   seeds: Uint8Array[];
   maxExecutions: number;
   maxMs: number;
@@ -31,7 +32,7 @@ const input = workerData as WorkerInput;
 const port = parentPort!;
 const send = (message: WorkerMessage) => port.postMessage(message);
 
-const data: CoverageLoaderData = { instrumentUnder: input.instrumentUnder };
+const data: CoverageLoaderData = { instrumented: input.instrumented };
 register(new URL('./coverage-loader.js', import.meta.url), { data });
 const coverage = installCoverage();
 const target = ((await import(input.targetModule)) as Record<string, FuzzTarget | undefined>)[input.targetExport];

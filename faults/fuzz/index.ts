@@ -10,8 +10,9 @@ import { randomInt } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { runTarget } from './run-target.js';
+import { instrumentFiles } from './instrument.js';
 import { TARGETS, type TargetEntry } from './targets/index.js';
 import type { Finding } from './fuzz-loop.js';
 
@@ -57,6 +58,15 @@ export function readSeeds(target: string): Uint8Array[] {
   return names.map((name) => new Uint8Array(readFileSync(join(corpusDir(target), name))));
 }
 
+/** The compiled modules a target names (paths under dist/src; a folder: every module in it). */
+function modulesNamed(paths: string[]): string[] {
+  return paths.flatMap((path) => {
+    const full = join(projectRoot, 'dist', 'src', path);
+    if (!path.endsWith('/')) return [full];
+    return readdirSync(full).filter((f) => f.endsWith('.js') && !f.endsWith('.test.js')).map((f) => join(full, f));
+  });
+}
+
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult[]> {
   const { log } = options;
   const targets = TARGETS.filter((t) => options.only === undefined || options.only.includes(t.name));
@@ -97,7 +107,7 @@ async function fuzzOne(entry: TargetEntry, options: FuzzOptions, randomSeed: num
   const outcome = await runTarget({
     targetModule: entry.module.href,
     targetExport: entry.exportName,
-    instrumentUnder: entry.instrument.map((path) => pathToFileURL(join(projectRoot, 'dist', 'src', path)).href + (path.endsWith('/') ? '/' : '')),
+    instrumented: instrumentFiles(modulesNamed(entry.instrument)),
     seeds,
     maxExecutions: short ? Number.MAX_SAFE_INTEGER : FULL_EXECUTIONS,
     maxMs: short ? SHORT_MS_PER_TARGET : FULL_MAX_MS_PER_TARGET,

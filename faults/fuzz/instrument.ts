@@ -7,6 +7,8 @@
 //
 // Also collects the module's small constants (numbers and short strings): the
 // values its checks compare input with, which the mutator tries as tokens.
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /** The global the rewritten module finds its counters through (set by the fuzz loop). */
@@ -101,6 +103,23 @@ export function instrumentModule(source: string, moduleUrl: string): Instrumente
   const constants: ModuleConstants = { numbers: [...numbers], strings: [...strings] };
   const prologue = `const ${LOCAL} = globalThis.${COVERAGE_GLOBAL}.edges(${edges}, ${JSON.stringify(moduleUrl)}, ${JSON.stringify(constants)});\n`;
   return { code: prologue + code, edges, constants };
+}
+
+const instrumentedCache = new Map<string, string>();
+
+/** The instrumented source of each file, by its file URL (what coverage-loader.ts serves). */
+export function instrumentFiles(files: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of files) {
+    const url = pathToFileURL(file).href;
+    let code = instrumentedCache.get(url);
+    if (code === undefined) {
+      code = instrumentModule(readFileSync(file, 'utf8'), url).code;
+      instrumentedCache.set(url, code);
+    }
+    out[url] = code;
+  }
+  return out;
 }
 
 /**

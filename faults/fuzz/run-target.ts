@@ -15,7 +15,7 @@ const WATCH_EVERY_MS = 250;
 export interface TargetRun {
   targetModule: string;
   targetExport: string;
-  instrumentUnder: string[];
+  instrumented: Record<string, string>;
   seeds: Uint8Array[];
   maxExecutions: number;
   maxMs: number;
@@ -39,7 +39,7 @@ export function runTarget(run: TargetRun): Promise<TargetOutcome> {
   const workerData: WorkerInput = {
     targetModule: run.targetModule,
     targetExport: run.targetExport,
-    instrumentUnder: run.instrumentUnder,
+    instrumented: run.instrumented,
     seeds: run.seeds,
     maxExecutions: run.maxExecutions,
     maxMs: run.maxMs,
