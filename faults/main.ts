@@ -114,9 +114,18 @@ async function main(): Promise<number> {
   return missed.length === 0 ? 0 : 1;
 }
 
-process.on('SIGINT', () => {
+// However the run ends, what it started ends with it: an interrupt, a kill,
+// or an exception thrown outside any part (xterm.js throws from its timers).
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => {
+    owned.killAllNow();
+    process.exit(code);
+  });
+}
+process.on('uncaughtException', (err) => {
+  console.error(`tend faults: stopped by an exception outside any part: ${err.stack ?? err.message}`);
   owned.killAllNow();
-  process.exit(130);
+  process.exit(1);
 });
 main().then(
   (code) => process.exit(code),

@@ -117,6 +117,8 @@ async function damageCase(kind: 'store' | 'checkpoint' | 'history', damage: Dama
       figures: [
         zeroTarget(`${label}: lines lost and not counted as dropped`, account.uncounted),
         zeroTarget(`${label}: lines doubled`, account.doubled),
+        // A loss must show wherever the gap notice shows: the session is marked incomplete.
+        ...(account.dropped > 0 ? [{ name: `${label}: the session is marked degraded`, value: account.degraded ? 'yes' : 'no', target: 'yes', met: account.degraded }] : []),
         figure(`${label}: lines shown / counted dropped`, `${account.shown} / ${account.dropped}`),
       ],
       findings,
