@@ -176,8 +176,8 @@ class CrashLoop {
   }
 
   private async retryPaste(paste: Paste): Promise<void> {
-    // A CLI paste has no key to give again: its failure is counted as it is.
-    while (!paste.acknowledged && paste.way === 'api' && paste.tries <= PASTE_RETRIES) await sendPaste(this.server, this.readerId, paste);
+    // The same key again: the holder drops what it already has of this paste.
+    while (!paste.acknowledged && paste.tries <= PASTE_RETRIES) await sendPaste(this.server, this.readerId, paste);
   }
 
   private note(line: string): void {

@@ -61,10 +61,10 @@ async function tryApi(server: FaultServer, target: string, paste: Paste): Promis
   }
 }
 
-/** One try through `tend send TARGET --stdin` (exit 0 is its acknowledgement). */
+/** One try through `tend send TARGET --stdin --key KEY` (exit 0 is its acknowledgement; it rides through a restart by itself). */
 function tryCli(server: FaultServer, target: string, paste: Paste): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tendBin, 'send', target, '--stdin'], { env: server.env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [tendBin, 'send', target, '--stdin', '--key', paste.key], { env: server.env, stdio: ['pipe', 'ignore', 'pipe'] });
     owned.add(child.pid);
     let stderr = '';
     child.stderr.setEncoding('utf8');
