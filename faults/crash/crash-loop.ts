@@ -20,8 +20,8 @@ import { countPastes, makePaste, sendPaste, type Paste } from './pastes.js';
 import { ReferenceScreen } from './reference-screens.js';
 
 export const FULL_KILLS = 1000;
-/** Short (CI): one kill of each kind, then two at random. */
-const SHORT_KILLS = 8;
+/** Short (CI): one kill of each kind. */
+const SHORT_KILLS = 6;
 /** Rows each session keeps (and the reference keeps): history past the live rows goes to .hist files. */
 const SCROLLBACK_ROWS = 500;
 /** Few live rows, so rows reach the history file (and its writes) within a second. */
