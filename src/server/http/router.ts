@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, diskTroubleAnswer } from './errors.js';
 import type { Logger } from '../log.js';
+import { parseJsonObject, parseRequestTarget } from './request-parts.js';
 
 export interface Request {
   method: string;
@@ -65,17 +66,20 @@ export class Router {
   }
 
   async handle(raw: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
-    const url = new URL(raw.url ?? '/', 'http://tend');
     const method = raw.method ?? 'GET';
+    // For the log until the target is parsed: a target that is no URL is answered too.
+    let path = raw.url ?? '/';
     try {
-      const found = this.match(method, url.pathname);
-      if (found === null) throw new ApiError(404, 'not_found', `no such route: ${method} ${url.pathname}`);
-      if (found === 'method') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+      const target = parseRequestTarget(raw.url ?? '/');
+      path = target.path;
+      const found = this.match(method, path);
+      if (found === null) throw new ApiError(404, 'not_found', `no such route: ${method} ${path}`);
+      if (found === 'method') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`);
       const req: Request = {
         method,
-        path: url.pathname,
+        path,
         params: found.params,
-        query: url.searchParams,
+        query: target.query,
         headers: raw.headers,
         raw,
         json: (limit = DEFAULT_BODY_LIMIT_BYTES) => readJson(raw, limit),
@@ -85,10 +89,10 @@ export class Router {
     } catch (caught) {
       const err = caught instanceof ApiError ? caught : (diskTroubleAnswer(caught) ?? caught);
       if (err instanceof ApiError) {
-        if (err !== caught) log.warn(`${method} ${url.pathname}: ${err.message}`);
+        if (err !== caught) log.warn(`${method} ${path}: ${err.message}`);
         send(res, { status: err.status, json: { error: { code: err.code, message: err.message, ...err.details } } });
       } else {
-        log.error(`${method} ${url.pathname} failed`, err);
+        log.error(`${method} ${path} failed`, err);
         send(res, { status: 500, json: { error: { code: 'internal', message: 'internal server error; see the server log' } } });
       }
     }
@@ -138,16 +142,5 @@ export async function readBody(raw: IncomingMessage, limitBytes: number): Promis
 }
 
 async function readJson(raw: IncomingMessage, limitBytes: number): Promise<Record<string, unknown>> {
-  const body = await readBody(raw, limitBytes);
-  if (body.length === 0) return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new ApiError(400, 'bad_json', 'the request body is not valid JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(400, 'bad_json', 'the request body must be a JSON object');
-  }
-  return value as Record<string, unknown>;
+  return parseJsonObject(await readBody(raw, limitBytes));
 }

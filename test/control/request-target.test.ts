@@ -1,0 +1,45 @@
+// Request targets that Node's HTTP parser lets through but no URL parser
+// accepts (found by the fault suite's fuzzer, http-request-target): each is
+// a 400 with a JSON error, answered at once, and the server carries on.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { CONTROL_TEST_TIMEOUT_MS, withServer } from './control-server.js';
+
+/** How long a refusal may take; the old router never answered at all. */
+const ANSWER_WITHIN_MS = 10_000;
+
+/** One raw HTTP/1.1 request on the unix socket; the response's status and body, or an error if none comes. */
+function rawRequest(socketPath: string, requestTarget: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath, () => socket.write(`GET ${requestTarget} HTTP/1.1\r\nHost: tend\r\nConnection: close\r\n\r\n`));
+    let text = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer to GET ${requestTarget} within ${ANSWER_WITHIN_MS} ms`));
+    }, ANSWER_WITHIN_MS);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      clearTimeout(timer);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+  });
+}
+
+describe('request targets', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
+  test('a request target that is no URL (//[, //a b/c, //:99999) is a 400 with a JSON error, and the server answers after it', () =>
+    withServer(async (s) => {
+      assert.equal((await s.cli(['ls'])).code, 0); // starts the server
+      for (const target of ['//[', '//a%20b@:x/v1/sessions', '//:99999/v1/sessions']) {
+        const res = await rawRequest(s.client.paths.serverSocket, target);
+        assert.equal(res.status, 400, `GET ${target}: ${res.body}`);
+        const error = (JSON.parse(res.body) as { error: { code: string; message: string } }).error;
+        assert.equal(error.code, 'bad_url');
+        assert.match(error.message, /is not a URL path/);
+      }
+      assert.equal((await s.api('GET', '/v1/sessions')).status, 200);
+    }));
+});
