@@ -97,8 +97,7 @@ export class TendServer extends DisposableBase {
     try {
       ensurePrivateDir(paths.checkpointsDir);
       // Files of sessions the store no longer has (killed by a server that died before removing them) go too.
-      const liveSessionIds = this.store.listSessions().map((r) => r.id);
-      const collected = await collectStale(paths.checkpointsDir, { liveSessionIds });
+      const collected = await collectStale(paths.checkpointsDir, { liveSessionIds: this.store.liveSessionIds() });
       if (collected.orphans.length > 0) log.info(`removed ${collected.orphans.length} checkpoint and history files of sessions that are gone`);
     } catch (err) {
       log.warn(`checkpoints directory ${paths.checkpointsDir} is not usable: ${(err as Error).message}`);

@@ -125,6 +125,11 @@ export class SessionRegistry extends DisposableBase {
       while (next < records.length) {
         const i = next++;
         const record = records[i]!;
+        if (record.damaged !== undefined) {
+          const env = record.damaged.includes('environment') ? ' (a revived shell gets an empty environment)' : '';
+          this.deps.log.warn(`session ${record.id}: its ${record.damaged.join(' and ')} in the store no longer read back (the file is damaged); ` +
+            `the session is recovered without ${record.damaged.length > 1 ? 'them' : 'it'}${env}`);
+        }
         try {
           recovered[i] = await Session.recover(this.deps, record);
         } catch (err) {

@@ -5,7 +5,7 @@
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
 import { DEFAULT_LIVE_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/index.js';
-import type { HistoryState } from './screen/history/history.js';
+import { rowsMissing, type HistoryState } from './screen/history/history.js';
 import type { HostedCommands, HostedScreen, ScreenHost } from './screen-host/index.js';
 import type { HostedScreenOptions } from './screen-host/messages.js';
 import { StoreError, type JournalledSizeChange, type SessionRecord, type Store } from './store/index.js';
@@ -244,6 +244,8 @@ export class Session extends DisposableBase {
   static async recover(deps: SessionDeps, record: SessionRecord): Promise<Session> {
     const loaded = await loadCheckpointScreen(deps, record);
     const session = new Session(deps, record, loaded.screen, record.status === 'exited' ? 'exited' : 'cold');
+    // What the saved screen lacked it still lacks: said to viewers (STATE degraded), `tend screen` and the API.
+    session._degraded = loaded.degraded;
     const cp = loaded.checkpoint;
     session.fedOffset = cp?.offset ?? 0;
     if (record.status === 'cold') return session;
@@ -284,6 +286,7 @@ export class Session extends DisposableBase {
         // The ring is replayed from its start at the oldest size the journal kept (at or before that start).
         const first = journal[0];
         session.replaceScreen(deps.screens.open(screenOptions(deps, first?.cols ?? state.cols, first?.rows ?? state.rows)));
+        session._degraded = false; // the checkpoint's screen is gone; the replay says if this one lacks bytes
         session.pendingSizes = journal.slice(1);
       }
       // No journal (a store from an older build): the bytes are replayed at the holder's size now.
@@ -792,6 +795,8 @@ export class SessionStateError extends Error {
 interface LoadedCheckpoint {
   screen: HostedScreen;
   checkpoint: Checkpoint | null;
+  /** The screen is known to lack output (a ring gap it was saved with, or rows its history file lost). */
+  degraded: boolean;
 }
 
 function screenOptions(deps: SessionDeps, cols: number, rows: number): HostedScreenOptions {
@@ -809,7 +814,7 @@ function historyStateOf(meta: Record<string, unknown>): HistoryState | null {
   const h = meta.history as Partial<HistoryState> | undefined;
   const ok = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
   if (h === undefined || h === null || typeof h !== 'object' || !ok(h.firstRow) || !ok(h.endRow) || !ok(h.droppedRows) || h.firstRow > h.endRow) return null;
-  return { firstRow: h.firstRow, endRow: h.endRow, droppedRows: h.droppedRows };
+  return { firstRow: h.firstRow, endRow: h.endRow, droppedRows: h.droppedRows, lostRows: ok(h.lostRows) ? h.lostRows : 0 };
 }
 
 async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): Promise<LoadedCheckpoint> {
@@ -817,7 +822,7 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
   const loaded = await deps.checkpoints.load(record.id);
   if (!loaded.ok) {
     if (loaded.reason !== 'missing') deps.log.warn(`session ${record.id}: checkpoint ${loaded.reason} (${loaded.detail}); replaying from the holder`);
-    return { screen: deps.screens.open(options), checkpoint: null };
+    return { screen: deps.screens.open(options), checkpoint: null, degraded: false };
   }
   const cp = loaded.checkpoint;
   const meta = (cp.meta.snapshot ?? {}) as Partial<ScreenSnapshot>;
@@ -828,7 +833,12 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
     // One with a history holds only live rows: all of them must fit live again (the setting may have shrunk since).
     const live = Math.max(options.liveScrollbackRows ?? DEFAULT_LIVE_SCROLLBACK_ROWS, historyState === null ? 0 : snapshot.scrollbackRows ?? 0);
     const stored = historyState === null ? null : await deps.checkpoints.loadHistory(record.id, historyState.endRow);
-    if (stored !== null && stored.problem !== '') deps.log.warn(`session ${record.id}: history file: ${stored.problem}; rows it lacks are reported as dropped`);
+    const lostRows = historyState === null || stored === null ? 0 : rowsMissing(stored.blocks, historyState);
+    if (lostRows > 0) {
+      deps.log.warn(`session ${record.id}: ${lostRows} rows of its scrollback are lost (${stored!.problem || 'its history file lacks them'}); they are counted as dropped and the session is marked incomplete`);
+    } else if (stored !== null && stored.problem !== '') {
+      deps.log.info(`session ${record.id}: history file: ${stored.problem}; no row the checkpoint counts was in the damaged part`);
+    }
     const { screen, historyEpoch } = await deps.screens.restore({
       options: { ...options, liveScrollbackRows: live, cols: cp.cols, rows: cp.rows },
       snapshot,
@@ -837,10 +847,10 @@ async function loadCheckpointScreen(deps: SessionDeps, record: SessionRecord): P
       commands: cp.meta.commands,
     });
     if (stored !== null) deps.checkpoints.adoptHistory(record.id, historyEpoch, stored);
-    return { screen, checkpoint: cp };
+    return { screen, checkpoint: cp, degraded: cp.meta.degraded === true || lostRows > 0 };
   } catch (err) {
     deps.log.warn(`session ${record.id}: checkpoint could not be restored (${(err as Error).message}); replaying from the holder`);
-    return { screen: deps.screens.open(options), checkpoint: null };
+    return { screen: deps.screens.open(options), checkpoint: null, degraded: false };
   }
 }
 

@@ -58,7 +58,8 @@ const RESTART_GRACE_MS = 5000;
 /** How long the notice that the screen is incomplete stays on the bottom row (a key dismisses it sooner). */
 const NOTICE_SHOW_MS = 4000;
 const RECONNECTING_TEXT = 'tend: reconnecting… (the session keeps running; what you type is sent when it is back)';
-const DEGRADED_NOTICE = 'tend: part of this session\'s output was lost (it left the holder\'s ring); the screen is incomplete';
+// Not why (a ring gap, a damaged history file: the server's log says): the line fits 80 columns.
+const DEGRADED_NOTICE = 'tend: part of this session\'s output was lost; the screen is incomplete';
 /** Written bytes that are acked at once (the server stops sending at 256 KiB unacked)... */
 const ACK_EAGER_BYTES = 32 * 1024;
 /** ...else acked this long after the write, or sooner with the next keystroke. */

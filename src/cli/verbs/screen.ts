@@ -12,8 +12,16 @@ interface ScreenView {
   status: string;
   exitCode?: number | null;
   exitSignal?: number | null;
-  /** Rows of scrollback shown, there are, and dropped past the oldest (by the server's memory budget). */
-  scrollback?: { shown: number; available: number; dropped: number };
+  /** Rows of scrollback shown, there are, and no longer held past the oldest (`lost` of them from a damaged history file, the rest by the server's memory budget). */
+  scrollback?: { shown: number; available: number; dropped: number; lost?: number };
+}
+
+/** Why older rows are missing: a damaged history file lost some, the server's memory budget dropped the rest. */
+export function droppedRowsNotice(dropped: number, lost: number): string {
+  const budget = dropped - lost;
+  if (lost === 0) return `${dropped} older rows were dropped to keep within the server's history memory budget`;
+  const rest = budget > 0 ? `, and ${budget} were dropped to keep within the server's history memory budget` : '';
+  return `${lost} older rows were lost: the session's history file was damaged (the server's log says where)${rest}`;
 }
 
 export const screenVerb: Verb = {
@@ -27,9 +35,10 @@ Prints the visible screen as text, one line per row.
                        line comes out as the one line it is, which a terminal of
                        the session's width wraps the same way again
   -S, --scrollback N   include N rows of history above the screen (says so on stderr
-                       when older rows were dropped by the server's memory budget)
+                       when older rows were dropped by the server's memory budget or
+                       lost from a damaged history file)
   -j, --json           text with size, cursor, title, status (exitCode, exitSignal once it
-                       has exited) and scrollback {shown, available, dropped}`,
+                       has exited) and scrollback {shown, available, dropped, lost}`,
   options: { ...jsonOption, ansi: { type: 'boolean', short: 'a' }, scrollback: { type: 'string', short: 'S' } },
   async run({ args, client, stdout, stderr }) {
     const [target] = args.positionals;
@@ -43,10 +52,9 @@ Prints the visible screen as text, one line per row.
     if (args.values.json) printJson(stdout, s);
     else {
       if (s.status === 'exited') stderr.write(`tend: the program in ${target} ${describeExit({ code: s.exitCode ?? null, signal: s.exitSignal ?? null })}; this is its last screen\n`);
-      if (s.degraded) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring); what follows is incomplete\n');
-      if (s.scrollback !== undefined && s.scrollback.dropped > 0) {
-        stderr.write(`tend: ${s.scrollback.dropped} older rows were dropped to keep within the server's history memory budget; showing the ${s.scrollback.shown} rows of scrollback that remain\n`);
-      }
+      const lost = s.scrollback?.lost ?? 0;
+      if (s.degraded && lost === 0) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring, or a damaged file lost it); what follows is incomplete\n');
+      if (s.scrollback !== undefined && s.scrollback.dropped > 0) stderr.write(`tend: ${droppedRowsNotice(s.scrollback.dropped, lost)}; showing the ${s.scrollback.shown} rows of scrollback that remain\n`);
       stdout.write(s.text.endsWith('\n') ? s.text : `${s.text}\n`);
     }
     return 0;

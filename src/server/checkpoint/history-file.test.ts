@@ -55,17 +55,45 @@ describe('history files', () => {
     assert.equal(statSync(path).size, back.bytes);
   }));
 
-  test('a flipped byte fails the record CRC: the blocks from it on are not trusted', withDir(async (dir) => {
+  test('a flipped byte fails its record\'s CRC: that block is skipped, the blocks after it are read on and the file is left whole', withDir(async (dir) => {
+    const files = new HistoryFiles(dir);
+    await files.sync('s1', { epoch: 1, blocks: [block(0, 10), block(10, 10), block(20, 10), block(30, 10)] });
+    const path = historyFilePath(dir, 's1');
+    const bytes = readFileSync(path);
+    const second = 12 + encodeBlockRecord(block(0, 10)).length;
+    bytes[second + 20] = bytes[second + 20]! ^ 0x10;
+    writeFileSync(path, bytes);
+    const back = await readHistoryFile(dir, 's1', 1000);
+    // Rows 10..19 are gone: the run after the gap is what can be shown as continuing up to the checkpoint's rows.
+    assert.deepEqual(back.blocks.map((x) => x.firstRow), [20, 30]);
+    assert.deepEqual(back.blocks, [block(20, 10), block(30, 10)]);
+    assert.match(back.problem, /damaged record at bytes \d+\.\.\d+ \(skipped\)/);
+    assert.equal(statSync(path).size, bytes.length, 'nothing the disk holds is cut away');
+  }));
+
+  test('a flipped bit in a record\'s length is found past by a scan for the next record that checks out', withDir(async (dir) => {
     const files = new HistoryFiles(dir);
     await files.sync('s1', { epoch: 1, blocks: [block(0, 10), block(10, 10), block(20, 10)] });
     const path = historyFilePath(dir, 's1');
     const bytes = readFileSync(path);
     const second = 12 + encodeBlockRecord(block(0, 10)).length;
-    bytes[second + 20] = bytes[second + 20]! ^ 0xff;
+    bytes[second + 1] = bytes[second + 1]! ^ 0x01; // the length's second byte: the record claims 256 bytes more
     writeFileSync(path, bytes);
     const back = await readHistoryFile(dir, 's1', 1000);
-    assert.deepEqual(back.blocks.map((x) => x.firstRow), [0]);
-    assert.match(back.problem, /damaged record/);
+    assert.deepEqual(back.blocks, [block(20, 10)]);
+    assert.match(back.problem, /damaged record at bytes/);
+  }));
+
+  test('a flipped bit in the file header costs no block', withDir(async (dir) => {
+    const files = new HistoryFiles(dir);
+    await files.sync('s1', { epoch: 1, blocks: [block(0, 10), block(10, 10)] });
+    const path = historyFilePath(dir, 's1');
+    const bytes = readFileSync(path);
+    bytes[3] = bytes[3]! ^ 0x04;
+    writeFileSync(path, bytes);
+    const back = await readHistoryFile(dir, 's1', 1000);
+    assert.deepEqual(back.blocks, [block(0, 10), block(10, 10)]);
+    assert.match(back.problem, /header is damaged/);
   }));
 
   test('another epoch (an erased or replaced history) or a gap rewrites the file instead of appending', withDir(async (dir) => {

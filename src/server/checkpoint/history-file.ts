@@ -10,10 +10,12 @@
 //              u32 × rows (where each row starts in data)  data  links (JSON: [{id?, uri}])
 //
 // Appends are not atomic: a crash can leave a torn last record. A reader
-// stops at the first record that is short or fails its CRC and truncates the
-// file there, and the checkpoint says which rows it needs (it is written only
-// after the blocks it counts are synced), so a torn tail is never a row a
-// checkpoint relied on. The file is rewritten (temp file + rename) when the
+// skips a record that is short or fails its CRC and reads on from the next
+// one that checks out (a flipped bit costs one block, not the blocks after
+// it); with none after it, the file is truncated there. The checkpoint says
+// which rows it needs (it is written only after the blocks it counts are
+// synced), so a torn tail is never a row a checkpoint relied on; rows a
+// damaged record held are the reader's caller's to count as lost. The file is rewritten (temp file + rename) when the
 // history was erased, when blocks went missing in between (checkpoints were
 // off), or when blocks dropped from memory take more room than the rest.
 import { crc32 } from 'node:zlib';
@@ -101,19 +103,59 @@ function decodeBlock(payload: Buffer): StoredBlock | null {
 }
 
 export interface HistoryFileContents {
-  /** Whole blocks, in order, ending at or before the row asked for. */
+  /**
+   * Whole blocks, in order, ending at or before the row asked for: the run
+   * after the last gap (a damaged record, or blocks that do not continue).
+   */
   blocks: StoredBlock[];
-  /** Bytes of the file those blocks take (header included): the file is cut there. */
+  /** Bytes of the file up to the end of those blocks (header included): the file is cut there. */
   bytes: number;
-  /** Why reading stopped early, for the log ('' when the file was whole). */
+  /** What was wrong with the file, for the log ('' when it was whole). */
   problem: string;
+}
+
+/** A record that checks out, and the bytes it takes (header included); null for damage. */
+function recordAt(file: Buffer, at: number): { block: StoredBlock; bytes: number } | null {
+  if (file.length - at < RECORD_HEADER_BYTES) return null;
+  const length = file.readUInt32LE(at);
+  if (length < BLOCK_FIXED_BYTES || length > MAX_RECORD_BYTES || file.length - at - RECORD_HEADER_BYTES < length) return null;
+  const payload = file.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
+  // The cheap checks first: a scan for the next record tries every offset of a damaged stretch.
+  if (payload[0] !== KIND_BLOCK) return null;
+  const rows = payload.readUInt32LE(9);
+  if (BLOCK_FIXED_BYTES + rows * 4 + payload.readUInt32LE(13) + payload.readUInt32LE(17) !== length) return null;
+  if (crc32(payload) !== file.readUInt32LE(at + 4)) return null;
+  const block = decodeBlock(payload);
+  return block === null ? null : { block, bytes: RECORD_HEADER_BYTES + length };
+}
+
+/**
+ * Where the first record that checks out starts, at or after `from` (trying
+ * `likely` first: where a damaged record's own length says the next one
+ * is), or -1. A flipped bit costs the block it hit, not every block after it.
+ */
+function nextRecordAt(file: Buffer, from: number, likely: number): number {
+  if (likely > from && recordAt(file, likely) !== null) return likely;
+  for (let at = from; at + RECORD_HEADER_BYTES + BLOCK_FIXED_BYTES <= file.length; at++) {
+    if (recordAt(file, at) !== null) return at;
+  }
+  return -1;
+}
+
+/** Where a damaged record's length field says it ends (0 when it cannot say). */
+function claimedEnd(file: Buffer, at: number): number {
+  if (file.length - at < RECORD_HEADER_BYTES) return 0;
+  const end = at + RECORD_HEADER_BYTES + file.readUInt32LE(at);
+  return end <= file.length ? end : 0;
 }
 
 /**
  * Reads `<id>.hist` up to the blocks that end at or before `endRow` (what a
  * checkpoint covers), and cuts the file after them: later blocks are rows
  * the replay after the checkpoint will archive again, and a torn tail is
- * dropped. A missing file is an empty history.
+ * dropped. A damaged record is skipped (the blocks after it are read on;
+ * the gap it leaves is the caller's to count), so one flipped bit costs one
+ * block. A missing file is an empty history.
  */
 export async function readHistoryFile(dir: string, sessionId: string, endRow: number, options: { fs?: CheckpointFs } = {}): Promise<HistoryFileContents> {
   const fs = options.fs ?? nodeFs;
@@ -125,48 +167,53 @@ export async function readHistoryFile(dir: string, sessionId: string, endRow: nu
     if ((err as { code?: string }).code === 'ENOENT') return { blocks: [], bytes: 0, problem: '' };
     return { blocks: [], bytes: 0, problem: `cannot read ${path}: ${(err as Error).message}` };
   }
-  if (file.length < FILE_HEADER_BYTES || !file.subarray(0, 8).equals(MAGIC) || file.readUInt16LE(8) !== VERSION) {
+  const problems: string[] = [];
+  const headerWhole = file.length >= FILE_HEADER_BYTES && file.subarray(0, 8).equals(MAGIC);
+  if (headerWhole && file.readUInt16LE(8) !== VERSION) {
+    // A newer tend's file: left as it is, for that tend.
+    return { blocks: [], bytes: 0, problem: `${path} is a tend history file of version ${file.readUInt16LE(8)}; this tend reads version ${VERSION}` };
+  }
+  if (!headerWhole && nextRecordAt(file, FILE_HEADER_BYTES, 0) < 0) {
     return { blocks: [], bytes: 0, problem: `${path} is not a tend history file of version ${VERSION}` };
   }
+  if (!headerWhole) problems.push('its header is damaged');
   const blocks: StoredBlock[] = [];
   let at = FILE_HEADER_BYTES;
-  let problem = '';
+  let keptEnd = at;
   while (at < file.length) {
-    if (file.length - at < RECORD_HEADER_BYTES) {
-      problem = `${path}: torn record at byte ${at}`;
-      break;
+    const record = recordAt(file, at);
+    if (record === null) {
+      const next = nextRecordAt(file, at + 1, claimedEnd(file, at));
+      if (next < 0) {
+        problems.push(`torn or damaged record at byte ${at} (cut off with what follows)`);
+        break;
+      }
+      problems.push(`damaged record at bytes ${at}..${next} (skipped)`);
+      at = next;
+      continue;
     }
-    const length = file.readUInt32LE(at);
-    const sum = file.readUInt32LE(at + 4);
-    if (length > MAX_RECORD_BYTES || file.length - at - RECORD_HEADER_BYTES < length) {
-      problem = `${path}: torn or damaged record at byte ${at}`;
-      break;
-    }
-    const payload = file.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
-    const block = crc32(payload) === sum ? decodeBlock(payload) : null;
-    if (block === null) {
-      problem = `${path}: damaged record at byte ${at}`;
-      break;
-    }
-    const previous = blocks[blocks.length - 1];
+    const { block, bytes } = record;
     if (block.firstRow + block.rows > endRow) break;
+    const previous = blocks[blocks.length - 1];
     if (previous !== undefined && block.firstRow !== previous.firstRow + previous.rows) {
-      // A rewrite or a drop left a gap: the older rows cannot be shown as continuing into these.
+      // A rewrite, a drop or a damaged record left a gap: the older rows cannot be shown as continuing into these.
       blocks.length = 0;
     }
     blocks.push(block);
-    at += RECORD_HEADER_BYTES + length;
+    at += bytes;
+    keptEnd = at;
   }
-  if (at < file.length) {
+  // A damaged file is written whole again by the next checkpoint (the writer does not adopt it).
+  if (keptEnd < file.length) {
     const handle = await fs.open(path, 'r+');
     try {
-      await handle.truncate(at);
+      await handle.truncate(keptEnd);
       await handle.sync();
     } finally {
       await handle.close();
     }
   }
-  return { blocks, bytes: at, problem };
+  return { blocks, bytes: keptEnd, problem: problems.length === 0 ? '' : `${path}: ${problems.join('; ')}` };
 }
 
 /** What a checkpoint hands the writer: the history's sealed blocks at the cut. */

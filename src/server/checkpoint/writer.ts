@@ -22,6 +22,8 @@ import { HistoryFiles, readHistoryFile, type HistoryFileContents, type HistorySo
 export type CheckpointJob = CheckpointInput & { history?: HistorySource };
 
 export const RETRY_INTERVAL_MS = 60_000;
+/** An epoch no history has (theirs count up from 1): a file adopted with it is rewritten at the next sync. */
+const DAMAGED_FILE_EPOCH = -1;
 // The probe writes as much as the largest checkpoint so far (within bounds),
 // so a disk with a few kilobytes free does not pass for a working one.
 const PROBE_MIN_BYTES = 64 * 1024;
@@ -179,7 +181,9 @@ export class CheckpointWriter extends EventEmitter<CheckpointWriterEvents> imple
    */
   adoptHistory(sessionId: string, epoch: number, contents: HistoryFileContents): void {
     const last = contents.blocks[contents.blocks.length - 1];
-    if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
+    // A damaged file is not appended to: the next checkpoint writes it whole, so its damage is read (and reported) once.
+    const fileEpoch = contents.problem === '' ? epoch : DAMAGED_FILE_EPOCH;
+    if (contents.bytes > 0) this.historyFiles.adopt(sessionId, { epoch: fileEpoch, endRow: last === undefined ? 0 : last.firstRow + last.rows, bytes: contents.bytes });
   }
 
   /**

@@ -23,6 +23,8 @@
 // Opening never harms a file: one that is not a tend store (NOT_TEND_DB), is
 // damaged (CORRUPT), or was written by a newer tend (TOO_NEW) is refused with
 // a message naming the file and the remedy, and left byte for byte as it was.
+// Damage SQLite cannot see (a flipped byte inside a row's JSON) costs only that
+// field: the record reads with it empty and names it in `damaged`.
 // A directory or file this user may not write opens read-only when a store
 // exists (READ_ONLY when there is none). Every error is a StoreError with a
 // stable `.code` (see store-error.ts).

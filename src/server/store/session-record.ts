@@ -1,5 +1,4 @@
 // A session as the store keeps it, and the mapping to and from its row.
-import { StoreError } from './store-error.js';
 import { exitStatusOf } from '../../protocol/exit-status.js';
 
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'disposed';
@@ -27,6 +26,11 @@ export interface SessionRecord {
   childPid: number | null;
   /** The holder's generation, hex; null until its holder reported one. */
   generation: string | null;
+  /**
+   * Fields of the stored row that no longer read back (a damaged store), as
+   * words for a message ('command', 'environment'); they read as empty here.
+   */
+  damaged?: string[];
 }
 
 export interface NewSession {
@@ -92,24 +96,36 @@ export interface SessionRow {
 }
 
 // SQLite checks its pages, not our JSON: a flipped byte inside a row's text
-// passes quick_check, so a row that no longer parses is reported as damage.
-function parseJson<T>(text: string, what: string, file: string): T {
+// passes quick_check. A field that no longer parses is damage to that field
+// alone: the session is still its holder, its checkpoint and its history, so
+// it reads as empty (the command is shown, the environment only given to a
+// revived shell) and is named in `damaged`, and the rest of the store is
+// served; refusing the store would keep every session from its owner.
+function parseJson<T>(text: string, isValid: (value: unknown) => boolean, fallback: T, what: string, damaged: string[]): T {
   try {
-    return JSON.parse(text) as T;
+    const value: unknown = JSON.parse(text);
+    if (isValid(value)) return value as T;
   } catch {
-    throw new StoreError('CORRUPT', `${file} is damaged: the ${what} no longer reads as JSON. Restore the file from a backup, or dispose that session.`);
+    /* damaged: below */
   }
+  damaged.push(what);
+  return fallback;
 }
 
-export function recordFromRow(row: SessionRow, file: string): SessionRecord {
+const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isStringRecord = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+
+export function recordFromRow(row: SessionRow): SessionRecord {
   // Records from before signal deaths were stored as code null kept the holder's −1.
   const exit = exitStatusOf(row.exit_code, row.exit_signal);
+  const damaged: string[] = [];
   return {
     id: row.id,
     name: row.name,
-    argv: parseJson<string[]>(row.argv, `command of session ${row.id}`, file),
+    argv: parseJson<string[]>(row.argv, isStringArray, [], 'command', damaged),
     cwd: row.cwd,
-    env: parseJson<Record<string, string>>(row.env, `environment of session ${row.id}`, file),
+    env: parseJson<Record<string, string>>(row.env, isStringRecord, {}, 'environment', damaged),
     cols: row.cols,
     rows: row.rows,
     title: row.title,
@@ -123,5 +139,6 @@ export function recordFromRow(row: SessionRow, file: string): SessionRecord {
     holderPid: row.holder_pid,
     childPid: row.child_pid,
     generation: row.generation,
+    ...(damaged.length > 0 ? { damaged } : {}),
   };
 }

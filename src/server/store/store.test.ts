@@ -205,15 +205,41 @@ describe('Store', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.deepEqual([again.getSession('k2')!.exitCode, again.getSession('k2')!.exitSignal], [3, null]);
   });
 
-  test('reports a row whose JSON was damaged as CORRUPT, naming the session', () => {
+  test('a row whose JSON was damaged reads with that field empty and named as damaged; the other sessions read as ever', () => {
     const dir = tempDir();
     const store = open(dir);
     store.createSession(spec('a1'));
+    store.createSession(spec('a2'));
     store.dispose();
     const raw = new Database(join(dir, 'tend.db'));
     raw.prepare(`UPDATE sessions SET env = '{"TERM": "xt' WHERE id = 'a1'`).run();
+    raw.prepare(`UPDATE sessions SET argv = '{"not": "a list"}' WHERE id = 'a2'`).run();
     raw.close();
     const again = open(dir);
-    assert.throws(() => again.getSession('a1'), { code: 'CORRUPT', message: /environment of session a1/ });
+    const [a1, a2] = again.listSessions();
+    assert.deepEqual(a1!.env, {});
+    assert.deepEqual(a1!.damaged, ['environment']);
+    assert.deepEqual(a1!.argv, spec('a1').argv, 'the fields that read back are kept');
+    assert.deepEqual(a2!.argv, []);
+    assert.deepEqual(a2!.damaged, ['command']);
+    assert.equal(again.getSession('a1')!.damaged?.length, 1);
+    assert.deepEqual(again.liveSessionIds().sort(), ['a1', 'a2']);
+    again.dispose();
+  });
+
+  test('collectOrphanRows removes size-journal rows of disposed and unknown sessions and await rows of unknown ones', () => {
+    const dir = tempDir();
+    const store = open(dir);
+    store.createSession(spec('live'));
+    store.createSession(spec('gone'));
+    store.markDisposed('gone');
+    for (const id of ['live', 'gone', 'never']) store.sizes.record({ sessionId: id, generation: 'ab', offset: 0, cols: 80, rows: 24 });
+    const awaits = store.database.prepare("INSERT INTO awaits (id, session_id, typed_line, after_number, created_at) VALUES (?, ?, 'x', 0, 0)");
+    awaits.run('w1', 'gone');
+    awaits.run('w2', 'never');
+    assert.deepEqual(store.collectOrphanRows(), { sizeRows: 2, awaitRows: 1 });
+    assert.equal(store.sizes.entries('live', 'ab').length, 1);
+    assert.deepEqual(store.database.prepare('SELECT id FROM awaits').all(), [{ id: 'w1' }]);
+    store.dispose();
   });
 });

@@ -38,6 +38,7 @@ function prepareStatements(db: Database.Database) {
     get: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
     listLive: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE status != 'disposed' ORDER BY seq`),
     listAll: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions ORDER BY seq`),
+    liveIds: db.prepare(`SELECT id FROM sessions WHERE status != 'disposed'`),
     findByName: db.prepare(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE name = ? AND status != 'disposed' AND name IS NOT NULL`,
     ),
@@ -140,19 +141,24 @@ export class Store implements Disposable {
 
   getSession(id: string): SessionRecord | undefined {
     const row = this.sql.get.get(id) as SessionRow | undefined;
-    return row ? recordFromRow(row, this.file) : undefined;
+    return row ? recordFromRow(row) : undefined;
   }
 
   /** Sessions in creation order (the order `tend ls` numbers, from 1); disposed ones only when asked. */
   listSessions(options: { includeDisposed?: boolean } = {}): SessionRecord[] {
     const stmt = options.includeDisposed ? this.sql.listAll : this.sql.listLive;
-    return (stmt.all() as SessionRow[]).map((row) => recordFromRow(row, this.file));
+    return (stmt.all() as SessionRow[]).map((row) => recordFromRow(row));
+  }
+
+  /** Ids of the sessions not disposed, whether or not the rest of their rows still read back. */
+  liveSessionIds(): string[] {
+    return (this.sql.liveIds.all() as Array<{ id: string }>).map((r) => r.id);
   }
 
   /** The live (not disposed) session of that name. */
   findByName(name: string): SessionRecord | undefined {
     const row = this.sql.findByName.get(name) as SessionRow | undefined;
-    return row ? recordFromRow(row, this.file) : undefined;
+    return row ? recordFromRow(row) : undefined;
   }
 
   updateSession(id: string, patch: SessionPatch): void {

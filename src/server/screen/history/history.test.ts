@@ -102,7 +102,7 @@ describe('history: rows that leave the live buffer', { timeout: 120_000 }, () =>
       assert.equal(screen.text({ scrollbackRows: 60_000, ansi: true }), screenText(refRows, ref.buffer.normal.getNullCell(), { ansi: true }));
       const read = await screen.textAsync({ scrollbackRows: 60_000 });
       assert.equal(read.text, text);
-      assert.deepEqual(read.scrollback, { shown: screen.history.rowCount + 100, available: screen.history.rowCount + 100, dropped: 0 });
+      assert.deepEqual(read.scrollback, { shown: screen.history.rowCount + 100, available: screen.history.rowCount + 100, dropped: 0, lost: 0 });
     } finally {
       screen.dispose();
       refScreen.dispose();

@@ -52,6 +52,8 @@ export interface HistoryState {
   firstRow: number;
   endRow: number;
   droppedRows: number;
+  /** Of droppedRows, those lost because the history file lacked them (damaged, cut short); absent in older checkpoints. */
+  lostRows?: number;
 }
 
 export interface HistoryCheckpoint {
@@ -108,6 +110,7 @@ export class History implements BudgetMember {
   private _firstRow = 0;
   private _endRow = 0;
   private _droppedRows = 0;
+  private _lostRows = 0;
   private sealedBytes = 0;
   /**
    * Unique to this history and changed by erase(): a history file written
@@ -143,6 +146,10 @@ export class History implements BudgetMember {
    */
   get droppedRows(): number {
     return this._droppedRows;
+  }
+  /** Of droppedRows, those a restore did not find in the history file (damaged or cut short). */
+  get lostRows(): number {
+    return this._lostRows;
   }
   get epoch(): number {
     return this._epoch;
@@ -228,14 +235,14 @@ export class History implements BudgetMember {
     return {
       epoch: this._epoch,
       blocks: [...this.blocks],
-      state: { firstRow: this._firstRow, endRow: this._endRow, droppedRows: this._droppedRows },
+      state: { firstRow: this._firstRow, endRow: this._endRow, droppedRows: this._droppedRows, lostRows: this._lostRows },
     };
   }
 
   /**
    * Takes back blocks read from a history file (recovery), in order, before
    * any row is appended; `state` is what the checkpoint recorded. Rows the
-   * blocks do not reach back to count as dropped.
+   * blocks do not reach back to count as dropped, and as lost.
    */
   restore(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): void {
     const blocks = continuousTo(stored, state).map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
@@ -243,7 +250,9 @@ export class History implements BudgetMember {
     this.sealedBytes = blocks.reduce((sum, b) => sum + blockBytes(b), 0);
     this._firstRow = blocks[0]?.firstRow ?? state.endRow;
     this._endRow = state.endRow;
-    this._droppedRows = state.droppedRows + Math.max(0, this._firstRow - state.firstRow);
+    const lost = rowsMissing(stored, state);
+    this._droppedRows = state.droppedRows + lost;
+    this._lostRows = (state.lostRows ?? 0) + lost;
     this.open = this.newOpen();
     this.cache = null;
     this.budget?.charge(this, this.sealedBytes);
@@ -263,6 +272,7 @@ export class History implements BudgetMember {
     this.open = this.newOpen();
     this._firstRow = this._endRow;
     this._droppedRows = 0;
+    this._lostRows = 0;
     this._epoch = nextEpoch();
     this.cache = null;
     this.budget?.charge(this, -before);
@@ -297,7 +307,10 @@ export class History implements BudgetMember {
     const freed = blockBytes(block);
     this.sealedBytes -= freed;
     if (reason === 'budget') this._droppedRows += block.rows;
-    else this._droppedRows = 0;
+    else {
+      this._droppedRows = 0;
+      this._lostRows = 0;
+    }
     this._firstRow = this.blocks[0]?.firstRow ?? this.open.firstRow;
     if (this.cache?.serial === block.serial) this.cache = null;
     return freed;
@@ -420,6 +433,17 @@ function continuousTo<B extends Omit<HistoryBlock, 'serial'>>(stored: readonly B
     end = block.firstRow;
   }
   return stored.slice(start);
+}
+
+/**
+ * Rows a checkpoint counted as held (from state.firstRow up) that `stored`
+ * cannot give back as one run ending at state.endRow: what a damaged or cut
+ * history file lost.
+ */
+export function rowsMissing(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): number {
+  const run = continuousTo(stored, state);
+  const firstRow = run[0]?.firstRow ?? state.endRow;
+  return Math.max(0, firstRow - state.firstRow);
 }
 
 let epochs = 0;

@@ -164,8 +164,29 @@ describe('History.restore', () => {
     restored.restore(cp.blocks.slice(0, -1), cp.state);
     assert.equal(restored.endRow, 600, 'numbers go on where the checkpoint left them');
     assert.equal(restored.rowCount + restored.droppedRows, 600, 'every row is held or counted as dropped');
+    assert.equal(restored.lostRows, restored.droppedRows, 'counted as lost from the file, not as dropped by a budget');
     for (let r = restored.firstRow; r < restored.endRow; r++) assert.ok(restored.row(r) !== undefined, `row ${r} is held`);
     source.dispose();
     restored.dispose();
+  });
+
+  test('a block missing in the middle (a damaged record): the rows after it are kept, it and the rows below count as lost, and the count survives the next checkpoint', () => {
+    const source = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
+    for (let i = 0; i < 1000; i++) source.append([line(`row ${i}`)], () => undefined);
+    const cp = source.checkpoint();
+    assert.ok(cp.blocks.length >= 4);
+    const missing = cp.blocks[1]!;
+    const restored = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
+    restored.restore(cp.blocks.filter((b) => b !== missing), cp.state);
+    assert.equal(restored.firstRow, missing.firstRow + missing.rows, 'the run after the hole is held');
+    assert.equal(restored.lostRows, missing.firstRow + missing.rows);
+    assert.equal(restored.droppedRows, restored.lostRows);
+    for (let r = restored.firstRow; r < 1000; r++) assert.deepEqual(restored.row(r), source.row(r), `row ${r} as it was`);
+    const again = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
+    const next = restored.checkpoint();
+    again.restore(next.blocks, next.state);
+    assert.equal(again.lostRows, restored.lostRows, 'a second restore still knows the rows were lost');
+    assert.equal(again.droppedRows, restored.droppedRows);
+    for (const h of [source, restored, again]) h.dispose();
   });
 });

@@ -19,8 +19,10 @@ export interface ScrollbackShown {
   shown: number;
   /** Rows of scrollback there are, live and history. */
   available: number;
-  /** Rows dropped by a memory budget beyond the oldest held, when the request reached past it; else 0. */
+  /** Rows no longer held beyond the oldest held (a memory budget dropped them, or a damaged history file lost them), when the request reached past it; else 0. */
   dropped: number;
+  /** Of `dropped`, the rows a damaged or cut-short history file lost (the rest a budget dropped). */
+  lost: number;
 }
 
 export class ScreenRows {
@@ -101,16 +103,17 @@ export class ScreenRows {
 
   /**
    * How `wanted` rows of scrollback above the active screen come out: rows
-   * shown, rows there are (live and history), and rows a memory budget
-   * dropped past the oldest one held (counted only when the request reaches
-   * past it: then what is shown is not all the program wrote).
+   * shown, rows there are (live and history), and rows no longer held past
+   * the oldest one held (dropped by a memory budget or lost from a damaged
+   * history file; counted only when the request reaches past it: then what
+   * is shown is not all the program wrote).
    */
   scrollbackShown(wanted: number): ScrollbackShown {
     const buffer = this.terminal.buffer.active;
     const available = buffer.baseY + (buffer.type === 'normal' ? this.history.rowCount : 0);
     const shown = Math.min(wanted, available);
-    const dropped = buffer.type === 'normal' && wanted > available ? this.history.droppedRows : 0;
-    return { shown, available, dropped };
+    const beyond = buffer.type === 'normal' && wanted > available;
+    return { shown, available, dropped: beyond ? this.history.droppedRows : 0, lost: beyond ? this.history.lostRows : 0 };
   }
 
   /** Which rows older than row `before` (at most `count`) there are, and whether they reach the oldest held. */
