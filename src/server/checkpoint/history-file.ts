@@ -119,11 +119,12 @@ function recordAt(file: Buffer, at: number): { block: StoredBlock; bytes: number
   if (file.length - at < RECORD_HEADER_BYTES) return null;
   const length = file.readUInt32LE(at);
   if (length < BLOCK_FIXED_BYTES || length > MAX_RECORD_BYTES || file.length - at - RECORD_HEADER_BYTES < length) return null;
-  const payload = file.subarray(at + RECORD_HEADER_BYTES, at + RECORD_HEADER_BYTES + length);
-  // The cheap checks first: a scan for the next record tries every offset of a damaged stretch.
-  if (payload[0] !== KIND_BLOCK) return null;
-  const rows = payload.readUInt32LE(9);
-  if (BLOCK_FIXED_BYTES + rows * 4 + payload.readUInt32LE(13) + payload.readUInt32LE(17) !== length) return null;
+  // The cheap checks first, on the file itself: a scan for the next record tries every offset of a damaged stretch.
+  const fixed = at + RECORD_HEADER_BYTES;
+  if (file[fixed] !== KIND_BLOCK) return null;
+  const rows = file.readUInt32LE(fixed + 9);
+  if (BLOCK_FIXED_BYTES + rows * 4 + file.readUInt32LE(fixed + 13) + file.readUInt32LE(fixed + 17) !== length) return null;
+  const payload = file.subarray(fixed, fixed + length);
   if (crc32(payload) !== file.readUInt32LE(at + 4)) return null;
   const block = decodeBlock(payload);
   return block === null ? null : { block, bytes: RECORD_HEADER_BYTES + length };
