@@ -56,6 +56,14 @@ describe('the fuzzer', () => {
     assert.equal(findings.length, 1);
     assert.deepEqual([...findings[0]!.input.subarray(0, 5)], [0x54, 0x45, 0x4e, 0x44, 0x21]);
   });
+
+  test('an input that grows the process past its resident limit outside the heap (buffers) is reported', async () => {
+    const findings: Finding[] = [];
+    const outcome = await runTarget(plantedRun('plantedBuffers', { rssMb: 768 }, findings));
+    assert.match(outcome.stoppedBy ?? '', /memory/);
+    assert.equal(findings.length, 1);
+    assert.deepEqual([...findings[0]!.input.subarray(0, 5)], [0x54, 0x45, 0x4e, 0x44, 0x21]);
+  });
 });
 
 describe('instrumentation', () => {

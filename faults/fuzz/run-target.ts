@@ -1,6 +1,7 @@
 // Runs one fuzz target in a worker thread and watches it: an input that runs
-// longer than the hang limit, or a heap past its limit, ends the worker, and
-// the input it was running (read from shared memory) is the finding.
+// longer than the hang limit, a heap past its limit or a process grown past
+// its resident limit ends the worker, and the input it was running (read from
+// shared memory) is the finding.
 import { Worker } from 'node:worker_threads';
 import { CurrentInput } from './current-input.js';
 import type { Finding, Progress } from './fuzz-loop.js';
@@ -10,6 +11,11 @@ import type { WorkerInput, WorkerMessage } from './fuzz-worker.js';
 export const DEFAULT_HANG_MS = 10_000;
 /** The worker's heap; inputs are a few KiB, so a parser that needs more is running away. */
 export const DEFAULT_HEAP_MB = 1024;
+/**
+ * The whole process's resident memory, as libFuzzer's -rss_limit_mb: catches
+ * what the heap limit cannot see (array buffers live outside the V8 heap).
+ */
+export const DEFAULT_RSS_MB = 2048;
 const WATCH_EVERY_MS = 250;
 
 export interface TargetRun {
@@ -23,6 +29,7 @@ export interface TargetRun {
   randomSeed: number;
   hangMs?: number;
   heapMb?: number;
+  rssMb?: number;
   onFinding(finding: Finding): void;
   onProgress?(progress: Progress): void;
   onReady?(edges: number, tokens: number): void;
@@ -48,6 +55,7 @@ export function runTarget(run: TargetRun): Promise<TargetOutcome> {
     current: current.buffer,
   };
   const hangMs = run.hangMs ?? DEFAULT_HANG_MS;
+  const rssBytes = (run.rssMb ?? DEFAULT_RSS_MB) * 1024 * 1024;
   const worker = new Worker(new URL('./fuzz-worker.js', import.meta.url), {
     workerData,
     resourceLimits: { maxOldGenerationSizeMb: run.heapMb ?? DEFAULT_HEAP_MB },
@@ -85,7 +93,9 @@ export function runTarget(run: TargetRun): Promise<TargetOutcome> {
               since = Date.now();
             } else if (Date.now() - since > hangMs) {
               stopWith('hang', `hang: one input ran for more than ${hangMs / 1000} s`);
+              return;
             }
+            if (process.memoryUsage.rss() > rssBytes) stopWith('rss', `memory: the process grew past ${run.rssMb ?? DEFAULT_RSS_MB} MiB resident`);
           }, WATCH_EVERY_MS);
           break;
         }
