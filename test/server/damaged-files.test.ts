@@ -189,9 +189,13 @@ test('a flipped bit in the store that breaks one session\'s command: every sessi
     // The store is closed (its journal folded into the file): flip a bit of the first session's command.
     const path = join(t.home, 'tend.db');
     const file = readFileSync(path);
-    const at = file.indexOf('["sh","-c","stty');
-    assert.ok(at > 0, 'the command is in the file');
-    file[at]! ^= 0x04; // '[' becomes '_': no longer JSON
+    // The row may be in the file more than once (an updated row leaves its old copy in the page's
+    // free space): the same bit of each, so the live copy is hit.
+    let flipped = 0;
+    for (let at = file.indexOf('["sh","-c","stty'); at >= 0; at = file.indexOf('["sh","-c","stty', at + 1), flipped++) {
+      file[at]! ^= 0x04; // '[' becomes '_': no longer JSON
+    }
+    assert.ok(flipped > 0, 'the command is in the file');
     writeFileSync(path, file);
     assert.equal((await t.cli(['server', 'start'])).code, 0);
     const listed = JSON.parse((await t.cli(['ls', '--json'])).stdout) as Array<{ id: string; status: string; argv: string[] }>;
