@@ -26,7 +26,13 @@ function colorParams(word: number, base: 30 | 40 | 58): string {
   return '';
 }
 
-/** `CSI 0;…m` reproducing every attribute xterm keeps for a cell (links are separate: OSC 8). */
+/**
+ * `CSI 0;…m` reproducing every attribute xterm keeps for a cell (links are
+ * separate: OSC 8). A style record with the underline flag off is written
+ * as an underline: xterm draws such a cell underlined (its isUnderline()
+ * reads the record), and nothing reads a cell's flag apart. Only the pen's
+ * flag matters later (pen-state.ts).
+ */
 export function sgrOf(attrs: RawAttrs): string {
   const { fg, bg } = attrs;
   let p = '0';
@@ -45,6 +51,27 @@ export function sgrOf(attrs: RawAttrs): string {
   p += colorParams(fg, 30);
   p += colorParams(bg, 40);
   if (attrs.underlineColor !== 0) p += colorParams(attrs.underlineColor, 58);
+  return `${ESC}[${p}m`;
+}
+
+/**
+ * SGR setting every flag and colour of `attrs` except the underline, and
+ * leaving the underline flag, its style, colour and the link as they are
+ * (no SGR 0, 4, 21, 24, 58 or 59): each flag off, then the wanted ones on.
+ */
+export function sgrKeepingUnderline(attrs: RawAttrs): string {
+  const { fg, bg } = attrs;
+  let p = '22;23;25;27;28;29;39;49;55';
+  if (fg & FG_BOLD) p += ';1';
+  if (bg & BG_DIM) p += ';2';
+  if (bg & BG_ITALIC) p += ';3';
+  if (fg & FG_BLINK) p += ';5';
+  if (fg & FG_INVERSE) p += ';7';
+  if (fg & FG_INVISIBLE) p += ';8';
+  if (fg & FG_STRIKETHROUGH) p += ';9';
+  if (bg & BG_OVERLINE) p += ';53';
+  p += colorParams(fg, 30);
+  p += colorParams(bg, 40);
   return `${ESC}[${p}m`;
 }
 

@@ -2,7 +2,8 @@
 // emoji, combining marks, SGR (every flag, 16/256/RGB colours, underline
 // styles and colour, links), cursor moves, erases, inserts/deletes, tabs,
 // wraps at the margin, scrolling with regions, saved cursors, charsets,
-// modes and the alternate screen. Deterministic per seed.
+// modes and the alternate screen; saves in the pending-wrap column and pens
+// whose underline style outlives its flag. Deterministic per seed.
 
 /** mulberry32: small, fast, good enough to pick test bytes. */
 export function seededRandom(seed: number): () => number {
@@ -34,14 +35,21 @@ export function randomStream(random: () => number, steps: number, cols: number, 
     } else if (r < 0.5) out += `\x1b[${pick(SGR)}m`;
     else if (r < 0.6) out += pick([`\x1b[${n(rows)};${n(cols)}H`, `\x1b[${n(cols)}G`, `\x1b[${n(5)}A`, `\x1b[${n(5)}B`, `\x1b[${n(9)}C`, `\x1b[${n(9)}D`, '\r', '\n', '\r\n', '\b', '\t', `\x1b[${cols}G`]);
     else if (r < 0.7) out += pick([`\x1b[${n(9)}X`, '\x1b[K', '\x1b[1K', '\x1b[2K', '\x1b[J', '\x1b[1J', `\x1b[${n(3)}@`, `\x1b[${n(3)}P`, `\x1b[${n(2)}L`, `\x1b[${n(2)}M`, `\x1b[${n(2)}S`, `\x1b[${n(2)}T`, '\x1bM', '\x1bD']);
-    else if (r < 0.75) out += random() < 0.5 ? pick(['\x1b7', '\x1b[s']) : random() < 0.3 ? pick(['\x1b8', '\x1b[u']) : '\x1b[4G';
+    else if (r < 0.75) {
+      // Saves and restores, also: a save in the pending-wrap column, and save, reset, restore (which
+      // brings back a pen whose underline comes from its style record alone only if its flag was off).
+      out += random() < 0.5 ? pick(['\x1b7', '\x1b[s', `\x1b[${cols}Gz\x1b7`]) : random() < 0.3 ? pick(['\x1b8', '\x1b[u', '\x1b7\x1b[0m\x1b8']) : '\x1b[4G';
+    }
     else if (r < 0.8) {
       const top = n(rows - 1);
       out += pick([`\x1b[${top};${top + n(rows - top)}r`, '\x1b[r']);
     } else if (r < 0.84) out += pick(['\x1bH', '\x1b[g', '\x1b[3g', '\x1b(0', '\x1b(B', '\x1b)0', '\x0e', '\x0f', '\x1b*A', '\x1bn']);
     else if (r < 0.88) out += pick(['\x1b[?25l', '\x1b[?25h', '\x1b[3 q', '\x1b[0 q', '\x1b[?7l', '\x1b[?7h', '\x1b[4h', '\x1b[4l', '\x1b[?6h', '\x1b[?6l', '\x1b[?1h', '\x1b[?2004h', '\x1b[?1000h', '\x1b[?1006h', '\x1b[?45h']);
     else if (r < 0.91) out += pick(['\x1b[?1049h', '\x1b[?1049l', '\x1b[?47h', '\x1b[?47l', '\x1b[?1047h', '\x1b[?1047l']);
-    else if (r < 0.94) out += pick(['\x1b]8;;https://e.x/a\x1b\\', '\x1b]8;id=k;https://e.x/b\x1b\\', '\x1b]8;;\x1b\\']);
+    else if (r < 0.94) {
+      // The last: a curly underline a DECRC takes back the flag of, and a link shows again without it.
+      out += pick(['\x1b]8;;https://e.x/a\x1b\\', '\x1b]8;id=k;https://e.x/b\x1b\\', '\x1b]8;;\x1b\\', '\x1b[4:3m\x1b8\x1b]8;;https://e.x/c\x1b\\']);
+    }
     else if (r < 0.96) out += `\x1b]2;t${n(99)}\x07`;
     else out += `${'y'.repeat(cols - 1)}${pick(TEXT)}${pick(TEXT)}`;
   }

@@ -43,7 +43,15 @@
 //   column, when the terminal cannot make it the way xterm did (it did not
 //   come from a wide character crossing the margin), comes back as a space
 //   with those attributes: same look, `getChars()` is ' ' instead of ''. The
-//   same holds for the cursor standing past a blank last column.
+//   same holds for the cursor standing past a blank last column of the
+//   alternate screen (on the normal screen it is re-entered from a visit to
+//   the alternate one, which leaves the cells alone).
+// * The pen and the saved cursors are rebuilt as xterm keeps them, the
+//   underline flag apart from the style record (pen-state.ts), except for a
+//   pen only a DECRC makes that no DECRC the snapshot can order gives (its
+//   flag differs from the saved cursor's, or the cursor stands past the
+//   alternate screen's last column): that one is written as SGR makes it,
+//   which looks the same until a later DECSC, SGR 0, DECRC.
 // * The icon name (OSC 1) and the title stack (CSI 22/23 t) are not kept.
 // * A viewer must use the same Unicode width tables as the server (xterm's
 //   default, Unicode 6) or wide characters land elsewhere.

@@ -8,8 +8,10 @@ const SIZES: [number, number][] = [[10, 5], [20, 6], [13, 4], [80, 24]];
 // Known: a few streams still differ (styled blanks at the last column of soft-wrapped rows and
 // similar corners, listed in screen.ts). This bound keeps regressions visible while they are fixed.
 const MAX_FAILING_SHARE = 0.05;
-// Streams that leave xterm in a state no bytes can rebuild (unrestorableState) are counted apart.
-const MAX_UNRESTORABLE_SHARE = 0.3;
+// Streams that leave xterm in a state the snapshot does not rebuild (unrestorableState: a pen that
+// only DECRCs no stream can order make, a cell pointing at a forgotten link) are counted apart:
+// 1–2 of 300 (before pens made by DECRC were rebuilt, 48).
+const MAX_UNRESTORABLE_SHARE = 0.02;
 
 describe('random streams round-trip through a snapshot', () => {
   test(`${CASES} seeded streams restore cell for cell and continue alike`, { timeout: 240_000 }, async () => {
@@ -26,7 +28,7 @@ describe('random streams round-trip through a snapshot', () => {
       else if (result.restored.length === 0 && result.continued.length === 0) exact++;
       else failing.push(`seed ${seed} ${cols}x${rows}: ${[...result.restored, ...result.continued][0]}`);
     }
-    console.log(`random round trips: ${exact} exact, ${unrestorable} unrestorable by any stream, ${failing.length} differing`);
+    console.log(`random round trips: ${exact} exact, ${unrestorable} not rebuilt by the writer, ${failing.length} differing`);
     for (const line of failing) console.log(`  ${line}`);
     assert.ok(exact > CASES / 2, `only ${exact} of ${CASES} exact`);
     assert.ok(failing.length <= CASES * MAX_FAILING_SHARE, `${failing.length} differing:\n${failing.join('\n')}`);

@@ -21,9 +21,10 @@
 // DECAWM/IRM (they change how printing works, so after all printing), the
 // other modes, mouse encoding, cursor style and visibility, title.
 import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
-import { DEFAULT_ATTRS, eraseAttrsFor, isEraseBlank, oscLinkOf, sameAttrs, sgrOf } from './cell-style.js';
+import { DEFAULT_ATTRS, eraseAttrsFor, isEraseBlank, oscLinkOf, sameAttrs, sgrKeepingUnderline, sgrOf } from './cell-style.js';
+import { penPlan, type PenPlan } from './pen-state.js';
 import {
-  BG_HAS_EXTENDED, BG_PROTECTED, charsetDesignator, linkOf, rawAttrsOf, rawBg, rawExtended, rawFg,
+  BG_HAS_EXTENDED, BG_PROTECTED, FG_UNDERLINE, charsetDesignator, linkOf, rawAttrsOf, rawBg, rawExtended, rawFg,
   type BufferInternals, type LinkData, type RawAttrs, type TerminalInternals,
 } from './xterm-private.js';
 
@@ -34,6 +35,12 @@ const WIDE_PROBE = '\u4e00';
 /** How many rows a sliced paint does between clock checks. */
 const ROWS_PER_CLOCK_CHECK = 32;
 const TAB_WIDTH_COLUMNS = 8;
+/**
+ * A link opened only so that a saved cursor keeps a bg word that shows the
+ * pen's extended record without an underline (it was saved inside a link):
+ * no cell ever carries it.
+ */
+const SAVED_PEN_LINK: LinkData = { id: undefined, uri: 'about:blank' };
 
 export interface SnapshotRequest {
   /** Rows of normal-buffer scrollback to include (all if larger than what is there). */
@@ -350,18 +357,20 @@ class Painter {
 
   // ---- state outside the cells ----
 
-  /** DECSC in the target with the original's saved position, attributes and charset. */
-  savedCursor(state: BufferInternals): void {
+  /**
+   * DECSC in the target with the original's saved position, attributes and
+   * charset. `cells` is the buffer whose cells the target shows now (a
+   * column saved in the pending-wrap position is re-entered past its row's
+   * last cell), or null when the target's are thrown away.
+   */
+  savedCursor(state: BufferInternals, cells: IBuffer | null): void {
     const saved = state.saved;
-    const relY = Math.max(0, Math.min(this.rows - 1, saved.absY - state.ybase));
-    const x = Math.min(saved.x, this.cols - 1);
-    if (x === 0 && relY === 0 && saved.fg === 0 && saved.bg === 0 && saved.charset === undefined) return;
-    this.out.push(`${CSI}${relY + 1};${x + 1}H`);
-    // DECSC keeps only the fg/bg words (not underline style, colour or link), so only those matter here.
-    this.setPen({ fg: saved.fg, bg: saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED), underlineStyle: 0, underlineColor: 0, urlId: this.penLink });
+    if (saved.x === 0 && saved.absY - state.ybase <= 0 && saved.fg === 0 && saved.bg === 0 && saved.charset === undefined) return;
+    const blank = this.placeSaved(state, cells);
     const designator = saved.charset === undefined ? undefined : charsetDesignator(saved.charset);
     if (designator !== undefined) this.out.push(`${ESC}(${designator}${ESC}7${ESC}(B`);
     else this.out.push(`${ESC}7`);
+    if (blank !== undefined) this.eraseLastCell(blank.row, blank.attrs);
   }
 
   /**
@@ -372,19 +381,99 @@ class Painter {
    * program leaves, so entering with 1047 after a DECSC left their cursor
    * wherever the alternate screen had it. Both saves are set here.
    */
-  enterAlternateScreen(normal: BufferInternals): void {
+  enterAlternateScreen(normal: BufferInternals, normalCells: IBuffer): void {
     const saved = normal.saved;
-    const relY = Math.max(0, Math.min(this.rows - 1, saved.absY - normal.ybase));
-    const x = Math.min(saved.x, this.cols - 1);
-    this.out.push(`${CSI}${relY + 1};${x + 1}H`);
+    this.placeSaved(normal, normalCells); // (the normal screen's blanks are never printed over: nothing to erase)
     const savedBg = saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED);
-    this.setPen({ fg: saved.fg, bg: savedBg, underlineStyle: 0, underlineColor: 0, urlId: this.penLink });
     const designator = saved.charset === undefined ? undefined : charsetDesignator(saved.charset);
     this.out.push(`${designator === undefined ? '' : `${ESC}(${designator}`}${ESC}7${CSI}?1049h${designator === undefined ? '' : `${ESC}(B`}`);
     // Entering filled the alternate screen with that pen's background colour: the painter starts from default blanks.
     const filledWithColour = eraseAttrsFor(savedBg).bg !== 0;
     this.setPen(DEFAULT_ATTRS);
     this.out.push(filledWithColour ? `${CSI}H${CSI}2J` : `${CSI}H`);
+  }
+
+  /**
+   * Stands where the saved cursor stood, with its fg and bg words exactly
+   * (DECSC keeps them whole: the bg's flag decides whether a DECRC shows the
+   * pen's underline style and link). Says which blank last cell it printed
+   * over to stand past the last column, for eraseLastCell.
+   */
+  private placeSaved(state: BufferInternals, cells: IBuffer | null): { row: number; attrs: RawAttrs } | undefined {
+    const saved = state.saved;
+    const relY = Math.max(0, Math.min(this.rows - 1, saved.absY - state.ybase));
+    const underline = (saved.fg & FG_UNDERLINE) !== 0;
+    const shows = (saved.bg & BG_HAS_EXTENDED) !== 0;
+    const bg = saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED);
+    if (underline && !shows) {
+      // The flag without a record showing: SGR 4 always shows one. Made as a program makes it: save
+      // the pen with SGR 4, empty the record (SGR 24), DECRC (the flag comes back, the record stays
+      // empty), and an OSC 8 that looks at the record again and hides it.
+      this.out.push(`${CSI}${relY + 1};${Math.min(saved.x, this.cols - 1) + 1}H`);
+      this.setPen({ fg: saved.fg, bg, underlineStyle: 0, underlineColor: 0, urlId: 0 });
+      this.out.push(`${ESC}7${CSI}24m${ESC}8${oscLinkOf(undefined)}`);
+      this.forgetPen();
+      // Past the last column of the alternate screen this stays at the last column (reprinting would change the pen).
+      if (saved.x >= this.cols) {
+        if (cells === null) this.out.push(`${CSI}${relY + 1};${this.cols}H `);
+        else if (cells.type === 'normal') this.visitToStandPast(relY);
+      }
+      return undefined;
+    }
+    let blank: { row: number; attrs: RawAttrs } | undefined;
+    if (saved.x < this.cols) this.out.push(`${CSI}${relY + 1};${saved.x + 1}H`);
+    else blank = this.standPastLastCell(cells, relY);
+    if (underline || !shows) {
+      // SGR 4 shows the record along with the flag; with neither, no link may be open (it would show).
+      this.setPen({ fg: saved.fg, bg, underlineStyle: 0, underlineColor: 0, urlId: underline ? this.penLink : 0 });
+    } else {
+      // Shown without the flag: it was saved inside a link, and an open link makes it show.
+      this.setPen({ fg: saved.fg, bg, underlineStyle: 0, underlineColor: 0, urlId: this.penLink });
+      if (this.penLink === 0) {
+        this.out.push(oscLinkOf(SAVED_PEN_LINK));
+        this.penLink = Number.NaN; // a link no cell has: whatever link comes next is written
+      }
+    }
+    return blank;
+  }
+
+  /**
+   * Stands past the last column of screen row `row` (CUP row `cupRow`, which
+   * origin mode may make another), the pending-wrap position: only printing
+   * the last column gets there. On the normal screen the printing is done on
+   * a short visit to the alternate screen (visitToStandPast), which leaves
+   * every cell as it is. On the alternate screen the last character is
+   * printed again (the first half, for a wide one), and a blank as a space,
+   * which is returned, to be erased once the cursor has been used there.
+   * `cells` null: the target's cells are thrown away anyway.
+   */
+  private standPastLastCell(cells: IBuffer | null, row: number, cupRow = row + 1): { row: number; attrs: RawAttrs } | undefined {
+    if (cells === null) {
+      this.out.push(`${CSI}${cupRow};${this.cols}H `);
+      return undefined;
+    }
+    if (cells.type === 'normal') {
+      this.visitToStandPast(row);
+      return undefined;
+    }
+    const line = cells.getLine(cells.baseY + row)!;
+    let cellX = this.cols - 1;
+    let cell = line.getCell(cellX, this.cell)!;
+    if (cell.getWidth() === 0 && cellX > 0) cell = line.getCell(--cellX, this.cell)!;
+    const chars = cell.getChars();
+    this.out.push(`${CSI}${cupRow};${cellX + 1}H`);
+    const attrs = rawAttrsOf(cell);
+    this.setPen(attrs);
+    this.out.push(chars === '' ? ' ' : chars);
+    return chars === '' ? { row, attrs } : undefined;
+  }
+
+  /** Makes the space standPastLastCell printed a blank again, where an erase can (a styled blank stays a space). */
+  private eraseLastCell(row: number, attrs: RawAttrs): void {
+    if (!isEraseBlank(attrs)) return;
+    this.out.push(`${CSI}${row + 1};${this.cols}H`);
+    this.setPen(attrs);
+    this.out.push(`${CSI}X`);
   }
 
   tabStops(state: BufferInternals): void {
@@ -410,7 +499,7 @@ class Painter {
     }
   }
 
-  /** Places the final cursor; `x === cols` is the pending-wrap position, re-entered by reprinting the last cell. */
+  /** Places the final cursor; `x === cols` is the pending-wrap position, re-entered by standPastLastCell. */
   cursor(buffer: IBuffer, originTop: number | undefined): void {
     const y = buffer.cursorY;
     const x = buffer.cursorX;
@@ -419,19 +508,57 @@ class Painter {
       this.out.push(`${CSI}${row};${x + 1}H`);
       return;
     }
-    const line = buffer.getLine(buffer.baseY + y)!;
-    let cellX = this.cols - 1;
-    let cell = line.getCell(cellX, this.cell)!;
-    if (cell.getWidth() === 0 && cellX > 0) cell = line.getCell(--cellX, this.cell)!;
-    this.out.push(`${CSI}${row};${cellX + 1}H`);
-    const attrs = rawAttrsOf(cell);
-    this.setPen(attrs);
-    // A blank last cell cannot be reprinted as a blank; a space with its attributes is the nearest (see known limits).
-    this.out.push(cell.getChars() === '' ? ' ' : cell.getChars());
+    // A blank last cell of the alternate screen is left a space with its attributes (see known limits).
+    this.standPastLastCell(buffer, y, row);
   }
 
-  /** After DECRC the target's pen is whatever was saved: write the next one in full. */
+  /**
+   * Makes the pen a DECRC has to make (pen-state.ts), after cursor(): the
+   * record (link, style, colour), DECRC to the saved fg and bg, the other
+   * flags and colours, an OSC 8 to show the record if the saved bg did not,
+   * then the cursor put back as the plan says.
+   */
+  penByDecrc(plan: Extract<PenPlan, { kind: 'decrc' }>, internals: TerminalInternals, buffer: IBuffer, originTop: number | undefined): void {
+    const y = buffer.cursorY;
+    const x = buffer.cursorX;
+    const ext = internals.penExtended;
+    const link = ext.urlId === 0 ? undefined : linkOf(this.terminal, ext.urlId);
+    // SGR 0 keeps the link: the link first, then the style and colour.
+    this.out.push(oscLinkOf(link));
+    this.out.push(sgrOf({ fg: 0, bg: 0, underlineStyle: ext.underlineStyle, underlineColor: ext.underlineColor, urlId: 0 }));
+    this.out.push(`${ESC}8`);
+    this.out.push(sgrKeepingUnderline(plan.pen));
+    if (plan.showRecord) this.out.push(oscLinkOf(link));
+    const row = originTop === undefined ? y + 1 : y - originTop + 1;
+    if (plan.back === 'cup') this.out.push(`${CSI}${row};${x + 1}H`);
+    else if (plan.back === 'visit') this.visitToStandPast(y);
+    else {
+      const line = buffer.getLine(buffer.baseY + y)!;
+      let cellX = this.cols - 1;
+      if (line.getCell(cellX, this.cell)!.getWidth() === 0) cellX--;
+      this.out.push(`${CSI}${row};${cellX + 1}H${line.getCell(cellX, this.cell)!.getChars()}`);
+    }
+    this.pen = plan.pen;
+    this.penLink = plan.pen.urlId;
+  }
+
+  /**
+   * Stands past the last column of the normal screen's row `row` without
+   * touching its cells or the pen: prints there on a short visit to the
+   * alternate screen (whose cells are thrown away as it is left, while the
+   * cursor comes back with it). Its region is the whole screen (it is set
+   * only while it is active), so the row is the screen's.
+   */
+  private visitToStandPast(row: number): void {
+    this.out.push(`${CSI}?1047h${CSI}${row + 1};${this.cols}H ${CSI}?1047l`);
+  }
+
+  /**
+   * After DECRC the target's pen is whatever was saved (and its bg decides
+   * whether the link shows): write the next one in full, link included.
+   */
   forgetPen(): void {
+    this.penLink = Number.NaN;
     this.pen = { fg: -1, bg: -1, underlineStyle: -1, underlineColor: -1, urlId: this.penLink };
   }
 
@@ -518,21 +645,21 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
   painter.tabStops(internals.normal);
   painter.scrollRegion(internals.normal);
   if (!isAlternate) {
-    painter.savedCursor(internals.normal);
+    painter.savedCursor(internals.normal, normal);
     if (!isDefaultSaved(internals.alternate)) {
       // The alternate buffer keeps its saved cursor between visits: set it on a short visit.
       painter.setPen(DEFAULT_ATTRS);
       painter.push(`${CSI}?1047h`);
-      painter.savedCursor(internals.alternate);
+      painter.savedCursor(internals.alternate, null);
       painter.setPen(DEFAULT_ATTRS);
       painter.push(`${CSI}?1047l`);
     }
   } else {
     const alternate = terminal.buffer.alternate;
-    painter.enterAlternateScreen(internals.normal);
+    painter.enterAlternateScreen(internals.normal, normal);
     painter.beginBuffer();
     yield* painter.paint(alternate, 0, alternate.length, true);
-    painter.savedCursor(internals.alternate);
+    painter.savedCursor(internals.alternate, alternate);
     painter.tabStops(internals.alternate);
     painter.scrollRegion(internals.alternate);
   }
@@ -541,12 +668,26 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
   // Charsets go after the cursor's pending-wrap reprint (which prints plain text) unless a DECRC
   // is needed for them, which moves the cursor and so must come first.
   const restoreCharset = needsRestoredCharset(internals, active);
-  if (restoreCharset) painter.push(`${charsetText(internals)}${ESC}8`);
+  if (restoreCharset) {
+    painter.push(`${charsetText(internals)}${ESC}8`);
+    painter.forgetPen(); // the DECRC took the saved pen: a reprinted last cell must set its own
+  }
   if (m.originMode) painter.push(`${CSI}?6h`);
-  painter.cursor(terminal.buffer.active, m.originMode ? active.scrollTop : undefined);
-  painter.forgetPen();
-  painter.setPen(internals.pen);
-  if (!restoreCharset) painter.push(charsetText(internals));
+  const originTop = m.originMode ? active.scrollTop : undefined;
+  painter.cursor(terminal.buffer.active, originTop);
+  const plan = penPlan(terminal, internals);
+  const byDecrc = plan.kind === 'decrc';
+  if (byDecrc) painter.penByDecrc(plan, internals, terminal.buffer.active, originTop);
+  else {
+    // (a pen no stream makes is written as the nearest one SGR makes: the same look now)
+    painter.forgetPen();
+    painter.setPen(plan.pen);
+  }
+  if (!restoreCharset) {
+    // A DECRC made the saved charset the active one: G0 as designated puts it back (ASCII has no table to designate).
+    const reassert = byDecrc && internals.glevel === 0 && internals.charsets[0] === undefined;
+    painter.push(charsetText(internals) + (reassert ? `${ESC}(B` : ''));
+  }
   if (!m.wraparoundMode) painter.push(`${CSI}?7l`);
   if (m.insertMode) painter.push(`${CSI}4h`);
   painter.push(modeText(terminal, internals));

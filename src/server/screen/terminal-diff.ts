@@ -3,8 +3,9 @@
 // tests here and by the server's recovery tests (reference vs restored).
 import type { IBuffer, IBufferCell, Terminal } from '@xterm/headless';
 import {
-  BG_HAS_EXTENDED, BG_PROTECTED, FG_UNDERLINE, linkOf, rawAttrsOf, readInternals, type BufferInternals, type RawAttrs,
+  BG_HAS_EXTENDED, BG_PROTECTED, linkOf, rawAttrsOf, readInternals, type BufferInternals, type TerminalInternals,
 } from './xterm-private.js';
+import { penPlan } from './pen-state.js';
 
 export interface DiffOptions {
   /** Compare the normal buffer's scrollback too (default true), rows aligned at the bottom. */
@@ -70,18 +71,26 @@ function compareBuffers(d: Differences, name: string, ta: Terminal, a: IBuffer, 
   }
 }
 
-// xterm can hold a pen whose underline comes from its extended record alone (a DECRC of
-// fg/bg saved before the underline began): it looks and reports as underlined, like one with the
-// underline flag, which is what a restore writes. Compare the look, not that bit.
-function penLook(term: Terminal, pen: RawAttrs): unknown {
-  const underlined = (pen.fg & FG_UNDERLINE) !== 0 || pen.underlineStyle !== 0;
-  return { ...pen, fg: pen.fg & ~FG_UNDERLINE, underlineStyle: underlined ? pen.underlineStyle || 1 : 0, urlId: linkOf(term, pen.urlId) ?? null };
+// The pen as it is: the underline flag apart from the style record, and the record whether or
+// not it shows (pen-state.ts says why each matters later).
+function penLook(term: Terminal, internals: TerminalInternals): unknown {
+  const ext = internals.penExtended;
+  return {
+    fg: internals.pen.fg,
+    bg: internals.pen.bg,
+    recordShown: ext.shown,
+    underlineStyle: ext.underlineStyle,
+    underlineColor: ext.underlineColor,
+    link: ext.urlId === 0 ? null : linkOf(term, ext.urlId) ?? 'forgotten',
+  };
 }
 
-function savedCursorOf(state: BufferInternals, cols: number): unknown {
+// DECSC keeps the fg and bg words whole: the bg's extended-record flag decides whether a DECRC
+// shows the pen's style and link then (xterm "closes" a link opened after the DECSC that way), and
+// a column past the last (saved in the pending-wrap position) comes back as such after a resize.
+function savedCursorOf(state: BufferInternals): unknown {
   const s = state.saved;
-  // DECRC clamps a column saved at the pending-wrap position to the last column.
-  return { x: Math.min(s.x, cols - 1), y: Math.max(0, s.absY - state.ybase), fg: s.fg & ~FG_UNDERLINE, bg: s.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED) };
+  return { x: s.x, y: Math.max(0, s.absY - state.ybase), fg: s.fg, bg: s.bg & ~BG_PROTECTED };
 }
 
 /** Human-readable differences between `a` and `b`; empty when they are the same terminal state. */
@@ -101,7 +110,7 @@ export function diffTerminals(a: Terminal, b: Terminal, options: DiffOptions = {
   d.check('cursor hidden', ia.cursorHidden, ib.cursorHidden);
   d.check('cursor style', [ia.cursorStyle ?? null, ia.cursorBlink ?? null], [ib.cursorStyle ?? null, ib.cursorBlink ?? null]);
   d.check('mouse encoding', ia.mouseEncoding, ib.mouseEncoding);
-  d.check('pen', penLook(a, ia.pen), penLook(b, ib.pen));
+  d.check('pen', penLook(a, ia), penLook(b, ib));
   d.check('charsets', [ia.charsets.map((c, g) => c === ib.charsets[g]), ia.glevel], [ia.charsets.map(() => true), ib.glevel]);
   d.check('active charset', true, ia.activeCharset === ib.activeCharset);
   for (const kind of ['normal', 'alternate'] as const) {
@@ -110,7 +119,7 @@ export function diffTerminals(a: Terminal, b: Terminal, options: DiffOptions = {
     const sb = ib[kind];
     d.check(`${kind} scroll region`, [sa.scrollTop, sa.scrollBottom], [sb.scrollTop, sb.scrollBottom]);
     d.check(`${kind} tab stops`, sa.tabStops, sb.tabStops);
-    d.check(`${kind} saved cursor`, savedCursorOf(sa, a.cols), savedCursorOf(sb, b.cols));
+    d.check(`${kind} saved cursor`, savedCursorOf(sa), savedCursorOf(sb));
     d.check(`${kind} saved charset`, true, sa.saved.charset === sb.saved.charset);
   }
   if (options.titles !== undefined) d.check('title', options.titles[0], options.titles[1]);
@@ -118,14 +127,15 @@ export function diffTerminals(a: Terminal, b: Terminal, options: DiffOptions = {
 }
 
 /**
- * Why `term` holds state that no byte stream can rebuild in a fresh terminal
- * (so a round trip cannot be exact), or undefined. Both are xterm internals
- * leaking: a pen whose extended record hides behind a cleared flag (after a
- * DECRC), and cells that point at a link xterm has already forgotten (the
- * link's first line was trimmed; the cell still reports as underlined).
+ * Why `term` holds state that the snapshot does not rebuild in a fresh
+ * terminal (so a round trip cannot be exact), or undefined: cells that point
+ * at a link xterm has already forgotten (the link's first line was trimmed;
+ * the cell still reports as underlined), and a pen no stream the writer
+ * makes gives (pen-state.ts).
  */
 export function unrestorableState(term: Terminal): string | undefined {
-  if (readInternals(term).penHiddenExtended) return 'pen with hidden extended attributes';
+  const plan = penPlan(term, readInternals(term));
+  if (plan.kind === 'unreachable') return plan.why;
   for (const buffer of [term.buffer.normal, term.buffer.alternate]) {
     const cell = buffer.getNullCell();
     for (let y = 0; y < buffer.length; y++) {

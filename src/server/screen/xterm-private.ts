@@ -86,6 +86,12 @@ export interface TerminalInternals {
    * makes them show. Not reproducible by any sequence a restore could write.
    */
   penHiddenExtended: boolean;
+  /**
+   * The pen's extended record as it is, whether or not its bg word's flag
+   * shows it (`pen` reports it only when shown): what a later OSC 8 or
+   * DECRC brings back.
+   */
+  penExtended: { shown: boolean; underlineStyle: number; underlineColor: number; urlId: number };
   normal: BufferInternals;
   alternate: BufferInternals;
 }
@@ -255,6 +261,15 @@ export function readInternals(terminal: Terminal): TerminalInternals {
     penHiddenExtended: (() => {
       const pen = core._inputHandler._curAttrData;
       return (pen.bg & BG_HAS_EXTENDED) === 0 && (pen.extended._ext !== 0 || pen.extended._urlId !== 0);
+    })(),
+    penExtended: (() => {
+      const pen = core._inputHandler._curAttrData;
+      return {
+        shown: (pen.bg & BG_HAS_EXTENDED) !== 0,
+        underlineStyle: (pen.extended._ext & EXT_UNDERLINE_STYLE_MASK) >>> EXT_UNDERLINE_STYLE_SHIFT,
+        underlineColor: normalColor(pen.extended._ext & (COLOR_MODE_MASK | COLOR_VALUE_MASK)),
+        urlId: pen.extended._urlId,
+      };
     })(),
     normal: bufferInternals(core.buffers.normal, terminal.cols),
     alternate: bufferInternals(core.buffers.alt, terminal.cols),
