@@ -36,6 +36,7 @@ async function printedAndStopped(t: TestServer): Promise<{ id: string; lines: st
   const id = (JSON.parse(created.stdout) as { id: string }).id;
   const size = readFileSync(file).length;
   await waitFor('every line on the screen', async () => (await t.api<{ offset: number }>('GET', `/v1/sessions/${id}`)).body.offset === size);
+  await t.holderPids(); // known to the harness while no server runs, so its dispose ends the holder whatever happens
   // A clean stop writes a checkpoint of every session, its history file first.
   const stopped = await t.cli(['server', 'stop']);
   assert.equal(stopped.code, 0, stopped.stderr);
@@ -185,6 +186,7 @@ test('a flipped bit in the store that breaks one session\'s command: every sessi
     const other = await t.cli(['new', '--json', '--name', 'other', '--', 'sh', '-c', 'echo other-is-here; exec cat']);
     assert.equal(other.code, 0, other.stderr);
     await waitFor('the other session\'s output', async () => (await t.cli(['screen', ':other'])).stdout.includes('other-is-here'));
+    await t.holderPids();
     assert.equal((await t.cli(['server', 'stop'])).code, 0);
     // The store is closed (its journal folded into the file): flip a bit of the first session's command.
     const path = join(t.home, 'tend.db');
