@@ -34,7 +34,7 @@ export function StatusBadge(props: { session: SessionInfo }) {
       <span className={`badge badge-${s.status}${failed ? ' badge-failed' : ''}`}>{statusWords(s)}</span>
       {agent && <span className="badge badge-agent">agent: {agent}</span>}
       {s.degraded && (
-        <span className="badge badge-degraded" title="output was lost before the server saw it">
+        <span className="badge badge-degraded" title="output was lost: it left the holder's ring before the server read it, or a damaged history file lost rows">
           incomplete
         </span>
       )}
