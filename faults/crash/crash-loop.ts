@@ -7,7 +7,7 @@
 // retried with their key; at the end every byte of output and of
 // acknowledged input must have arrived exactly once.
 
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FaultServer, repoRoot, sleep, waitFor } from '../lib/fault-server.js';
 import { signalQuietly, waitGone } from '../lib/owned-processes.js';
@@ -67,6 +67,7 @@ class CrashLoop {
   comparisons = 0;
   mismatches = 0;
   knownLimitComparisons = 0;
+  screenErrors = 0;
   degradedScreens = 0;
   lineChecks = 0;
   readonly lineProblems = new Set<string>();
@@ -180,6 +181,17 @@ class CrashLoop {
     while (!paste.acknowledged && paste.tries <= PASTE_RETRIES) await sendPaste(this.server, this.readerId, paste);
   }
 
+  /** The server log's last error line, for a finding (the home is removed at the end). */
+  private serverLogError(): string {
+    try {
+      const lines = readFileSync(this.server.client.paths.serverLog, 'utf8').split('\n').filter((l) => / error /.test(l));
+      const last = lines[lines.length - 1];
+      return last ? `; server log: ${last.slice(0, 300)}` : '';
+    } catch {
+      return '';
+    }
+  }
+
   private note(line: string): void {
     if (this.findings.length < 40) this.findings.push(line);
     this.opts.log(`  crash: ${line}`);
@@ -188,7 +200,16 @@ class CrashLoop {
   /** Every screen against its reference, and the numbered lines. */
   private async check(kill: number): Promise<void> {
     for (const w of this.writers) {
-      const { diffs, knownLimits, offset, degraded } = await w.reference.compare(this.server);
+      let comparison;
+      try {
+        comparison = await w.reference.compare(this.server);
+      } catch (err) {
+        // A screen the server could not give is a failure to count, not the end of the loop.
+        this.screenErrors++;
+        this.note(`after kill ${kill}: the screen of ${w.id} could not be compared: ${(err as Error).message}${this.serverLogError()}`);
+        continue;
+      }
+      const { diffs, knownLimits, offset, degraded } = comparison;
       this.comparisons++;
       if (knownLimits.length > 0) this.knownLimitComparisons++;
       if (degraded) this.degradedScreens++;
@@ -280,6 +301,7 @@ export const crashPart: Part = {
           figure('file-timed kills whose moment did not come (killed at random instead)', loop.momentMissed),
           figure('screen comparisons (scrollback included)', loop.comparisons),
           zeroTarget('mismatches', loop.mismatches),
+          zeroTarget('screens the server failed to give (an error answer)', loop.screenErrors),
           figure('comparisons that differed only in the known limits of src/server/screen/screen.ts (the top row of a cut scrollback, a styled blank in the last column)', loop.knownLimitComparisons),
           zeroTarget('screens marked degraded', loop.degradedScreens),
           figure('numbered-line checks', loop.lineChecks),

@@ -22,6 +22,8 @@ const MAX_VIEWERS = 8;
 const VIEWER_LIFE_MS: [number, number] = [500, 8_000];
 const STEP_MS = 100;
 const CREATE_BATCH = 10;
+const SOAK_SCROLLBACK_ROWS = 100;
+const SOAK_LIVE_ROWS = 50;
 /** What "flat" allows over the fitted part: noise of a garbage-collected heap, not a leak. */
 const FLAT_RSS_KB_PER_MIN = 512;
 const FLAT_FDS_PER_MIN = 0.5;
@@ -33,7 +35,9 @@ export const soakPart: Part = {
     const seconds = opts.soakMinutes !== undefined ? opts.soakMinutes * 60 : opts.short ? SHORT_SECONDS : FULL_SOAK_MINUTES * 60;
     const sampleMs = opts.short ? SHORT_SAMPLE_MS : FULL_SAMPLE_MS;
     const choose = new Chooser(opts.seed);
-    const server = new FaultServer();
+    // Little scrollback, so each session's screen reaches its full size within minutes: memory
+    // that grows after that is a leak, not history filling up.
+    const server = new FaultServer({ TEND_SCROLLBACK_ROWS: SOAK_SCROLLBACK_ROWS, TEND_LIVE_ROWS: SOAK_LIVE_ROWS });
     const viewers: Array<{ viewer: SoakViewer; until: number }> = [];
     try {
       await server.launch();
