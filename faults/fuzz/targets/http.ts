@@ -7,7 +7,7 @@
 // check promised (a whole number in its range, a string under its limit...).
 import { parseJsonObject, parseRequestTarget } from '../../../src/server/http/request-parts.js';
 import { ApiError } from '../../../src/server/http/errors.js';
-import { optInt, optString, optStringArray, optStringMap, reqInt, SESSION_NAME_PATTERN } from '../../../src/server/http/validate.js';
+import { optInt, optString, optStringArray, optStringMap, reqInt, reqString, SESSION_NAME_PATTERN } from '../../../src/server/http/validate.js';
 import { parseInputBody } from '../../../src/server/http/input-api.js';
 import { sessionEnvFromRequest } from '../../../src/server/http/session-env.js';
 import { LayoutError, parseLayout } from '../../../src/server/workspaces/layout-tree.js';
@@ -40,6 +40,8 @@ function checkBody(body: Record<string, unknown>): void {
     const required = refusedOrValue(() => reqInt(body, key, 1, 1000));
     promise(required === undefined || (Number.isInteger(required) && required >= 1 && required <= 1000), `reqInt let through ${key} = ${required}`);
   }
+  const awaited = refusedOrValue(() => reqString(body, 'input', { max: 1024 * 1024 }));
+  promise(awaited === undefined || typeof awaited === 'string', 'reqString let through a non-string');
   const timeout = refusedOrValue(() => optInt(body, 'timeoutMs', 0, 60 * 60 * 1000));
   promise(timeout === undefined || (Number.isSafeInteger(timeout) && timeout >= 0), `optInt let through timeoutMs = ${timeout}`);
   const argv = refusedOrValue(() => optStringArray(body, 'argv', { maxItems: 4096, maxLength: 128 * 1024 }));
