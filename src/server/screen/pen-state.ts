@@ -51,11 +51,11 @@ export function penPlan(terminal: Terminal, internals: TerminalInternals): PenPl
   }
   if (buffer.cursorX < terminal.cols) return { kind: 'decrc', pen, showRecord, back: 'cup' };
   // Past the last column: the DECRC moved the cursor, and only printing the last column gets back there.
-  if (buffer.type === 'normal') return { kind: 'decrc', pen, showRecord, back: 'visit' };
   const line = buffer.getLine(buffer.baseY + buffer.cursorY)!;
   let cell = line.getCell(terminal.cols - 1)!;
   if (cell.getWidth() === 0) cell = line.getCell(terminal.cols - 2)!;
   // (printed after the DECRC, so only while that leaves the charset that prints characters as they are)
   if (cell.getChars() !== '' && sameAttrs(rawAttrsOf(cell), pen) && saved.charset === undefined) return { kind: 'decrc', pen, showRecord, back: 'reprint' };
+  if (buffer.type === 'normal') return { kind: 'decrc', pen, showRecord, back: 'visit' };
   return { kind: 'unreachable', pen, why: 'pen a DECRC makes, with the cursor past the last column of the alternate screen' };
 }

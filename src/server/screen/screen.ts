@@ -43,9 +43,8 @@
 //   column, when the terminal cannot make it the way xterm did (it did not
 //   come from a wide character crossing the margin), comes back as a space
 //   with those attributes: same look, `getChars()` is ' ' instead of ''. The
-//   same holds for the cursor standing past a blank last column of the
-//   alternate screen (on the normal screen it is re-entered from a visit to
-//   the alternate one, which leaves the cells alone).
+//   same holds for the cursor, or a saved cursor the alternate screen was
+//   entered from, standing past a blank last column.
 // * The pen and the saved cursors are rebuilt as xterm keeps them, the
 //   underline flag apart from the style record (pen-state.ts), except for a
 //   pen only a DECRC makes that no DECRC the snapshot can order gives (its

@@ -383,7 +383,8 @@ class Painter {
    */
   enterAlternateScreen(normal: BufferInternals, normalCells: IBuffer): void {
     const saved = normal.saved;
-    this.placeSaved(normal, normalCells); // (the normal screen's blanks are never printed over: nothing to erase)
+    // A blank last cell printed over to stand past it stays a space: 1049 must save from there (see known limits).
+    this.placeSaved(normal, normalCells);
     const savedBg = saved.bg & ~(BG_HAS_EXTENDED | BG_PROTECTED);
     const designator = saved.charset === undefined ? undefined : charsetDesignator(saved.charset);
     this.out.push(`${designator === undefined ? '' : `${ESC}(${designator}`}${ESC}7${CSI}?1049h${designator === undefined ? '' : `${ESC}(B`}`);
@@ -440,20 +441,16 @@ class Painter {
   /**
    * Stands past the last column of screen row `row` (CUP row `cupRow`, which
    * origin mode may make another), the pending-wrap position: only printing
-   * the last column gets there. On the normal screen the printing is done on
-   * a short visit to the alternate screen (visitToStandPast), which leaves
-   * every cell as it is. On the alternate screen the last character is
-   * printed again (the first half, for a wide one), and a blank as a space,
-   * which is returned, to be erased once the cursor has been used there.
+   * the last column gets there, so its character is printed again (the
+   * first half, for a wide one), and a blank as a space, which is returned,
+   * to be erased where the cursor need not stay there. (A visit to the
+   * alternate screen would leave the cells alone, but tmux, as the outer
+   * terminal of tend attach, does not keep the pending wrap across one.)
    * `cells` null: the target's cells are thrown away anyway.
    */
   private standPastLastCell(cells: IBuffer | null, row: number, cupRow = row + 1): { row: number; attrs: RawAttrs } | undefined {
     if (cells === null) {
       this.out.push(`${CSI}${cupRow};${this.cols}H `);
-      return undefined;
-    }
-    if (cells.type === 'normal') {
-      this.visitToStandPast(row);
       return undefined;
     }
     const line = cells.getLine(cells.baseY + row)!;
@@ -508,7 +505,7 @@ class Painter {
       this.out.push(`${CSI}${row};${x + 1}H`);
       return;
     }
-    // A blank last cell of the alternate screen is left a space with its attributes (see known limits).
+    // A blank last cell is left a space with its attributes (see known limits).
     this.standPastLastCell(buffer, y, row);
   }
 
@@ -546,8 +543,10 @@ class Painter {
    * Stands past the last column of the normal screen's row `row` without
    * touching its cells or the pen: prints there on a short visit to the
    * alternate screen (whose cells are thrown away as it is left, while the
-   * cursor comes back with it). Its region is the whole screen (it is set
-   * only while it is active), so the row is the screen's.
+   * cursor comes back with it: so in xterm; tmux loses the pending wrap and
+   * leaves it on the last column). Its region is the whole screen (it is set
+   * only while it is active), so the row is the screen's. Only where a
+   * reprint would change the pen.
    */
   private visitToStandPast(row: number): void {
     this.out.push(`${CSI}?1047h${CSI}${row + 1};${this.cols}H ${CSI}?1047l`);
