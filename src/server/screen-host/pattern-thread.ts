@@ -22,6 +22,30 @@ import type { PatternBatch, PatternHits, PatternWorkerData } from './pattern-mes
 export const PATTERN_BATCH_DEADLINE_MS = 2000;
 /** Memory a pattern's thread may use: the lines of one batch and the engine's own, with room to spare. */
 const PATTERN_THREAD_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
+/**
+ * Pattern threads running at once, server-wide: a burst of regex searches
+ * waits its turn instead of starting a thread (and ~10 MB) each.
+ */
+export const MAX_PATTERN_THREADS = 4;
+
+let running = 0;
+const waitingForThread: Array<() => void> = [];
+
+/** A pattern thread for one search, once fewer than MAX_PATTERN_THREADS run; dispose() it when done. */
+export async function openPatternThread(pattern: string, flags: string): Promise<PatternThread> {
+  if (running >= MAX_PATTERN_THREADS) await new Promise<void>((resolve) => waitingForThread.push(resolve));
+  running++;
+  try {
+    return new PatternThread(pattern, flags, () => {
+      running--;
+      waitingForThread.shift()?.();
+    });
+  } catch (err) {
+    running--;
+    waitingForThread.shift()?.();
+    throw err;
+  }
+}
 
 interface Waiting {
   resolve(hits: Uint8Array): void;
@@ -29,13 +53,14 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
+/** Made by openPatternThread, which keeps count of them. */
 export class PatternThread implements LineMatcher {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
   private failure: Error | null = null;
 
-  constructor(private readonly pattern: string, flags: string) {
+  constructor(private readonly pattern: string, flags: string, private readonly onEnd: () => void = () => {}) {
     const data: PatternWorkerData = { pattern, flags };
     this.worker = new Worker(new URL('./pattern-worker.js', import.meta.url), {
       workerData: data,
@@ -78,6 +103,7 @@ export class PatternThread implements LineMatcher {
   private fail(error: Error): void {
     if (this.failure !== null) return;
     this.failure = error;
+    this.onEnd();
     for (const waiting of this.waiting.values()) {
       clearTimeout(waiting.timer);
       waiting.reject(error);

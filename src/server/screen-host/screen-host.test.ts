@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScreenHost } from './screen-host.js';
+import { MAX_PATTERN_THREADS, PATTERN_BATCH_DEADLINE_MS } from './pattern-thread.js';
 import type { HostedScreen } from './hosted-screen.js';
 import type { FinishedCommand } from './messages.js';
 
@@ -207,6 +208,24 @@ describe('screen host', () => {
     assert.equal(ok.total, 1);
     assert.match(await plainText(logs, 10), /after/);
     assert.equal(fatal.length, 0);
+  });
+
+  test(`at most ${MAX_PATTERN_THREADS} patterns run at once; the others wait their turn`, async (t) => {
+    const { host } = startHost(t);
+    const logs = host.open({ cols: 40, rows: 5, scrollbackRows: 1000 });
+    logs.write(enc(`${'a'.repeat(32)}b\r\n`), { live: true });
+    const started = performance.now();
+    const searches = Array.from({ length: MAX_PATTERN_THREADS + 1 }, () =>
+      logs.search({ pattern: '(a+)+$', regex: true, ignoreCase: false }, 10).then(
+        () => assert.fail('a backtracking pattern was not stopped'),
+        (err: Error & { searchStopped?: string }) => {
+          assert.equal(err.searchStopped, 'pattern_too_slow');
+          return performance.now() - started;
+        },
+      ));
+    const took = await Promise.all(searches);
+    // Each is stopped at the deadline after it starts: the last started only once one of the first ended.
+    assert.ok(Math.max(...took) >= 2 * PATTERN_BATCH_DEADLINE_MS, `answered after ${took.map((ms) => ms.toFixed(0)).join(', ')} ms`);
   });
 
   test('a closed screen answers no more; a dead host says so to every caller and to the server', async (t) => {

@@ -4,7 +4,7 @@
 // one thread, so the server's loop only moves bytes: a key typed in a quiet
 // session never waits behind twenty floods being parsed.
 import { Screen, SearchStoppedError, textMatcher, type ScreenSnapshot } from '../screen/index.js';
-import { PatternThread } from './pattern-thread.js';
+import { openPatternThread } from './pattern-thread.js';
 import { HistoryBudget } from '../screen/history/budget.js';
 import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
@@ -227,7 +227,7 @@ export class ScreenTable {
       case 'search': {
         const { query, max } = args as ScreenCalls['search']['args'];
         if (!query.regex) return screen.search(textMatcher(query.pattern, query.ignoreCase), max);
-        const pattern = new PatternThread(query.pattern, query.ignoreCase ? 'iu' : 'u');
+        const pattern = await openPatternThread(query.pattern, query.ignoreCase ? 'iu' : 'u');
         try {
           return await screen.search(pattern, max);
         } finally {
