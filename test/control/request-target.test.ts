@@ -1,6 +1,7 @@
 // Request targets that Node's HTTP parser lets through but no URL parser
-// accepts (found by the fault suite's fuzzer, http-request-target): each is
-// a 400 with a JSON error, answered at once, and the server carries on.
+// accepts (found while writing the fault suite's http-request-target fuzz
+// target): each is a 400 with a JSON error, answered at once, and the server
+// carries on. And the query's numbers the routes read (queryWholeNumber).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -41,5 +42,21 @@ describe('request targets', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
         assert.match(error.message, /is not a URL path/);
       }
       assert.equal((await s.api('GET', '/v1/sessions')).status, 200);
+    }));
+
+  test('a query number that is not whole or out of range is a 400 naming the parameter and its range', () =>
+    withServer(async (s) => {
+      const id = await s.newShell(['sleep', '600'], { prompt: /^/ });
+      for (const [query, says] of [
+        [`screen?scrollback=-1`, '"scrollback" must be a whole number from 0 to 1000000'],
+        [`screen?scrollback=1.5`, '"scrollback" must be a whole number from 0 to 1000000'],
+        [`search?q=x&max=0`, '"max" must be a whole number from 1 to 10000'],
+        [`search?q=x&max=ten`, '"max" must be a whole number from 1 to 10000'],
+      ] as const) {
+        const res = await s.api('GET', `/v1/sessions/${id}/${query}`);
+        assert.equal(res.status, 400, query);
+        assert.equal((res.body as { error: { message: string } }).error.message, says);
+      }
+      assert.equal((await s.api('GET', `/v1/sessions/${id}/screen?scrollback=10`)).status, 200);
     }));
 });

@@ -1,11 +1,11 @@
-// The HTTP API's parsing, as pure functions: the request target
-// (src/server/http/request-parts.ts) and the JSON body with the checks the
+// The HTTP API's parsing, as pure functions: the request target and its
+// query's numbers (src/server/http/request-parts.ts) and the JSON body with the checks the
 // routes make on it (request-parts.ts, validate.ts, input-api.ts's
 // parseInputBody, session-env.ts, the workspace layout's parseLayout). The
 // contract: a value comes back, or a 4xx ApiError (LayoutError for a
 // layout, which the route turns into one); and what comes back is what the
 // check promised (a whole number in its range, a string under its limit...).
-import { parseJsonObject, parseRequestTarget } from '../../../src/server/http/request-parts.js';
+import { parseJsonObject, parseRequestTarget, queryWholeNumber } from '../../../src/server/http/request-parts.js';
 import { ApiError } from '../../../src/server/http/errors.js';
 import { optInt, optString, optStringArray, optStringMap, reqInt, reqString, SESSION_NAME_PATTERN } from '../../../src/server/http/validate.js';
 import { parseInputBody } from '../../../src/server/http/input-api.js';
@@ -72,15 +72,26 @@ export const httpBody: FuzzTarget = {
   tokens: ['{"', '":', '",', '"}', '[', ']', 'null', 'true', 'false', '-0', '1e999', '0.5', '9007199254740993', '\\u0000', '\\ud800', '"__proto__"', '{"type":"split","direction":"right","ratio":0.5,"first":', '{"type":"session","sessionId":"s1"}'].map((t) => new TextEncoder().encode(t)),
 };
 
+const QUERY_NUMBERS: ReadonlyArray<[string, number, number, number]> = [
+  ['scrollback', 0, 1_000_000, 0],
+  ['max', 1, 10_000, 100],
+  ['waitMs', 0, 60 * 60 * 1000, 0],
+];
+
 export const httpRequestTarget: FuzzTarget = {
   name: 'http-request-target',
-  parses: 'parseRequestTarget, the path and query of a request as Node hands it over',
+  parses: "parseRequestTarget, the path and query of a request as Node hands it over, and the query's numbers (queryWholeNumber)",
   fuzz(data) {
     // Node gives the request target as bytes, one character each.
     const target = refusedOrValue(() => parseRequestTarget(Buffer.from(data).toString('latin1')));
     if (target === undefined) return;
     promise(typeof target.path === 'string', 'the path is not a string');
     for (const [key, value] of target.query) promise(typeof key === 'string' && typeof value === 'string', 'a query pair is not two strings');
+    // The numbers the routes read from the query, with their bounds (sessions-api.ts, commands-api.ts).
+    for (const [key, min, max, fallback] of QUERY_NUMBERS) {
+      const n = refusedOrValue(() => queryWholeNumber(target.query, key, min, max, fallback));
+      promise(n === undefined || (Number.isInteger(n) && n >= min && n <= max), `queryWholeNumber let through ${key} = ${n}`);
+    }
   },
-  tokens: ['//', '/v1/sessions/', '?q=', '&max=', '%', '%2F', '%00', '[', ']', '@', ':', '#', '\\', ' ', '?scrollback=1e3&format=snapshot'].map((t) => new TextEncoder().encode(t)),
+  tokens: ['//', '/v1/sessions/', '?q=', '&max=', '&scrollback=', '?waitMs=', '0x', '1e', '-', '.5', 'Infinity', '%', '%2F', '%00', '[', ']', '@', ':', '#', '\\', ' ', '?scrollback=1e3&format=snapshot'].map((t) => new TextEncoder().encode(t)),
 };

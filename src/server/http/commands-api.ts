@@ -4,6 +4,7 @@
 import type { Router, Reply } from './router.js';
 import { ApiError, badRequest, notFound } from './errors.js';
 import { optInt, optString, reqString } from './validate.js';
+import { queryWholeNumber } from './request-parts.js';
 import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
 import type { CommandInfo } from '../commands/index.js';
@@ -147,9 +148,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     if (entry === undefined) {
       throw notFound(`no await "${id}": it never existed, or its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended`);
     }
-    const waitParam = req.query.get('waitMs');
-    const waitMs = waitParam === null ? 0 : Number(waitParam);
-    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_AWAIT_WAIT_MS) throw badRequest(`"waitMs" must be a whole number from 0 to ${MAX_AWAIT_WAIT_MS}`);
+    const waitMs = queryWholeNumber(req.query, 'waitMs', 0, MAX_AWAIT_WAIT_MS, 0);
     if (waitMs > 0) await entry.wait(waitMs);
     return awaitReply(entry);
   });

@@ -1,7 +1,8 @@
 // The parts of a request the router reads before any route runs: its target
-// (path and query) and its JSON body. Pure functions, so the fault suite's
-// fuzzer can feed them anything; every refusal is a 400 ApiError.
-import { ApiError } from './errors.js';
+// (path and query) and its JSON body, and the query's numbers the routes
+// read. Pure functions, so the fault suite's fuzzer can feed them anything;
+// every refusal is a 400 ApiError.
+import { ApiError, badRequest } from './errors.js';
 
 export interface RequestTarget {
   path: string;
@@ -39,4 +40,12 @@ export function parseJsonObject(body: Uint8Array): Record<string, unknown> {
     throw new ApiError(400, 'bad_json', 'the request body must be a JSON object');
   }
   return value as Record<string, unknown>;
+}
+
+/** A query parameter that must be a whole number from min to max; `fallback` when it is absent. */
+export function queryWholeNumber(query: URLSearchParams, key: string, min: number, max: number, fallback: number): number {
+  const param = query.get(key);
+  const n = param === null ? fallback : Number(param);
+  if (!Number.isInteger(n) || n < min || n > max) throw badRequest(`"${key}" must be a whole number from ${min} to ${max}`);
+  return n;
 }

@@ -10,6 +10,7 @@ import type { SessionRegistry } from '../session-registry.js';
 import { SessionStateError, type Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
+import { queryWholeNumber } from './request-parts.js';
 import { addInputRoute } from './input-api.js';
 import { ScreenHostError } from '../screen-host/index.js';
 
@@ -119,11 +120,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
   router.add('GET', '/v1/sessions/:target/screen', async (req) => {
     const session = target(req.params.target);
     const format = req.query.get('format') ?? 'text';
-    const scrollbackParam = req.query.get('scrollback');
-    const scrollbackRows = scrollbackParam === null ? 0 : Number(scrollbackParam);
-    if (!Number.isInteger(scrollbackRows) || scrollbackRows < 0 || scrollbackRows > MAX_SCROLLBACK_ROWS) {
-      throw badRequest(`"scrollback" must be a whole number from 0 to ${MAX_SCROLLBACK_ROWS}`);
-    }
+    const scrollbackRows = queryWholeNumber(req.query, 'scrollback', 0, MAX_SCROLLBACK_ROWS, 0);
     if (format === 'snapshot') {
       // The snapshot covers exactly the bytes fed before the call: read the offset first.
       const offset = session.offset;
@@ -157,9 +154,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const pattern = req.query.get('q');
     if (pattern === null || pattern === '') throw badRequest('give the text to find as "q"');
     if (pattern.length > MAX_SEARCH_PATTERN_CHARS) throw badRequest(`"q" is at most ${MAX_SEARCH_PATTERN_CHARS} characters`);
-    const maxParam = req.query.get('max');
-    const max = maxParam === null ? DEFAULT_SEARCH_MATCHES : Number(maxParam);
-    if (!Number.isInteger(max) || max < 1 || max > MAX_SEARCH_MATCHES) throw badRequest(`"max" must be a whole number from 1 to ${MAX_SEARCH_MATCHES}`);
+    const max = queryWholeNumber(req.query, 'max', 1, MAX_SEARCH_MATCHES, DEFAULT_SEARCH_MATCHES);
     const ignoreCase = req.query.get('ignore-case') === '1';
     const regex = req.query.get('regex') === '1';
     if (regex) {
