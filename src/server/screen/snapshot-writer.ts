@@ -496,12 +496,23 @@ class Painter {
     }
   }
 
-  /** Places the final cursor; `x === cols` is the pending-wrap position, re-entered by standPastLastCell. */
-  cursor(buffer: IBuffer, originTop: number | undefined): void {
+  /**
+   * Places the final cursor; `x === cols` is the pending-wrap position,
+   * re-entered by standPastLastCell. `origin`: origin mode is on, with this
+   * scroll region (CUP counts rows from its top and cannot leave it).
+   */
+  cursor(buffer: IBuffer, origin: { top: number; bottom: number } | undefined): void {
     const y = buffer.cursorY;
     const x = buffer.cursorX;
-    const row = originTop === undefined ? y + 1 : y - originTop + 1;
+    const row = origin === undefined ? y + 1 : y - origin.top + 1;
     if (x < this.cols) {
+      if (origin !== undefined && (y < origin.top || y > origin.bottom) && buffer.type === 'normal') {
+        // Outside the region with origin mode on (xterm gets there, e.g. by leaving the alternate
+        // screen): placed on a visit to the alternate screen, whose region is the whole screen, and
+        // brought back with it.
+        this.out.push(`${CSI}?1047h${CSI}${y + 1};${x + 1}H${CSI}?1047l`);
+        return;
+      }
       this.out.push(`${CSI}${row};${x + 1}H`);
       return;
     }
@@ -515,9 +526,8 @@ class Painter {
    * flags and colours, an OSC 8 to show the record if the saved bg did not,
    * then the cursor put back as the plan says.
    */
-  penByDecrc(plan: Extract<PenPlan, { kind: 'decrc' }>, internals: TerminalInternals, buffer: IBuffer, originTop: number | undefined): void {
+  penByDecrc(plan: Extract<PenPlan, { kind: 'decrc' }>, internals: TerminalInternals, buffer: IBuffer, origin: { top: number; bottom: number } | undefined): void {
     const y = buffer.cursorY;
-    const x = buffer.cursorX;
     const ext = internals.penExtended;
     const link = ext.urlId === 0 ? undefined : linkOf(this.terminal, ext.urlId);
     // SGR 0 keeps the link: the link first, then the style and colour.
@@ -526,13 +536,14 @@ class Painter {
     this.out.push(`${ESC}8`);
     this.out.push(sgrKeepingUnderline(plan.pen));
     if (plan.showRecord) this.out.push(oscLinkOf(link));
-    const row = originTop === undefined ? y + 1 : y - originTop + 1;
-    if (plan.back === 'cup') this.out.push(`${CSI}${row};${x + 1}H`);
+    if (plan.back === 'cup') this.cursor(buffer, origin);
     else if (plan.back === 'visit') this.visitToStandPast(y);
     else {
+      // The last cell looks exactly like the pen: printed again with it, it stays as it is.
       const line = buffer.getLine(buffer.baseY + y)!;
       let cellX = this.cols - 1;
       if (line.getCell(cellX, this.cell)!.getWidth() === 0) cellX--;
+      const row = origin === undefined ? y + 1 : y - origin.top + 1;
       this.out.push(`${CSI}${row};${cellX + 1}H${line.getCell(cellX, this.cell)!.getChars()}`);
     }
     this.pen = plan.pen;
@@ -672,11 +683,11 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
     painter.forgetPen(); // the DECRC took the saved pen: a reprinted last cell must set its own
   }
   if (m.originMode) painter.push(`${CSI}?6h`);
-  const originTop = m.originMode ? active.scrollTop : undefined;
-  painter.cursor(terminal.buffer.active, originTop);
+  const origin = m.originMode ? { top: active.scrollTop, bottom: active.scrollBottom } : undefined;
+  painter.cursor(terminal.buffer.active, origin);
   const plan = penPlan(terminal, internals);
   const byDecrc = plan.kind === 'decrc';
-  if (byDecrc) painter.penByDecrc(plan, internals, terminal.buffer.active, originTop);
+  if (byDecrc) painter.penByDecrc(plan, internals, terminal.buffer.active, origin);
   else {
     // (a pen no stream makes is written as the nearest one SGR makes: the same look now)
     painter.forgetPen();
