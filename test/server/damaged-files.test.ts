@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import {
   VIEWER_PROTOCOL_VERSION, decodeFrameFromServer, encodeFrameToServer, type FrameFromServer,
 } from '../../src/protocol/viewer-frames.js';
+import { LOST_ROW_TEXT } from '../../src/server/screen/history/lost-rows.js';
 import { startTestServer, waitFor, type TestServer } from './harness.js';
 
 const T = { timeout: 180_000 };
@@ -41,6 +42,11 @@ async function printedAndStopped(t: TestServer): Promise<{ id: string; lines: st
   const stopped = await t.cli(['server', 'stop']);
   assert.equal(stopped.code, 0, stopped.stderr);
   return { id, lines };
+}
+
+/** `lines` as a screen shows them when rows first..first+count-1 were lost from the history file. */
+function withLostRows(lines: readonly string[], first: number, count: number): string[] {
+  return [...lines.slice(0, first), ...Array<string>(count).fill(LOST_ROW_TEXT), ...lines.slice(first + count)];
 }
 
 /** Where each record of a history file starts, and the first row of its block. */
@@ -86,7 +92,7 @@ async function viewerSees(t: TestServer, id: string): Promise<{ degraded: boolea
   }
 }
 
-test('a flipped bit in a history block: the block and the rows below it count as lost everywhere, the rows after it come back exact, also after another restart', T, async () => {
+test('a flipped bit in a history block: its rows are marked and counted as lost everywhere, the rows on both sides come back exact, also after another restart', T, async () => {
   const t = startStopped();
   try {
     const { id, lines } = await printedAndStopped(t);
@@ -97,25 +103,26 @@ test('a flipped bit in a history block: the block and the rows below it count as
     const hit = records[4]!;
     file[hit.at + hit.bytes - 100]! ^= 0x08; // a bit of one row's cells
     writeFileSync(path, file);
-    const lost = hit.firstRow + hit.rows;
+    const lost = hit.rows;
+    const expected = withLostRows(lines, hit.firstRow, hit.rows);
 
     assert.equal((await t.cli(['server', 'start'])).code, 0);
     const check = async (when: string) => {
       const screen = await screenOf(t, id);
-      assert.equal(screen.scrollback.dropped, lost, `${when}: the damaged block and the rows below it are dropped`);
+      assert.equal(screen.scrollback.dropped, lost, `${when}: the damaged block's rows count as dropped`);
       assert.equal(screen.scrollback.lost, lost, `${when}: …and said to be lost from the file`);
       assert.equal(screen.degraded, true, `${when}: the screen is marked incomplete`);
-      // Every row from the hole up is exact: the history after it, the live rows, the screen.
-      assert.deepEqual(screen.text.split('\n').filter((l) => l !== ''), lines.slice(lost), `${when}: the rows after the hole`);
+      // Every row on both sides of the hole is exact, and each row of the hole says it was lost.
+      assert.deepEqual(screen.text.split('\n').filter((l) => l !== ''), expected, `${when}: the rows around the hole`);
       const plain = await t.cli(['screen', id, '--scrollback', '5000']);
-      assert.equal(plain.stderr, `tend: ${lost} older rows were lost: the session's history file was damaged (the server's log says where); showing the ${LINES - lost - SCREEN_ROWS + 1} rows of scrollback that remain\n`);
+      assert.equal(plain.stderr, `tend: ${lost} rows of scrollback were lost: the session's history file was damaged (each reads as lost; the server's log says where); showing the ${LINES - SCREEN_ROWS + 1} rows of scrollback there are\n`);
       const info = await t.api<{ degraded: boolean }>('GET', `/v1/sessions/${id}`);
       assert.equal(info.body.degraded, true, `${when}: the session's JSON`);
       const found = await t.api<{ matches: Array<{ row: number; line: string }>; dropped: number }>('GET', `/v1/sessions/${id}/search?q=line%201&max=10000`);
       assert.equal(found.body.dropped, lost, `${when}: search says what it could not search`);
-      assert.deepEqual(found.body.matches.map((m) => m.line), lines.slice(lost).filter((l) => l.startsWith('line 1')));
+      assert.deepEqual(found.body.matches.map((m) => m.line), expected.filter((l) => l.includes('line 1')));
       const viewer = await viewerSees(t, id);
-      assert.deepEqual(viewer, { degraded: true, dropped: lost, firstRow: lost }, `${when}: a viewer`);
+      assert.deepEqual(viewer, { degraded: true, dropped: lost, firstRow: 0 }, `${when}: a viewer`);
     };
     await check('after the restart');
     const warnings = logLines(t, /history file|scrollback are lost/);
@@ -124,7 +131,8 @@ test('a flipped bit in a history block: the block and the rows below it count as
 
     // The next checkpoint writes the file whole again: another restart finds no damage and the same losses.
     assert.equal((await t.cli(['server', 'stop'])).code, 0);
-    assert.equal(historyRecords(readFileSync(path))[0]!.firstRow, lost, 'the file was rewritten from the hole on');
+    const rewritten = historyRecords(readFileSync(path));
+    assert.ok(rewritten.every((r, i) => i === 0 ? r.firstRow === 0 : r.firstRow === rewritten[i - 1]!.firstRow + rewritten[i - 1]!.rows), 'the file was written whole again, the marks in the hole');
     assert.equal((await t.cli(['server', 'start'])).code, 0);
     await check('after a second restart');
     assert.equal(logLines(t, /history file|scrollback are lost/).length, 1, 'the damage was reported once');
@@ -133,22 +141,21 @@ test('a flipped bit in a history block: the block and the rows below it count as
   }
 });
 
-test('a history file cut short: the rows it lacks up to the checkpoint, and those below, count as lost', T, async () => {
+test('a history file cut short: the rows it lacks are marked and counted as lost, the rows below come back exact', T, async () => {
   const t = startStopped();
   try {
     const { id, lines } = await printedAndStopped(t);
     const path = join(t.home, 'checkpoints', `${id}.hist`);
     const records = historyRecords(readFileSync(path));
     const last = records[records.length - 1]!;
-    // Cut inside its last block: the blocks before it end short of the rows the checkpoint counts, so
-    // they cannot be shown as running on into the live rows (never read across a gap).
+    // Cut inside its last block: the blocks before it end short of the rows the checkpoint counts.
     truncateSync(path, last.at + 40);
     assert.equal((await t.cli(['server', 'start'])).code, 0);
     const screen = await screenOf(t, id);
-    assert.equal(screen.scrollback.dropped, last.firstRow + last.rows);
-    assert.equal(screen.scrollback.lost, last.firstRow + last.rows);
+    assert.equal(screen.scrollback.dropped, last.rows);
+    assert.equal(screen.scrollback.lost, last.rows);
     assert.equal(screen.degraded, true);
-    assert.deepEqual(screen.text.split('\n').filter((l) => l !== ''), lines.slice(last.firstRow + last.rows), 'the live rows and the screen are whole');
+    assert.deepEqual(screen.text.split('\n').filter((l) => l !== ''), withLostRows(lines, last.firstRow, last.rows), 'the rows below, the live rows and the screen are whole');
     assert.equal(logLines(t, /scrollback are lost .*torn or damaged record/).length, 1);
   } finally {
     await t.dispose();

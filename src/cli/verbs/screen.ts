@@ -16,12 +16,13 @@ interface ScreenView {
   scrollback?: { shown: number; available: number; dropped: number; lost?: number };
 }
 
-/** Why older rows are missing: a damaged history file lost some, the server's memory budget dropped the rest. */
-export function droppedRowsNotice(dropped: number, lost: number): string {
-  const budget = dropped - lost;
-  if (lost === 0) return `${dropped} older rows were dropped to keep within the server's history memory budget`;
-  const rest = budget > 0 ? `, and ${budget} were dropped to keep within the server's history memory budget` : '';
-  return `${lost} older rows were lost: the session's history file was damaged (the server's log says where)${rest}`;
+/** Why rows are missing: a damaged history file lost some (each reads as lost where it was), the server's memory budget dropped the rest. */
+function droppedRowsNotice(s: { dropped: number; lost?: number; shown: number }): string {
+  const lost = s.lost ?? 0;
+  const budget = s.dropped - lost;
+  if (lost === 0) return `${budget} older rows were dropped to keep within the server's history memory budget; showing the ${s.shown} rows of scrollback that remain`;
+  const rest = budget > 0 ? `, and ${budget} older rows were dropped to keep within the server's history memory budget` : '';
+  return `${lost} rows of scrollback were lost: the session's history file was damaged (each reads as lost; the server's log says where)${rest}; showing the ${s.shown} rows of scrollback there are`;
 }
 
 export const screenVerb: Verb = {
@@ -54,7 +55,7 @@ Prints the visible screen as text, one line per row.
       if (s.status === 'exited') stderr.write(`tend: the program in ${target} ${describeExit({ code: s.exitCode ?? null, signal: s.exitSignal ?? null })}; this is its last screen\n`);
       const lost = s.scrollback?.lost ?? 0;
       if (s.degraded && lost === 0) stderr.write('tend: part of this screen\'s output was lost (it left the holder\'s ring, or a damaged file lost it); what follows is incomplete\n');
-      if (s.scrollback !== undefined && s.scrollback.dropped > 0) stderr.write(`tend: ${droppedRowsNotice(s.scrollback.dropped, lost)}; showing the ${s.scrollback.shown} rows of scrollback that remain\n`);
+      if (s.scrollback !== undefined && s.scrollback.dropped > 0) stderr.write(`tend: ${droppedRowsNotice(s.scrollback)}\n`);
       stdout.write(s.text.endsWith('\n') ? s.text : `${s.text}\n`);
     }
     return 0;

@@ -47,7 +47,7 @@ screen that contain TEXT, oldest first, each after its row number, as
     }
     for (const m of found.matches) stdout.write(`${m.row}:${m.line}\n`);
     if (found.truncated) stderr.write(`tend: ${found.total} lines matched; these are the last ${found.matches.length} (--max N for more)\n`);
-    if (found.dropped > 0) stderr.write(`tend: ${found.dropped} older rows are no longer held (dropped by the server's history memory budget, or lost from a damaged history file) and were not searched\n`);
+    if (found.dropped > 0) stderr.write(`tend: ${found.dropped} rows are missing (dropped by the server's history memory budget, or lost from a damaged history file) and were not searched\n`);
     // as grep: 1 when nothing matched
     return found.total > 0 ? 0 : 1;
   },

@@ -15,7 +15,8 @@
 // it); with none after it, the file is truncated there. The checkpoint says
 // which rows it needs (it is written only after the blocks it counts are
 // synced), so a torn tail is never a row a checkpoint relied on; rows a
-// damaged record held are the reader's caller's to count as lost. The file is rewritten (temp file + rename) when the
+// damaged record held are a gap between the blocks read, the reader's
+// caller's to mark or count as lost (screen/history/history.ts restorePlan). The file is rewritten (temp file + rename) when the
 // history was erased, when blocks went missing in between (checkpoints were
 // off), or when blocks dropped from memory take more room than the rest.
 import { crc32 } from 'node:zlib';
@@ -104,8 +105,9 @@ function decodeBlock(payload: Buffer): StoredBlock | null {
 
 export interface HistoryFileContents {
   /**
-   * Whole blocks, in order, ending at or before the row asked for: the run
-   * after the last gap (a damaged record, or blocks that do not continue).
+   * Whole blocks, in order, ending at or before the row asked for; where a
+   * damaged record was skipped the next block does not continue the one
+   * before (the caller counts the rows between as lost).
    */
   blocks: StoredBlock[];
   /** Bytes of the file up to the end of those blocks (header included): the file is cut there. */
@@ -196,10 +198,11 @@ export async function readHistoryFile(dir: string, sessionId: string, endRow: nu
     const { block, bytes } = record;
     if (block.firstRow + block.rows > endRow) break;
     const previous = blocks[blocks.length - 1];
-    if (previous !== undefined && block.firstRow !== previous.firstRow + previous.rows) {
-      // A rewrite, a drop or a damaged record left a gap: the older rows cannot be shown as continuing into these.
+    if (previous !== undefined && block.firstRow < previous.firstRow + previous.rows) {
+      // Rows numbered again from lower down: the blocks before are of another history, not older rows of this one.
       blocks.length = 0;
     }
+    // A gap after `previous` (a damaged record was skipped) is kept as a gap: the history marks or drops its rows.
     blocks.push(block);
     at += bytes;
     keptEnd = at;

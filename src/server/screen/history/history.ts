@@ -7,7 +7,8 @@
 // is row endRow + i. Rows below firstRow were erased (ED 3, RIS: the program
 // asked) or dropped (a budget, or a row lost in a reflow): `droppedRows`
 // counts the latter since the last erase, so readers can say that rows are
-// missing rather than show the rest as complete.
+// missing rather than show the rest as complete. It also counts the rows a
+// damaged history file lost (`lostRows`), which a restore marks in place.
 //
 // Rows are appended to an open block; a block is sealed at BLOCK_ROWS rows or
 // BLOCK_BYTES bytes and never changes again, which is what lets a checkpoint
@@ -21,6 +22,7 @@ import type { RawBufferLine } from '../scrollback-tap.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
 import { sharedBytes, sharedWords } from './shared-block.js';
+import { lostRowBlocks, MAX_MARKED_LOST_ROWS } from './lost-rows.js';
 
 /** A sealed block holds at most this many rows… */
 export const BLOCK_ROWS = 256;
@@ -142,12 +144,13 @@ export class History implements BudgetMember {
   }
   /**
    * Rows a memory budget dropped (or a reflow lost) just below firstRow,
+   * and rows a damaged history file lost (marked in place, see lostRows),
    * since the last erase: rows the program wrote that tend no longer holds.
    */
   get droppedRows(): number {
     return this._droppedRows;
   }
-  /** Of droppedRows, those a restore did not find in the history file (damaged or cut short). */
+  /** Of droppedRows, those a restore did not find in the history file (damaged or cut short): marked lost in place, or below firstRow. */
   get lostRows(): number {
     return this._lostRows;
   }
@@ -242,17 +245,18 @@ export class History implements BudgetMember {
   /**
    * Takes back blocks read from a history file (recovery), in order, before
    * any row is appended; `state` is what the checkpoint recorded. Rows the
-   * blocks do not reach back to count as dropped, and as lost.
+   * blocks lack (a damaged file) are marked in their place or, below a hole
+   * too large to mark, dropped; either way counted as dropped and as lost.
    */
   restore(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): void {
-    const blocks = continuousTo(stored, state).map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
+    const plan = restorePlan(stored, state);
+    const blocks = plan.blocks.map((b) => ({ ...b, serial: this.budget?.nextSerial() ?? nextLocalSerial() }));
     this.blocks = blocks;
     this.sealedBytes = blocks.reduce((sum, b) => sum + blockBytes(b), 0);
     this._firstRow = blocks[0]?.firstRow ?? state.endRow;
     this._endRow = state.endRow;
-    const lost = rowsMissing(stored, state);
-    this._droppedRows = state.droppedRows + lost;
-    this._lostRows = (state.lostRows ?? 0) + lost;
+    this._droppedRows = state.droppedRows + plan.lostRows;
+    this._lostRows = (state.lostRows ?? 0) + plan.lostRows;
     this.open = this.newOpen();
     this.cache = null;
     this.budget?.charge(this, this.sealedBytes);
@@ -415,35 +419,50 @@ export class History implements BudgetMember {
   }
 }
 
-/**
- * The blocks that can be read as one history ending where the checkpoint's
- * does: the run of blocks, each continuing the one before, that ends at
- * state.endRow (the live rows are numbered from there). Blocks past a gap,
- * or a run that stops short of endRow (a file that lost its tail), would
- * read straight across missing rows; those rows count as dropped instead.
- * Blocks wholly below state.firstRow were gone when the checkpoint was taken.
- */
-function continuousTo<B extends Omit<HistoryBlock, 'serial'>>(stored: readonly B[], state: HistoryState): readonly B[] {
-  let start = stored.length;
-  let end = state.endRow;
-  while (start > 0) {
-    const block = stored[start - 1]!;
-    if (block.firstRow + block.rows !== end || block.firstRow + block.rows <= state.firstRow) break;
-    start--;
-    end = block.firstRow;
-  }
-  return stored.slice(start);
-}
+type StoredBlock = Omit<HistoryBlock, 'serial'>;
 
 /**
- * Rows a checkpoint counted as held (from state.firstRow up) that `stored`
- * cannot give back as one run ending at state.endRow: what a damaged or cut
- * history file lost.
+ * The blocks a restored history takes, as one run ending where the
+ * checkpoint's does (state.endRow: the live rows are numbered from there),
+ * and how many rows the checkpoint counted that `stored` lacks. A hole
+ * between blocks, or between the last block and endRow (a record that failed
+ * its CRC, a file cut short), is filled with rows marked lost (lost-rows.ts)
+ * when it is at most MAX_MARKED_LOST_ROWS, so the rows below it stay; a larger
+ * one ends the run, and the rows below it are dropped. Nothing is read
+ * across a hole as if it were whole. Blocks wholly below state.firstRow were
+ * gone when the checkpoint was taken.
  */
-export function rowsMissing(stored: readonly Omit<HistoryBlock, 'serial'>[], state: HistoryState): number {
-  const run = continuousTo(stored, state);
-  const firstRow = run[0]?.firstRow ?? state.endRow;
-  return Math.max(0, firstRow - state.firstRow);
+export function restorePlan(stored: readonly StoredBlock[], state: HistoryState): { blocks: StoredBlock[]; lostRows: number } {
+  const run: StoredBlock[] = [];
+  let lostRows = 0;
+  let end = state.endRow;
+  for (let i = stored.length - 1; i >= 0; i--) {
+    const block = stored[i]!;
+    const blockEnd = block.firstRow + block.rows;
+    if (blockEnd > end || blockEnd <= state.firstRow) break;
+    const hole = end - blockEnd;
+    if (hole > MAX_MARKED_LOST_ROWS) break;
+    if (hole > 0) {
+      run.unshift(...lostRowBlocks(blockEnd, hole, firstRowWidth(run[0] ?? block)));
+      lostRows += hole;
+    }
+    run.unshift(block);
+    end = block.firstRow;
+  }
+  if (run.length === 0) return { blocks: [], lostRows: Math.max(0, state.endRow - state.firstRow) };
+  return { blocks: run, lostRows: lostRows + Math.max(0, run[0]!.firstRow - state.firstRow) };
+}
+
+/** The width a block's first row was written at (the marks of a hole take the width of the rows around it). */
+function firstRowWidth(block: StoredBlock): number {
+  const reader = new ByteReader(block.data, block.starts[0]!);
+  reader.byte();
+  return reader.varint();
+}
+
+/** Rows a checkpoint counted as held that `stored` cannot give back (see restorePlan). */
+export function rowsMissing(stored: readonly StoredBlock[], state: HistoryState): number {
+  return restorePlan(stored, state).lostRows;
 }
 
 let epochs = 0;

@@ -5,6 +5,7 @@
 // there under its own number, or counted as dropped. Restored the way the
 // screen host restores one (screen-table.ts): snapshot written as not the
 // program's output, then the history's blocks and state.
+import { LOST_ROW_TEXT, MAX_MARKED_LOST_ROWS } from './lost-rows.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Screen, type ScreenOptions } from '../screen.js';
@@ -154,23 +155,37 @@ describe('History.restore', () => {
     return { _data: data, _combined: {}, _extendedAttrs: {}, length: text.length, isWrapped: false };
   };
 
-  test('blocks that stop short of the rows the checkpoint counts (a damaged file tail) are not read across: the rows count as dropped', () => {
+  /** A decoded row's characters (the rows here are plain text of width-1 characters). */
+  const text = (h: History, r: number): string | undefined => {
+    const row = h.row(r);
+    if (row === undefined) return undefined;
+    let out = '';
+    for (let i = 0; i < row.used; i++) out += String.fromCodePoint(row.cells[i * 3]! & 0x1fffff || 32);
+    return out.trimEnd();
+  };
+  /** A lost row reads as the marker, cut to the width of the rows around it. */
+  const marker = (h: History, r: number): string => LOST_ROW_TEXT.slice(0, h.rowWidth(r)).trimEnd();
+
+  test('blocks that stop short of the rows the checkpoint counts (a file cut short): the rows missing are marked lost in their place, the rows below stay', () => {
     const source = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
     for (let i = 0; i < 600; i++) source.append([line(`row ${i}`)], () => undefined);
     const cp = source.checkpoint();
     assert.equal(cp.state.endRow, 600);
     assert.ok(cp.blocks.length >= 2);
+    const last = cp.blocks[cp.blocks.length - 1]!;
     const restored = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
     restored.restore(cp.blocks.slice(0, -1), cp.state);
     assert.equal(restored.endRow, 600, 'numbers go on where the checkpoint left them');
-    assert.equal(restored.rowCount + restored.droppedRows, 600, 'every row is held or counted as dropped');
-    assert.equal(restored.lostRows, restored.droppedRows, 'counted as lost from the file, not as dropped by a budget');
-    for (let r = restored.firstRow; r < restored.endRow; r++) assert.ok(restored.row(r) !== undefined, `row ${r} is held`);
+    assert.equal(restored.firstRow, 0, 'the rows below the hole are held');
+    assert.equal(restored.lostRows, last.rows);
+    assert.equal(restored.droppedRows, last.rows, 'counted as dropped too');
+    for (let r = 0; r < last.firstRow; r++) assert.equal(text(restored, r), `row ${r}`);
+    for (let r = last.firstRow; r < 600; r++) assert.equal(text(restored, r), marker(restored, r), `row ${r} says it was lost`);
     source.dispose();
     restored.dispose();
   });
 
-  test('a block missing in the middle (a damaged record): the rows after it are kept, it and the rows below count as lost, and the count survives the next checkpoint', () => {
+  test('a block missing in the middle (a damaged record): marked lost in its place, the rows on both sides as they were, and the count survives the next checkpoint', () => {
     const source = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
     for (let i = 0; i < 1000; i++) source.append([line(`row ${i}`)], () => undefined);
     const cp = source.checkpoint();
@@ -178,15 +193,33 @@ describe('History.restore', () => {
     const missing = cp.blocks[1]!;
     const restored = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
     restored.restore(cp.blocks.filter((b) => b !== missing), cp.state);
-    assert.equal(restored.firstRow, missing.firstRow + missing.rows, 'the run after the hole is held');
-    assert.equal(restored.lostRows, missing.firstRow + missing.rows);
-    assert.equal(restored.droppedRows, restored.lostRows);
-    for (let r = restored.firstRow; r < 1000; r++) assert.deepEqual(restored.row(r), source.row(r), `row ${r} as it was`);
+    assert.equal(restored.firstRow, 0);
+    assert.equal(restored.lostRows, missing.rows);
+    assert.equal(restored.droppedRows, missing.rows);
+    for (let r = 0; r < 1000; r++) {
+      const inHole = r >= missing.firstRow && r < missing.firstRow + missing.rows;
+      if (inHole) assert.equal(text(restored, r), marker(restored, r), `row ${r} says it was lost`);
+      else assert.deepEqual(restored.row(r), source.row(r), `row ${r} as it was`);
+    }
     const again = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
     const next = restored.checkpoint();
     again.restore(next.blocks, next.state);
     assert.equal(again.lostRows, restored.lostRows, 'a second restore still knows the rows were lost');
     assert.equal(again.droppedRows, restored.droppedRows);
     for (const h of [source, restored, again]) h.dispose();
+  });
+
+  test('a hole too large to mark ends the run: the rows below it are dropped and counted as lost', () => {
+    const source = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
+    for (let i = 0; i < MAX_MARKED_LOST_ROWS + 2000; i++) source.append([line(`row ${i}`)], () => undefined);
+    const cp = source.checkpoint();
+    const kept = cp.blocks.filter((b) => b.firstRow < 256 || b.firstRow + b.rows > cp.state.endRow - 256);
+    const restored = new History({ maxRows: 100_000, maxBytes: 1 << 30 });
+    restored.restore(kept, cp.state);
+    const top = kept.find((b) => b.firstRow >= 256)!; // the first block above the hole
+    assert.ok(top.firstRow - 256 > MAX_MARKED_LOST_ROWS);
+    assert.equal(restored.firstRow, top.firstRow);
+    assert.equal(restored.lostRows, top.firstRow, 'the hole and the rows below it');
+    for (const h of [source, restored]) h.dispose();
   });
 });

@@ -19,7 +19,10 @@ export interface ScrollbackShown {
   shown: number;
   /** Rows of scrollback there are, live and history. */
   available: number;
-  /** Rows no longer held beyond the oldest held (a memory budget dropped them, or a damaged history file lost them), when the request reached past it; else 0. */
+  /**
+   * Rows missing, when the request reached past the oldest row held (else 0): dropped by a memory
+   * budget beyond it, or lost from a damaged history file (those read as lost where they were).
+   */
   dropped: number;
   /** Of `dropped`, the rows a damaged or cut-short history file lost (the rest a budget dropped). */
   lost: number;
@@ -103,10 +106,10 @@ export class ScreenRows {
 
   /**
    * How `wanted` rows of scrollback above the active screen come out: rows
-   * shown, rows there are (live and history), and rows no longer held past
-   * the oldest one held (dropped by a memory budget or lost from a damaged
-   * history file; counted only when the request reaches past it: then what
-   * is shown is not all the program wrote).
+   * shown, rows there are (live and history), and rows missing (dropped by
+   * a memory budget past the oldest one held, or lost from a damaged history
+   * file; counted only when the request reaches past the oldest row held:
+   * then what is shown is not all the program wrote).
    */
   scrollbackShown(wanted: number): ScrollbackShown {
     const buffer = this.terminal.buffer.active;
