@@ -71,7 +71,7 @@ function parseOptions(): { short: boolean; parts: Part[]; seed: number; all: boo
 function scaleNote(scale: Pick<RunOptions, 'kills' | 'soakMinutes' | 'fuzzShort'>): string {
   const notes: string[] = [];
   if (scale.kills !== undefined) notes.push(`${scale.kills} crash-loop kills (the full run: ${FULL_KILLS})`);
-  if (scale.soakMinutes !== undefined) notes.push(`a ${scale.soakMinutes}-minute soak (the full run: ${FULL_SOAK_MINUTES})`);
+  if (scale.soakMinutes !== undefined) notes.push(`a soak of ${scale.soakMinutes} minutes (the full run: ${FULL_SOAK_MINUTES})`);
   if (scale.fuzzShort) notes.push('the fuzz part\'s short run (the full run: its full one)');
   return notes.length === 0 ? '' : `A smaller run than the full one: ${notes.join(', ')}.`;
 }

@@ -37,7 +37,7 @@ export function formatMarkdown(results: readonly PartResult[], run: RunFacts): s
   const out = [
     BEGIN_MARK,
     '',
-    `Last full run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${Math.round(run.seconds / 60)} min, seed ${run.seed}; ` +
+    `Last run of every part: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${Math.round(run.seconds / 60)} min, seed ${run.seed}; ` +
       `${availableParallelism()} cores (${cpu}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}.`,
   ];
   if (run.scale) out.push('', `**${run.scale}**`);
