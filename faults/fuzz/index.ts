@@ -111,7 +111,7 @@ async function fuzzOne(entry: TargetEntry, options: FuzzOptions, randomSeed: num
     seeds,
     maxExecutions: short ? Number.MAX_SAFE_INTEGER : FULL_EXECUTIONS,
     maxMs: short ? SHORT_MS_PER_TARGET : FULL_MAX_MS_PER_TARGET,
-    maxLength: MAX_INPUT_BYTES,
+    maxLength: entry.maxInputBytes ?? MAX_INPUT_BYTES,
     randomSeed,
     onReady: (edges, tokens) => log(`fuzz: ${entry.name}: ${seeds.length} seeds, ${edges} edges instrumented, ${tokens} tokens`),
     onFinding: (finding) => {
