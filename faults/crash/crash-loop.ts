@@ -68,6 +68,7 @@ class CrashLoop {
   mismatches = 0;
   knownLimitComparisons = 0;
   screenErrors = 0;
+  referenceFull = 0;
   degradedScreens = 0;
   lineChecks = 0;
   readonly lineProblems = new Set<string>();
@@ -209,7 +210,11 @@ class CrashLoop {
         this.note(`after kill ${kill}: the screen of ${w.id} could not be compared: ${(err as Error).message}${this.serverLogError()}`);
         continue;
       }
-      const { diffs, knownLimits, offset, degraded } = comparison;
+      const { compared, diffs, knownLimits, offset, degraded } = comparison;
+      if (!compared) {
+        this.referenceFull++;
+        continue;
+      }
       this.comparisons++;
       if (knownLimits.length > 0) this.knownLimitComparisons++;
       if (degraded) this.degradedScreens++;
@@ -302,6 +307,7 @@ export const crashPart: Part = {
           figure('screen comparisons (scrollback included)', loop.comparisons),
           zeroTarget('mismatches', loop.mismatches),
           zeroTarget('screens the server failed to give (an error answer)', loop.screenErrors),
+          zeroTarget('comparisons not made: the reference had filled its scrollback', loop.referenceFull),
           figure('comparisons that differed only in the known limits of src/server/screen/screen.ts (the top row of a cut scrollback, a styled blank in the last column)', loop.knownLimitComparisons),
           zeroTarget('screens marked degraded', loop.degradedScreens),
           figure('numbered-line checks', loop.lineChecks),

@@ -15,6 +15,8 @@ type HeadlessTerminal = InstanceType<typeof Terminal>;
 const READ_CHUNK_BYTES = 1024 * 1024;
 
 export interface Comparison {
+  /** False when the reference's own scrollback had filled: no comparison was made. */
+  compared: boolean;
   diffs: string[];
   /** Differences of the kinds screen.ts documents as known limits of any snapshot, counted apart. */
   knownLimits: string[];
@@ -28,6 +30,18 @@ export interface Comparison {
  * lie well inside what both hold, away from where each trims its oldest rows.
  */
 export const EDGE_ROWS = 100;
+
+/**
+ * The reference's own scrollback: far more than the run writes. An xterm.js
+ * buffer that is full scrolls regions differently from one that is not (seen:
+ * the same bytes give other screen rows once 500 rows of scrollback are
+ * full), and the server's screen behaves like one that is not; a reference
+ * that filled up would report differences of its own. At ~1.2 KB a row of
+ * 100 columns this is ~240 MB at most per session, reached only by runs far
+ * longer than the full one's streams; a reference that does fill stops
+ * comparing and is counted.
+ */
+export const REFERENCE_SCROLLBACK_ROWS = 200_000;
 
 /**
  * What is not a mismatch: the shorter scrollback the snapshot was asked for,
@@ -73,7 +87,7 @@ export class ReferenceScreen {
     if (this.terminal === null || offset < this.fed || this.terminal.cols !== cols || this.terminal.rows !== rows) {
       // A screen that went back in the stream (it must not) or changed size: start over from byte 0.
       this.terminal?.dispose();
-      this.terminal = new Terminal({ cols, rows, scrollback: this.scrollbackRows, allowProposedApi: true });
+      this.terminal = new Terminal({ cols, rows, scrollback: REFERENCE_SCROLLBACK_ROWS, allowProposedApi: true });
       this.fed = 0;
     }
     const fd = openSync(this.file, 'r');
@@ -97,11 +111,13 @@ export class ReferenceScreen {
       `/v1/sessions/${this.sessionId}/screen?format=snapshot&scrollback=${this.scrollbackRows - EDGE_ROWS}`,
     );
     await this.feedTo(snap.offset, snap.cols, snap.rows);
+    if (this.terminal!.buffer.normal.length >= REFERENCE_SCROLLBACK_ROWS + snap.rows) return { compared: false, diffs: [], knownLimits: [], offset: snap.offset, degraded: snap.degraded };
     const restored = await terminalFromSnapshot(snap);
     try {
-      const all = diffTerminals(this.terminal!, restored, { limit: 200 });
+      // Every difference: a limit would stop at the top rows' known limits and hide rows below them.
+      const all = diffTerminals(this.terminal!, restored, { limit: Number.MAX_SAFE_INTEGER });
       const known = knownLimitTest(this.terminal!, restored);
-      return { diffs: all.filter((d) => !known(d)), knownLimits: all.filter(known), offset: snap.offset, degraded: snap.degraded };
+      return { compared: true, diffs: all.filter((d) => !known(d)), knownLimits: all.filter(known), offset: snap.offset, degraded: snap.degraded };
     } finally {
       restored.dispose();
     }
