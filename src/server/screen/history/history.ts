@@ -23,6 +23,9 @@ import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
 import { sharedBytes, sharedWords } from './shared-block.js';
 import { lostRowBlocks, MAX_MARKED_LOST_ROWS } from './lost-rows.js';
+import type { HistoryBlock } from './history-block.js';
+
+export type { HistoryBlock } from './history-block.js';
 
 /** A sealed block holds at most this many rows… */
 export const BLOCK_ROWS = 256;
@@ -36,18 +39,6 @@ const WRITER_HEADROOM_BYTES = 8 * 1024;
 const EMPTY_WRITER = new ByteWriter(0);
 /** What a block costs besides its bytes: the object, its row index, its link table. */
 const BLOCK_OVERHEAD_BYTES = 200;
-
-export interface HistoryBlock {
-  /** Server-wide order of sealing: the budget drops the lowest first. */
-  readonly serial: number;
-  readonly firstRow: number;
-  readonly rows: number;
-  /** The rows' encodings, back to back. */
-  readonly data: Uint8Array;
-  /** Where each row starts in data. */
-  readonly starts: Uint32Array;
-  readonly links: readonly LinkData[];
-}
 
 /** Where a history stands: the rows it holds, and those dropped just below them. */
 export interface HistoryState {

@@ -4,7 +4,7 @@
 // the hole, the hole is filled with rows that say they were lost: the rows on
 // both sides keep their numbers and their text, nothing reads across the
 // hole as if it were whole, and the marked rows are counted as lost.
-import type { HistoryBlock } from './history.js';
+import type { HistoryBlock } from './history-block.js';
 import { ByteWriter } from './bytes.js';
 import { encodeRow, LinkTable, NULL_CONTENT } from './row-codec.js';
 import { sharedBytes, sharedWords } from './shared-block.js';
