@@ -154,7 +154,7 @@ describe('Store.open where this user may not write', { timeout: TEST_TIMEOUT_MS 
     assert.deepEqual(r.ids, ['s0', 's1', 's2']);
     assert.equal(r.byName, 's1');
     assert.equal(r.write.code, 'READ_ONLY');
-    assert.match(r.write.message, /cannot create session x: the store is read-only/);
+    assert.match(r.write.message, /cannot record a new session: the store is read-only/);
     assert.ok(readFileSync(file).equals(before), 'the store is unchanged');
   });
 

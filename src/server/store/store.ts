@@ -129,7 +129,7 @@ export class Store implements Disposable {
   // ---- sessions --------------------------------------------------------------
 
   createSession(s: NewSession): SessionRecord {
-    this.write(`create session ${s.id}`, () => {
+    this.write('record a new session', () => {
       try {
         this.sql.insert.run({ ...s, argv: JSON.stringify(s.argv), env: JSON.stringify(s.env) });
       } catch (err) {
