@@ -23,6 +23,7 @@ const USAGE = `usage: npm run faults -- [--short] [--part NAME[,NAME...]] [--see
   --kills N          the crash loop's number of kills (full run: ${FULL_KILLS})
   --soak-minutes M   the soak's length (full run: ${FULL_SOAK_MINUTES})
   --fuzz-short       the fuzz part's short run inside a longer one
+  TEND_FAULTS_TRACE=1 prints each crash-loop kill's timings (kill and restart, checks).
   A run of every part without --short writes its figures to docs/reliability.md,
   naming any of these it was given (a run smaller than the full one says so).`;
 
