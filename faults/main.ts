@@ -17,7 +17,7 @@ import { FULL_KILLS } from './crash/crash-loop.js';
 import { FULL_SOAK_MINUTES } from './soak/soak-part.js';
 
 const USAGE = `usage: npm run faults -- [--short] [--part NAME[,NAME...]] [--seed N]
-  --short   CI's short run of each part (under 3 minutes in all)
+  --short   CI's short run of each part (about 3 minutes in all on 2 cores)
   --part    run only these parts: ${PARTS.map((p) => p.name).join(', ')}
   --seed    replay a run's random choices (a run prints its seed)
   --kills N          the crash loop's number of kills (full run: ${FULL_KILLS})
