@@ -54,8 +54,11 @@ interface WriterState {
   known: Promise<void> | null;
 }
 
-/** Writers remembered between their writes (a viewer's next key needs no question to the holder). */
-const REMEMBERED_WRITERS = 256;
+/**
+ * Writers remembered between their writes (a viewer's next key needs no question to the
+ * holder); as many as the holder remembers, since one it forgot starts afresh there anyway.
+ */
+const REMEMBERED_WRITERS = 64;
 const QUESTION = -1;
 
 export function writerKey(writer: Uint8Array): string {
