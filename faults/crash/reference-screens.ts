@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import xtermHeadless from '@xterm/headless';
 import { diffTerminals, terminalFromSnapshot, type ScreenSnapshot } from '../../src/server/screen/index.js';
+import { unrestorableState } from '../../src/server/screen/terminal-diff.js';
 import type { FaultServer } from '../lib/fault-server.js';
 
 const { Terminal } = xtermHeadless;
@@ -45,13 +46,18 @@ export const REFERENCE_SCROLLBACK_ROWS = 200_000;
 
 /**
  * What is not a mismatch: the shorter scrollback the snapshot was asked for,
- * and the two known limits of any snapshot (src/server/screen/screen.ts) a
+ * and the three known limits of any snapshot (src/server/screen/screen.ts) a
  * long stream meets — the top row of a cut scrollback comes back unwrapped
  * (no row above it to wrap from, so the rest of that logical line may be laid
- * out anew: a wide character the margin had pushed down sits elsewhere), and a
- * styled blank in the last column comes back as a space.
+ * out anew: a wide character the margin had pushed down sits elsewhere), a
+ * styled blank in the last column comes back as a space, and a pen no
+ * snapshot can order, only where unrestorableState says so of the reference
+ * (`CSI 4 m`, DECSC, `CSI 0 m`, `CSI ? 1049 l`, `CSI ? 1049 h` leaves the
+ * alternate screen's pen with the underline flag on over an empty style
+ * record: only a DECRC from a saved cursor whose flag is on makes that, and
+ * the alternate screen's saved cursor has it off).
  */
-function knownLimitTest(reference: HeadlessTerminal, restored: HeadlessTerminal): (diff: string) => boolean {
+export function knownLimitTest(reference: HeadlessTerminal, restored: HeadlessTerminal): (diff: string) => boolean {
   const ref = reference.buffer.normal;
   const res = restored.buffer.normal;
   const compared = Math.min(ref.length, res.length);
@@ -65,7 +71,13 @@ function knownLimitTest(reference: HeadlessTerminal, restored: HeadlessTerminal)
   }
   const lastCol = reference.cols - 1;
   const lastColumnBlank = new RegExp(`^(normal|alternate) line -?\\d+ \\((screen|scrollback)\\) col ${lastCol} chars: "" != " "$`);
+  // Asked only once a pen differs: the question reads every cell of the reference's scrollback.
+  let penUnrestorable: boolean | undefined;
   return (diff) => {
+    if (diff.startsWith('pen: ')) {
+      penUnrestorable ??= unrestorableState(reference)?.startsWith('pen ') === true;
+      return penUnrestorable;
+    }
     if (diff.startsWith('normal buffer length') && res.length < ref.length) return true;
     const row = /^normal line (-?\d+) \(scrollback\)/.exec(diff);
     if (row && cutRows.has(Number(row[1]))) return true;

@@ -50,7 +50,11 @@
 //   pen only a DECRC makes that no DECRC the snapshot can order gives (its
 //   flag differs from the saved cursor's, or the cursor stands past the
 //   alternate screen's last column): that one is written as SGR makes it,
-//   which looks the same until a later DECSC, SGR 0, DECRC.
+//   which looks the same until a later DECSC, SGR 0, DECRC. The one the
+//   fault suite's streams meet: `CSI 4 m`, DECSC, `CSI 0 m`, `CSI ? 1049 l`,
+//   `CSI ? 1049 h` leaves the alternate screen's pen with the underline flag
+//   on over an empty style record (style 0); it comes back with style 1, and
+//   its next cells read as underlined either way.
 // * The icon name (OSC 1) and the title stack (CSI 22/23 t) are not kept.
 // * A viewer must use the same Unicode width tables as the server (xterm's
 //   default, Unicode 6) or wide characters land elsewhere.
