@@ -308,7 +308,7 @@ export const crashPart: Part = {
           zeroTarget('mismatches', loop.mismatches),
           zeroTarget('screens the server failed to give (an error answer)', loop.screenErrors),
           zeroTarget('comparisons not made: the reference had filled its scrollback', loop.referenceFull),
-          figure('comparisons that differed only in the known limits of src/server/screen/screen.ts (the top row of a cut scrollback, a styled blank in the last column)', loop.knownLimitComparisons),
+          figure('comparisons that differed only in the known limits of src/server/screen/screen.ts (the top row of a cut scrollback, a styled blank in the last column, a pen no snapshot can order)', loop.knownLimitComparisons),
           zeroTarget('screens marked degraded', loop.degradedScreens),
           figure('numbered-line checks', loop.lineChecks),
           zeroTarget('output bytes lost', outputLost),
