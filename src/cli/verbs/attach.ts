@@ -3,6 +3,7 @@
 // verb runs, so every other verb (and `tend help`) starts without it.
 import type { Verb } from '../verb.js';
 import { CliError } from '../client.js';
+import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
 import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
 import { describeExit } from '../../protocol/exit-status.js';
 
@@ -48,7 +49,12 @@ sent once it is back.
       }
     }
     if (!process.stdin.isTTY) throw new CliError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts', 2);
-    const session = await client.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
+    // A server that dies while answering (killed, restarting) is waited for, as the attach itself does later.
+    const lookup = new RideThroughConnection(client, {
+      away: 'the server went away; waiting for it to come back…',
+      gaveUp: (why) => `the tend server went away and did not come back within ${RIDE_THROUGH_MS / 1000} s (${why}); \`tend attach ${target}\` to try again`,
+    }, stderr);
+    const session = await lookup.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
     // Like tmux refusing to nest: a session shown inside itself echoes its own screen back without end.
     if (process.env.TEND_SESSION === session.id) {
       throw new CliError(`refusing to attach session ${label(session)} to itself: this terminal is that session; attach it from another terminal`);
