@@ -1,6 +1,7 @@
 // The tend server: opens the store, recovers every session from its holder,
 // and serves the API on a unix socket. Stopping it closes no terminal.
 import { createServer, type Server as HttpServer } from 'node:http';
+import { answerClientErrors } from './http/client-errors.js';
 import { chmodSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { DisposableBase, toDisposable } from '../common/lifecycle.js';
@@ -205,6 +206,7 @@ export class TendServer extends DisposableBase {
       if (!web.handle(req, res)) void router.handle(req, res, log);
     };
     const http = createServer(handle);
+    answerClientErrors(http);
     this.http = http;
     // We hold the pid lock, so a socket file here is a dead server's.
     try {

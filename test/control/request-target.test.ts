@@ -11,13 +11,13 @@ import { CONTROL_TEST_TIMEOUT_MS, withServer } from './control-server.js';
 const ANSWER_WITHIN_MS = 10_000;
 
 /** One raw HTTP/1.1 request on the unix socket; the response's status and body, or an error if none comes. */
-function rawRequest(socketPath: string, requestTarget: string): Promise<{ status: number; body: string }> {
+function rawRequest(socketPath: string, requestTarget: string, method = 'GET'): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(socketPath, () => socket.write(`GET ${requestTarget} HTTP/1.1\r\nHost: tend\r\nConnection: close\r\n\r\n`));
+    const socket = connect(socketPath, () => socket.write(`${method} ${requestTarget} HTTP/1.1\r\nHost: tend\r\nConnection: close\r\n\r\n`));
     let text = '';
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no answer to GET ${requestTarget} within ${ANSWER_WITHIN_MS} ms`));
+      reject(new Error(`no answer to ${method} ${requestTarget.slice(0, 40)} within ${ANSWER_WITHIN_MS} ms`));
     }, ANSWER_WITHIN_MS);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
@@ -41,6 +41,19 @@ describe('request targets', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
         assert.equal(error.code, 'bad_url');
         assert.match(error.message, /is not a URL path/);
       }
+      assert.equal((await s.api('GET', '/v1/sessions')).status, 200);
+    }));
+
+  test('what the HTTP parser refuses (a method it does not know, a path over 16 KiB) is answered with a JSON error too, read to its end', () =>
+    withServer(async (s) => {
+      assert.equal((await s.cli(['ls'])).code, 0); // starts the server
+      const brew = await rawRequest(s.client.paths.serverSocket, '/v1/sessions', 'BREW');
+      assert.equal(brew.status, 400, brew.body);
+      assert.equal((JSON.parse(brew.body) as { error: { code: string } }).error.code, 'bad_method');
+      // Sent whole before the answer is read: the server must drain it rather than reset the connection.
+      const long = await rawRequest(s.client.paths.serverSocket, `/v1/${'p'.repeat(100_000)}`);
+      assert.equal(long.status, 431, long.body.slice(0, 200));
+      assert.equal((JSON.parse(long.body) as { error: { code: string } }).error.code, 'request_too_large');
       assert.equal((await s.api('GET', '/v1/sessions')).status, 200);
     }));
 

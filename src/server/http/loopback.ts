@@ -10,6 +10,7 @@
 //     ever sent, so browsers keep other origins from reading the answers.
 // Refusals are 403 JSON, like every other API error.
 import { createServer, type IncomingMessage, type ServerResponse, type Server as HttpServer } from 'node:http';
+import { answerClientErrors } from './client-errors.js';
 import type { Socket } from 'node:net';
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Disposable } from '../../common/lifecycle.js';
@@ -109,6 +110,7 @@ export async function startLoopbackListener(options: LoopbackOptions): Promise<L
     }
     options.handle(req, res);
   });
+  answerClientErrors(http);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen({ host: LOOPBACK_HOST, port: options.port }, () => {

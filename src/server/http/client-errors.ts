@@ -1,0 +1,52 @@
+// Requests Node's HTTP parser refuses before any route sees them: a method
+// it does not know, a path or header over its 16 KiB limit, bytes that are
+// not HTTP. Node's own answer has no body and closes the socket with the
+// rest of the request unread, so a client still writing gets a reset rather
+// than the answer. Here every such request gets the API's JSON error, and
+// the rest of what the client sends is read and dropped until it is done.
+import type { Server as HttpServer } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long a refused client may go on sending before its socket is closed. */
+const DRAIN_LIMIT_MS = 2000;
+
+interface Refusal {
+  status: number;
+  reason: string;
+  code: string;
+  message: string;
+}
+
+function refusalFor(err: NodeJS.ErrnoException): Refusal {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, reason: 'Request Header Fields Too Large', code: 'request_too_large', message: 'the request line and headers are over 16 KiB (a path that long names nothing here)' };
+    case 'HPE_INVALID_METHOD':
+      return { status: 400, reason: 'Bad Request', code: 'bad_method', message: 'the request uses an HTTP method this server does not know (GET, HEAD, POST, PUT, PATCH and DELETE are the ones its routes take)' };
+    default:
+      return { status: 400, reason: 'Bad Request', code: 'bad_request', message: `the request is not well-formed HTTP/1.1 (${err.code ?? err.message})` };
+  }
+}
+
+export function answerClientErrors(http: HttpServer): void {
+  http.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    // A peer that reset or timed out has no one left to answer.
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const refusal = refusalFor(err);
+    const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    // Closing with unread bytes would reset the connection before the client reads the answer.
+    socket.on('data', () => {});
+    socket.resume();
+    const timer = setTimeout(() => socket.destroy(), DRAIN_LIMIT_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', () => socket.destroy());
+  });
+}
