@@ -2,26 +2,13 @@
 // however it ends: the servers, the holders they started, the programs in
 // them, the CLIs and attaches the suite ran. Nothing is ever killed by name.
 
-import { readFileSync } from 'node:fs';
+import { isProcessAlive } from '../../test/helpers/processes.js';
 
 const GONE_WAIT_MS = 10_000;
 const GONE_POLL_MS = 20;
 
-/** True while pid names a running process; a zombie counts as gone. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
+/** True while pid names a running process; a zombie counts as gone (the tests' own check). */
+export const isAlive = isProcessAlive;
 
 export function signalQuietly(pid: number, sig: NodeJS.Signals): void {
   try {
