@@ -21,6 +21,8 @@ function refusalFor(err: NodeJS.ErrnoException): Refusal {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return { status: 431, reason: 'Request Header Fields Too Large', code: 'request_too_large', message: 'the request line and headers are over 16 KiB (a path that long names nothing here)' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'the request did not arrive whole in time' };
     case 'HPE_INVALID_METHOD':
       return { status: 400, reason: 'Bad Request', code: 'bad_method', message: 'the request uses an HTTP method this server does not know (GET, HEAD, POST, PUT, PATCH and DELETE are the ones its routes take)' };
     default:
