@@ -17,12 +17,13 @@ const PASTE_BYTES = 1024 * 1024;
 /**
  * A session whose program puts its terminal in raw mode (every byte passes
  * unchanged, none echoed) and appends what it reads to `file`, 4 KiB at a
- * time with a pause between reads: slower than a paste arrives, so the paste
- * waits in the holder and the kernel while the server is killed.
+ * time with a 20 ms pause between reads (1 MiB takes over 5 s): slower than
+ * a paste arrives, so the paste waits in the holder and the kernel while the
+ * server is killed, with seconds to spare on a loaded machine.
  */
 async function slowReader(s: ControlServer, name: string, file: string): Promise<string> {
   if (s.serverPid() === null) assert.equal((await s.cli(['server', 'start'])).code, 0);
-  const script = `stty raw -echo -iexten; echo reading; while :; do dd bs=4096 count=1 status=none >> '${file}'; sleep 0.01; done`;
+  const script = `stty raw -echo -iexten; echo reading; while :; do dd bs=4096 count=1 status=none >> '${file}'; sleep 0.02; done`;
   const created = await s.api<{ id: string }>('POST', '/v1/sessions', { name, argv: ['sh', '-c', script], cols: 80, rows: 24 });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   await s.holderPids();
