@@ -93,8 +93,9 @@ test('a 256 KiB paste cut by a server SIGKILL while the program reads it slowly 
   const scope = useTestScope(t);
   const server = await serverFor(scope);
   const file = join(server.home, 'pasted.bin');
-  // 10 ms per read of at most a few KiB: the paste takes seconds, and most of it is in flight when the server dies.
-  const id = await newSession(server, { argv: recorder(file, 10) });
+  // 40 ms per read of at most a few KiB (the tty hands over 4 KiB at a time): the paste takes seconds, and most of it is
+  // in flight when the server dies, with time to spare on a loaded machine.
+  const id = await newSession(server, { argv: recorder(file, 40) });
   await waitForSessionText(server, id, /ready/);
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
