@@ -5,11 +5,10 @@
 // record must have arrived once; a paste that failed says in its error how
 // much arrived, and a retry with the same key completes it without doubling.
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { owned } from '../lib/owned-processes.js';
-import { tendBin, type FaultServer } from '../lib/fault-server.js';
+import type { FaultServer } from '../lib/fault-server.js';
+import { runTend } from '../lib/run-tend.js';
 
 export const RECORD_BYTES = 16;
 const RECORD = /^p(\d{5})\.(\d{8})$/;
@@ -62,29 +61,16 @@ async function tryApi(server: FaultServer, target: string, paste: Paste): Promis
 }
 
 /** One try through `tend send TARGET --stdin --key KEY` (exit 0 is its acknowledgement; it rides through a restart by itself). */
-function tryCli(server: FaultServer, target: string, paste: Paste): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tendBin, 'send', target, '--stdin', '--key', paste.key], { env: server.env, stdio: ['pipe', 'ignore', 'pipe'] });
-    owned.add(child.pid);
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) {
-        paste.acknowledged = true;
-        paste.failure = null;
-      } else {
-        paste.failure = `tend send exited ${code}: ${stderr.trim().slice(0, 200)}`;
-        const m = /(\d+) (?:of \d+ )?bytes?\b[^\n]*arrived|arrived[^\d\n]*(\d+)/.exec(stderr);
-        paste.reportedArrived = m ? Number(m[1] ?? m[2]) : null;
-      }
-      resolve();
-    });
-    child.stdin.on('error', () => undefined); // a CLI that died early closes its stdin
-    child.stdin.end(paste.bytes);
-  });
+async function tryCli(server: FaultServer, target: string, paste: Paste): Promise<void> {
+  const { code, stderr } = await runTend(server.env, ['send', target, '--stdin', '--key', paste.key], { stdin: paste.bytes, timeoutMs: CLI_TIMEOUT_MS });
+  if (code === 0) {
+    paste.acknowledged = true;
+    paste.failure = null;
+    return;
+  }
+  paste.failure = `tend send exited ${code}: ${stderr.slice(0, 200)}`;
+  const m = /(\d+) (?:of \d+ )?bytes?\b[^\n]*arrived|arrived[^\d\n]*(\d+)/.exec(stderr);
+  paste.reportedArrived = m ? Number(m[1] ?? m[2]) : null;
 }
 
 /** Sends (or sends again) a paste; resolves when this try has an answer. */

@@ -4,11 +4,11 @@
 // the disk still held, and every loss counted where the API reports losses
 // (a screen's `scrollback.dropped`, a session's `degraded`).
 
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { FaultServer, repoRoot, tendBin, waitFor } from '../lib/fault-server.js';
-import { owned, waitGone } from '../lib/owned-processes.js';
+import { FaultServer, repoRoot, waitFor } from '../lib/fault-server.js';
+import { runTend } from '../lib/run-tend.js';
+import { waitGone } from '../lib/owned-processes.js';
 import { figure, zeroTarget, type Figure, type Part, type RunOptions } from '../lib/part.js';
 import { Chooser } from '../lib/random.js';
 import { NUMBERED_LINE_BYTES, countNumberedLines } from '../crash/numbered-check.js';
@@ -20,28 +20,7 @@ const LINES = 3000;
 const DISK_KNOBS = { TEND_LIVE_ROWS: 100, TEND_CHECKPOINT_QUIET_MS: 200, TEND_CHECKPOINT_MAX_MS: 500 };
 const FULL_DISK_BYTES = 4 * 1024 * 1024;
 const FILLER_CHUNK_BYTES = 64 * 1024;
-const CLI_TIMEOUT_MS = 60_000;
 const SHORT_DAMAGE: Readonly<Record<'checkpoint' | 'history' | 'store', Damage>> = { checkpoint: 'flipped bit', history: 'flipped bit', store: 'truncated' };
-
-interface CliResult {
-  code: number | null;
-  stderr: string;
-}
-
-function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    owned.add(child.pid);
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr: stderr.trim() });
-    });
-  });
-}
 
 async function startLines(server: FaultServer): Promise<string> {
   const program = join(repoRoot, 'dist', 'faults', 'programs', 'numbered-lines.js');
@@ -146,13 +125,13 @@ async function fullDiskCase(): Promise<CaseResult | string> {
     } finally {
       closeSync(fd);
     }
-    const refused = await runCli(server.env, ['new', '--', 'true']);
+    const refused = await runTend(server.env, ['new', '--', 'true']);
     const saysFull = refused.code !== 0 && /full|no space/i.test(refused.stderr);
     const saysWhere = refused.stderr.includes(fs.dir);
     findings.push(`tend new on a full TEND_HOME: exit ${refused.code}, ${JSON.stringify(refused.stderr.slice(0, 300))}`);
     const account = await accountLines(server, id);
     rmSync(filler);
-    const again = await runCli(server.env, ['new', '--', 'true']);
+    const again = await runTend(server.env, ['new', '--', 'true']);
     if (again.code !== 0) findings.push(`tend new once space was freed: exit ${again.code}, ${JSON.stringify(again.stderr.slice(0, 200))}`);
     return {
       figures: [
@@ -177,7 +156,7 @@ async function readOnlyCases(): Promise<CaseResult | string> {
   if (typeof empty === 'string') return empty;
   const bare = new FaultServer({}, empty.dir);
   try {
-    const r = await runCli(bare.env, ['new', '--', 'true']);
+    const r = await runTend(bare.env, ['new', '--', 'true']);
     const names = /read-only|read only/i.test(r.stderr);
     const pointsAtMissingLog = /\S+\.log\b/.exec(r.stderr);
     const missingLog = pointsAtMissingLog !== null && !existsSync(pointsAtMissingLog[0].replace(/[;,.)]+$/, ''));
@@ -197,7 +176,7 @@ async function readOnlyCases(): Promise<CaseResult | string> {
     const id = await startLines(server);
     await stopServer(server);
     used.makeReadOnly();
-    const r = await runCli(server.env, ['ls']);
+    const r = await runTend(server.env, ['ls']);
     findings.push(`tend ls on a used TEND_HOME made read-only: exit ${r.code}, ${JSON.stringify(r.stderr.slice(0, 300))}`);
     let account: LineAccount | null = null;
     if (await server.client.isRunning()) account = await accountLines(server, id).catch(() => null);

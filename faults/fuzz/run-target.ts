@@ -18,15 +18,8 @@ export const DEFAULT_HEAP_MB = 1024;
 export const DEFAULT_RSS_MB = 2048;
 const WATCH_EVERY_MS = 250;
 
-export interface TargetRun {
-  targetModule: string;
-  targetExport: string;
-  instrumented: Record<string, string>;
-  seeds: Uint8Array[];
-  maxExecutions: number;
-  maxMs: number;
-  maxLength: number;
-  randomSeed: number;
+/** What the worker runs (its input but the shared buffer, made here), and how it is watched. */
+export interface TargetRun extends Omit<WorkerInput, 'current'> {
   hangMs?: number;
   heapMb?: number;
   rssMb?: number;
@@ -43,17 +36,8 @@ export interface TargetOutcome {
 
 export function runTarget(run: TargetRun): Promise<TargetOutcome> {
   const current = CurrentInput.create(run.maxLength);
-  const workerData: WorkerInput = {
-    targetModule: run.targetModule,
-    targetExport: run.targetExport,
-    instrumented: run.instrumented,
-    seeds: run.seeds,
-    maxExecutions: run.maxExecutions,
-    maxMs: run.maxMs,
-    maxLength: run.maxLength,
-    randomSeed: run.randomSeed,
-    current: current.buffer,
-  };
+  const { hangMs: _hang, heapMb: _heap, rssMb: _rss, onFinding: _finding, onProgress: _progress, onReady: _ready, ...wanted } = run;
+  const workerData: WorkerInput = { ...wanted, current: current.buffer };
   const hangMs = run.hangMs ?? DEFAULT_HANG_MS;
   const rssBytes = (run.rssMb ?? DEFAULT_RSS_MB) * 1024 * 1024;
   const worker = new Worker(new URL('./fuzz-worker.js', import.meta.url), {

@@ -12,6 +12,7 @@ import { TendClient, type ApiResponse } from '../../src/cli/client.js';
 import { serverArgs } from '../../src/server/node-flags.js';
 import { awaitReady } from '../../src/protocol/ready-pipe.js';
 import { isAlive, owned, signalQuietly, waitGone } from './owned-processes.js';
+import type { SessionInfo } from '../../src/server/session.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 export const tendBin = join(repoRoot, 'bin', 'tend.js');
@@ -23,17 +24,7 @@ export const REQUEST_TIMEOUT_MS = 60_000;
 const HEALTH_WAIT_MS = 30_000;
 
 /** The fields of a session object (docs/api.md) the suite reads. */
-export interface FaultSession {
-  id: string;
-  name: string | null;
-  status: string;
-  pid: number | null;
-  holderPid: number | null;
-  cols: number;
-  rows: number;
-  offset: number;
-  degraded: boolean;
-}
+export type FaultSession = Pick<SessionInfo, 'id' | 'name' | 'status' | 'pid' | 'holderPid' | 'cols' | 'rows' | 'offset' | 'degraded'>;
 
 export class FaultServer {
   readonly home: string;
