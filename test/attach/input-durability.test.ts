@@ -89,6 +89,37 @@ test('keys the attach wrote into a server that was then SIGKILLed, before it cou
   assert.equal(viewer.exit, null);
 });
 
+test('a second attach of another size (shown a view) types into a server that is then SIGKILLed: its keys arrive once', T, async (t) => {
+  // Found using tend inside tmux: the viewer shown a view sent its keys uncounted, and a crash lost them.
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const file = join(server.home, 'typed.bin');
+  const id = await newSession(server, { argv: recorder(file, 0), cols: 80, rows: 24 });
+  await waitForSessionText(server, id, /ready/);
+  const small = await AttachedTerminal.start(scope, server, [id], { cols: 80, rows: 24 });
+  await small.waitForServerScreen(server, id);
+  small.type('a ');
+  await waitFor(() => recorded(file).toString() === 'a ', { what: 'the smaller attach\'s keys' });
+  // The larger one only looks: it is shown a view of the 80x24 session.
+  const big = await AttachedTerminal.start(scope, server, [id], { cols: 100, rows: 30 });
+  await waitFor(() => /\.{5}/.test(big.screen), { what: 'the larger attach to be shown a view (dots past the session)' });
+
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  const keys = 'from-the-view ';
+  const written = bytesWritten(big.pid);
+  big.type(keys);
+  await waitFor(() => bytesWritten(big.pid) >= written + keys.length + 5, { what: 'the view\'s attach to write its keys to the stopped server' });
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitForNewServer(server, pid);
+
+  await waitFor(() => recorded(file).toString().includes(keys), { what: 'the view\'s keys after the restart', timeoutMs: 30_000, describe: () => JSON.stringify(recorded(file).toString()) });
+  const got = await markEnd(small, file, Buffer.from('a ' + keys));
+  assert.equal(got.toString(), 'a ' + keys + '#', 'the view\'s keys once');
+});
+
 test('a 256 KiB paste cut by a server SIGKILL while the program reads it slowly arrives byte for byte, once', T, async (t) => {
   const scope = useTestScope(t);
   const server = await serverFor(scope);

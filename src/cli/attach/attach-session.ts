@@ -34,6 +34,20 @@ import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine }
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 
+const ESC = 0x1b;
+const LEFT_BRACKET = 0x5b;
+
+/**
+ * Whether bytes from the terminal hold the start of a mouse report (SGR
+ * `CSI <`, or the default `CSI M`): what the server rewrites for a view.
+ */
+function holdsMouseReport(bytes: Uint8Array): boolean {
+  for (let i = bytes.indexOf(ESC); i >= 0 && i + 2 < bytes.length; i = bytes.indexOf(ESC, i + 1)) {
+    if (bytes[i + 1] === LEFT_BRACKET && (bytes[i + 2] === 0x3c || bytes[i + 2] === 0x4d)) return true;
+  }
+  return false;
+}
+
 /** The channel a CLI viewer subscribes on; a repaint on the same socket moves it to the other one. */
 const CHANNELS = [1, 2] as const;
 /**
@@ -213,10 +227,11 @@ export class AttachSession {
     if (bytes.length === 0) return;
     const link = this.link;
     const live = link !== null && this.subscribed && this.inputLink === link;
-    if (live && this.viewShown) {
+    if (live && this.viewShown && holdsMouseReport(bytes)) {
       // Shown a view, the server moves mouse reports from the view's cells to
       // the session's: the program's bytes are not these, and cannot be
-      // counted in these numbers. So INPUT, as before counted input existed.
+      // counted in these numbers. So a chunk with a report goes as INPUT; keys
+      // (no report) are counted as ever, so a crash loses no typing.
       this.sendAck();
       for (const piece of splitInput(bytes)) link.send({ type: 'input', channel: this.channel, data: piece }, () => this.resumeInputIfTaken());
       this.pauseInputIfOwed();

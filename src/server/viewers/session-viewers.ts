@@ -197,7 +197,7 @@ export class SessionViewers extends DisposableBase {
    * size), then to the holder under the viewer's writer, and INPUT_TAKEN
    * once the holder has the bytes. The bytes go unchanged (no mouse report is
    * moved for a view: the holder counts the viewer's own bytes), so a viewer
-   * shown a view types with INPUT. No bytes: a question, not typing.
+   * shown a view sends its mouse reports with INPUT. No bytes: a question, not typing.
    */
   inputAt(channel: ViewerChannel, writer: Uint8Array, at: number, data: Uint8Array): void {
     if (!this.channels.has(channel) || this.refusedAsReadOnly(channel)) return;
