@@ -12,6 +12,7 @@ import { CheckpointWriter, collectStale } from './checkpoint/index.js';
 import { SessionRegistry } from './session-registry.js';
 import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
+import { API_ROUTES, type HealthReply, type StopReply } from '../protocol/api/index.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
@@ -169,7 +170,7 @@ export class TendServer extends DisposableBase {
 
   private routes(): Router {
     const router = new Router();
-    router.add('GET', '/v1/health', (req) => ({
+    router.add(API_ROUTES.health, (req) => ({
       status: 200,
       json: {
         ok: true,
@@ -185,11 +186,11 @@ export class TendServer extends DisposableBase {
         eventLoop: this.loop.read({ reset: req.query.get('reset-event-loop') === '1' }),
         history: { bytes: this.screens.stats.historyBytes, budgetBytes: this.screens.stats.historyBudgetBytes },
         memory: { rssBytes: process.memoryUsage.rss() },
-      },
+      } satisfies HealthReply,
     }));
-    router.add('POST', '/v1/server/stop', () => {
+    router.add(API_ROUTES.stopServer, () => {
       setImmediate(() => this.options.onStopRequested?.());
-      return { status: 202, json: { stopping: true, pid: process.pid } };
+      return { status: 202, json: { stopping: true, pid: process.pid } satisfies StopReply };
     });
     addSessionRoutes(router, this.registry);
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, commandsOf: (s) => s.commands });

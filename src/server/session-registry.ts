@@ -59,7 +59,7 @@ export class SessionRegistry extends DisposableBase {
   async create(spec: NewSessionSpec): Promise<Session> {
     this.checkName(spec.name);
     if (this.deps.store.readOnly) {
-      throw new ApiError(409, 'store_read_only',
+      throw new ApiError('store_read_only',
         `cannot start a new session: the store is read-only (${this.deps.store.readOnlyReason ?? 'TEND_HOME is not writable'}), so the session would be lost at the next restart`);
     }
     const id = this.newId();
@@ -87,7 +87,7 @@ export class SessionRegistry extends DisposableBase {
         this.deps.log.error(`session ${id}: could not record that it failed to start`, markErr);
       }
       // A full or read-only disk is no fault of the request: say which. What a start writes is in the runtime directory.
-      throw diskTroubleAnswer(err, dirname(this.deps.holdersDir)) ?? new ApiError(400, 'spawn_failed', (err as Error).message);
+      throw diskTroubleAnswer(err, dirname(this.deps.holdersDir)) ?? new ApiError('spawn_failed', (err as Error).message);
     }
     this.add(session);
     return session;

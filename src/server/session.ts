@@ -23,7 +23,8 @@ import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 import { DurableInput } from './input/durable-input.js';
 
-export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
+import type { SessionInfo, SessionStatus } from '../protocol/api/index.js';
+export type { SessionInfo, SessionStatus };
 
 export interface SessionDeps {
   /** The server boot: the viewer stream of a session with no holder to number it is scoped to it. */
@@ -85,31 +86,6 @@ const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1000;
 const RESTORED_SEPARATOR =
   '\r\n\x1b[0m\x1b[2m──── session restored: its process is gone · `tend revive` starts a new shell here ────\x1b[0m\r\n';
 
-export interface SessionInfo {
-  id: string;
-  name: string | null;
-  status: SessionStatus;
-  exitCode: number | null;
-  exitSignal: number | null;
-  pid: number | null;
-  holderPid: number | null;
-  cwd: string;
-  title: string;
-  cols: number;
-  rows: number;
-  argv: string[];
-  createdAt: number;
-  endedAt: number | null;
-  lastOutputAt: number | null;
-  viewers: number;
-  generation: string | null;
-  offset: number;
-  /** Bytes fed to the screen and not yet parsed (offset − unparsedBytes is what the screen shows). */
-  unparsedBytes: number;
-  degraded: boolean;
-  /** Present while its screen cannot be saved (a full or read-only disk): what that means. */
-  warning?: string;
-}
 
 export class Session extends DisposableBase {
   private holder: HolderConnection | null = null;

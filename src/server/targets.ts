@@ -25,7 +25,7 @@ function editDistance(a: string, b: string): number {
 const describe = (s: Targetable) => (s.name ? `:${s.name} (${s.id})` : s.id);
 
 export function resolveTarget<T extends Targetable>(target: string, sessions: readonly T[]): T {
-  if (target === '') throw new ApiError(400, 'bad_target', 'an empty session target; give an id, :name or an index from `tend ls`');
+  if (target === '') throw new ApiError('bad_target', 'an empty session target; give an id, :name or an index from `tend ls`');
   if (target.startsWith(':')) {
     const name = target.slice(1);
     const found = sessions.find((s) => s.name === name);
@@ -33,7 +33,7 @@ export function resolveTarget<T extends Targetable>(target: string, sessions: re
     const close = sessions
       .filter((s) => s.name !== null && editDistance(s.name, name) <= Math.max(1, Math.floor(name.length / 3)))
       .map((s) => `:${s.name}`);
-    throw new ApiError(404, 'no_session',
+    throw new ApiError('no_session',
       `no session is named "${target}"${close.length ? ` (did you mean ${close.join(' or ')}?)` : ''}`,
       { candidates: close });
   }
@@ -41,16 +41,16 @@ export function resolveTarget<T extends Targetable>(target: string, sessions: re
     const index = Number(target);
     const found = sessions[index - 1];
     if (index >= 1 && found) return found;
-    throw new ApiError(404, 'no_session', `no session has index ${target}: \`tend ls\` lists ${sessions.length}`);
+    throw new ApiError('no_session', `no session has index ${target}: \`tend ls\` lists ${sessions.length}`);
   }
   const exact = sessions.find((s) => s.id === target);
   if (exact) return exact;
   const prefixed = sessions.filter((s) => s.id.startsWith(target));
   if (prefixed.length === 1) return prefixed[0]!;
   if (prefixed.length > 1) {
-    throw new ApiError(409, 'ambiguous_target', `"${target}" matches ${prefixed.length} sessions: ${prefixed.map(describe).join(', ')}`,
+    throw new ApiError('ambiguous_target', `"${target}" matches ${prefixed.length} sessions: ${prefixed.map(describe).join(', ')}`,
       { candidates: prefixed.map((s) => s.id) });
   }
-  throw new ApiError(404, 'no_session', `no session matches "${target}"${sessions.length ? `; sessions: ${sessions.slice(0, 8).map(describe).join(', ')}` : ' (there are no sessions)'}`,
+  throw new ApiError('no_session', `no session matches "${target}"${sessions.length ? `; sessions: ${sessions.slice(0, 8).map(describe).join(', ')}` : ' (there are no sessions)'}`,
     { candidates: sessions.map((s) => s.id) });
 }

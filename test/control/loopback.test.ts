@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from '../../src/server/http/router.js';
+import { API_ROUTES } from '../../src/protocol/api/index.js';
 import { startLoopbackListener, tryStartLoopbackListener, type LoopbackListener } from '../../src/server/http/loopback.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
 
@@ -38,8 +39,8 @@ function call(port: number, method: string, path: string, headers: Record<string
 
 async function listener(scope: TestScope, port = 0): Promise<{ loopback: LoopbackListener; portFile: string }> {
   const router = new Router();
-  router.add('GET', '/v1/health', () => ({ status: 200, json: { ok: true } }));
-  router.add('POST', '/v1/things', async (req) => ({ status: 201, json: await req.json() }));
+  router.add(API_ROUTES.health, () => ({ status: 200, json: { ok: true } }));
+  router.add(API_ROUTES.createSession, async (req) => ({ status: 201, json: await req.json() }));
   const portFile = join(scope.tempDir('tend-loopback-'), 'port');
   const loopback = scope.own(await startLoopbackListener({ handle: (req, res) => void router.handle(req, res, log), log, port, portFile }));
   return { loopback, portFile };
@@ -74,11 +75,11 @@ describe('the 127.0.0.1 listener', { timeout: TEST_TIMEOUT_MS }, () => {
     const scope = useTestScope(t);
     const { loopback } = await listener(scope);
     const json = { 'content-type': 'application/json' };
-    const foreign = await call(loopback.port, 'POST', '/v1/things', { ...json, origin: 'https://evil.example' }, '{"a":1}');
+    const foreign = await call(loopback.port, 'POST', '/v1/sessions', { ...json, origin: 'https://evil.example' }, '{"a":1}');
     assert.equal(foreign.status, 403);
     assert.match(foreign.body.error.message, /evil\.example.*may not change anything/);
-    assert.equal((await call(loopback.port, 'POST', '/v1/things', { ...json, origin: `http://127.0.0.1:${loopback.port}` }, '{"a":1}')).status, 201);
-    assert.equal((await call(loopback.port, 'POST', '/v1/things', json, '{"a":1}')).status, 201);
+    assert.equal((await call(loopback.port, 'POST', '/v1/sessions', { ...json, origin: `http://127.0.0.1:${loopback.port}` }, '{"a":1}')).status, 201);
+    assert.equal((await call(loopback.port, 'POST', '/v1/sessions', json, '{"a":1}')).status, 201);
     assert.equal((await call(loopback.port, 'GET', '/v1/health', { origin: 'https://evil.example' })).status, 200, 'reads are left to the browser: no CORS headers');
   });
 

@@ -10,7 +10,7 @@ import { ApiError } from '../../../src/server/http/errors.js';
 import { optInt, optString, optStringArray, optStringMap, reqInt, reqString, SESSION_NAME_PATTERN } from '../../../src/server/http/validate.js';
 import { parseInputBody } from '../../../src/server/http/input-api.js';
 import { sessionEnvFromRequest } from '../../../src/server/http/session-env.js';
-import { LayoutError, parseLayout } from '../../../src/server/workspaces/layout-tree.js';
+import { LayoutError, parseLayout } from '../../../src/protocol/api/layout.js';
 import { ContractBroken, type FuzzTarget } from '../target.js';
 
 /** Runs one check; its refusal is the API's own (a 4xx), anything else escapes. */

@@ -29,7 +29,7 @@ export const TARGETS: readonly TargetEntry[] = [
     name: 'http-body',
     module: here('./http.js'),
     exportName: 'httpBody',
-    instrument: ['server/http/', 'server/workspaces/layout-tree.js', 'protocol/env-name.js'],
+    instrument: ['server/http/', 'protocol/api/layout.js', 'protocol/env-name.js'],
   },
   { name: 'http-request-target', module: here('./http.js'), exportName: 'httpRequestTarget', instrument: ['server/http/request-parts.js'] },
 ];

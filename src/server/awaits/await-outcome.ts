@@ -11,13 +11,8 @@
 // await says so instead of handing back that command's result.
 import type { CommandInfo, FinishedCommand } from '../commands/index.js';
 
-export interface AwaitedCommand {
-  number: number;
-  commandLine: string;
-  cwd: string | null;
-  startedAt: number;
-  endedAt: number | null;
-}
+import type { AwaitedCommand, ApiErrorCode } from '../../protocol/api/index.js';
+export type { AwaitedCommand };
 
 export interface AwaitResult {
   exitCode: number | null;
@@ -29,7 +24,7 @@ export interface AwaitResult {
 export type AwaitOutcome =
   | { state: 'pending' }
   | { state: 'done'; result: AwaitResult }
-  | { state: 'failed'; code: string; message: string };
+  | { state: 'failed'; code: ApiErrorCode; message: string };
 
 export type SettledOutcome = Exclude<AwaitOutcome, { state: 'pending' }>;
 

@@ -24,7 +24,7 @@ export const MAX_AWAITS = 10_000;
 /** How often pending awaits check their session is still there, and old ones are dropped. */
 const SWEEP_INTERVAL_MS = 1000;
 /** An await id: chosen by the caller (so a retried request finds the first one) or by the server. */
-export const AWAIT_ID_PATTERN = /^w[0-9a-f]{12}$/;
+export { AWAIT_ID_PATTERN } from '../../protocol/api/index.js';
 
 /** What an await needs of its session; Session provides it. */
 export interface AwaitSession extends TypingTarget {

@@ -2,6 +2,18 @@
 // (/v1/sessions/:t/commands, /output) and await (/v1/sessions/:t/await,
 // /v1/awaits/:id). docs/api.md documents every route.
 import type { Router, Reply } from './router.js';
+import {
+  API_ROUTES,
+  AWAIT_ID_PATTERN,
+  DEFAULT_AWAIT_TIMEOUT_MS,
+  MAX_AWAIT_INPUT_BYTES,
+  MAX_AWAIT_WAIT_MS,
+  MAX_LISTED_COMMANDS,
+  type AwaitDone,
+  type AwaitPending,
+  type CommandOutputReply,
+  type CommandRecord,
+} from '../../protocol/api/index.js';
 import { ApiError, badRequest, notFound } from './errors.js';
 import { optInt, optString, reqString } from './validate.js';
 import { queryWholeNumber } from './request-parts.js';
@@ -12,7 +24,6 @@ import type { HostedCommands } from '../screen-host/index.js';
 import type { CommandsState } from '../screen-host/messages.js';
 import { describeExit } from '../../protocol/exit-status.js';
 import {
-  AWAIT_ID_PATTERN,
   AWAIT_RESULT_KEEP_MS,
   TooManyAwaitsError,
   TypingTurns,
@@ -23,9 +34,6 @@ import {
   type AwaitSession,
 } from '../awaits/index.js';
 
-/** One call waits at most this long; a longer wait is a loop over the await's location. */
-export const MAX_AWAIT_WAIT_MS = 60 * 60 * 1000;
-const DEFAULT_AWAIT_WAIT_MS = 30_000;
 /**
  * A shell that has just started may not have drawn its first prompt (and its
  * marks) yet. Kept under 5 s: Node's default HTTP agent drops a socket idle
@@ -40,7 +48,6 @@ const COMMAND_START_WAIT_MS = 1000;
 export const SHELL_BUSY = 'shell_busy';
 const BUSY_HINT = (session: Session): string =>
   `Nothing was typed. Wait for it to finish, or end it (\`tend send ${session.label} --keys C-c\`), then await again`;
-const MAX_AWAIT_INPUT_BYTES = 1024 * 1024;
 const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
 
 export interface CommandRoutesDeps {
@@ -48,16 +55,6 @@ export interface CommandRoutesDeps {
   awaits: AwaitRegistry;
   /** The session's command index; null if it has none. */
   commandsOf(session: Session): HostedCommands | null;
-}
-
-export interface CommandView {
-  number: number;
-  commandLine: string;
-  exitCode: number | null;
-  running: boolean;
-  startedAt: number;
-  endedAt: number | null;
-  cwd: string | null;
 }
 
 const NO_MARKS_HINT =
@@ -69,18 +66,18 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
   const turns = new TypingTurns();
   const indexOf = (session: Session): HostedCommands => {
     const index = deps.commandsOf(session);
-    if (index === null) throw new ApiError(409, 'no_shell_integration', `session ${session.label} has no command index. ${NO_MARKS_HINT}`);
+    if (index === null) throw new ApiError('no_shell_integration', `session ${session.label} has no command index. ${NO_MARKS_HINT}`);
     return index;
   };
 
-  router.add('GET', '/v1/sessions/:target/commands', async (req) => {
+  router.add(API_ROUTES.listCommands, async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     // Read after every byte fed so far is parsed: the index has then seen every mark in them.
     const { commands, running } = await indexOf(session).state();
-    return { status: 200, json: commands.map((c) => commandView(c, c.number === running)) };
+    return { status: 200, json: commands.slice(-MAX_LISTED_COMMANDS).map((c) => commandRecord(c, c.number === running)) };
   });
 
-  router.add('GET', '/v1/sessions/:target/output', async (req) => {
+  router.add(API_ROUTES.commandOutput, async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     const index = indexOf(session);
     const which = req.query.get('cmd') ?? 'last';
@@ -99,31 +96,31 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     }
     const output = await index.output(command.number);
     if (output === null) {
-      throw new ApiError(410, 'output_gone', `command ${command.number}'s output has left the scrollback (tend keeps the last rows of each session; see TEND_SCROLLBACK_ROWS)`);
+      throw new ApiError('output_gone', `command ${command.number}'s output has left the scrollback (tend keeps the last rows of each session; see TEND_SCROLLBACK_ROWS)`);
     }
     return {
       status: 200,
-      json: { number: command.number, commandLine: command.commandLine, text: output.text, complete: output.complete, exitCode: command.exitCode },
+      json: { number: command.number, commandLine: command.commandLine, text: output.text, complete: output.complete, exitCode: command.exitCode } satisfies CommandOutputReply,
     };
   });
 
-  router.add('POST', '/v1/sessions/:target/await', async (req) => {
+  router.add(API_ROUTES.startAwait, async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     const body = await req.json(AWAIT_BODY_LIMIT_BYTES);
     const input = reqString(body, 'input', { max: MAX_AWAIT_INPUT_BYTES });
     if (input.trim() === '') throw badRequest('"input" is empty: give the command line to run');
-    const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_WAIT_MS;
+    const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_TIMEOUT_MS;
     const id = optString(body, 'id', { pattern: AWAIT_ID_PATTERN, hint: '"w" and 12 hex digits' });
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
-    if (session.status !== 'running') throw new ApiError(409, 'session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
+    if (session.status !== 'running') throw new ApiError('session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
     const index = indexOf(session);
     const entry = await turns.take(session.id, async () => {
       // A caller that lost its answer asks again with the same id: the await
       // it started is answered, and nothing is typed twice.
       const earlier = id === undefined ? undefined : awaits.get(id);
       if (earlier !== undefined) {
-        if (earlier.sessionId !== session.id) throw new ApiError(409, 'await_id_taken', `await ${id} belongs to another session; choose another id`);
+        if (earlier.sessionId !== session.id) throw new ApiError('await_id_taken', `await ${id} belongs to another session; choose another id`);
         return earlier;
       }
       try {
@@ -133,8 +130,8 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
         await waitForState(session, index, (s) => s.running !== null || lastNumberOf(s) > afterNumber, COMMAND_START_WAIT_MS).catch(() => undefined);
         return started;
       } catch (err) {
-        if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
-        if (err instanceof TooManyAwaitsError) throw new ApiError(429, 'too_many_awaits', err.message);
+        if (err instanceof SessionStateError) throw new ApiError('session_not_running', err.message);
+        if (err instanceof TooManyAwaitsError) throw new ApiError('too_many_awaits', err.message);
         throw err;
       }
     });
@@ -142,7 +139,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     return awaitReply(entry);
   });
 
-  router.add('GET', '/v1/awaits/:id', async (req) => {
+  router.add(API_ROUTES.getAwait, async (req) => {
     const id = req.params.id ?? '';
     const entry = awaits.get(id);
     if (entry === undefined) {
@@ -154,7 +151,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
   });
 }
 
-function commandView(c: CommandInfo, running: boolean): CommandView {
+function commandRecord(c: CommandInfo, running: boolean): CommandRecord {
   return { number: c.number, commandLine: c.commandLine, exitCode: c.exitCode, running, startedAt: c.startedAt, endedAt: c.endedAt, cwd: c.cwd };
 }
 
@@ -163,11 +160,11 @@ function awaitReply(entry: AwaitEntry): Reply {
   const outcome = entry.outcome;
   switch (outcome.state) {
     case 'pending':
-      return { status: 202, json: { ...base, status: 'pending' }, headers: { location: entry.location } };
+      return { status: 202, json: { ...base, status: 'pending' } satisfies AwaitPending, headers: { location: entry.location } };
     case 'done':
-      return { status: 200, json: { ...base, status: 'done', ...outcome.result } };
+      return { status: 200, json: { ...base, status: 'done', ...outcome.result } satisfies AwaitDone };
     case 'failed':
-      throw new ApiError(410, outcome.code, outcome.message, { id: entry.id });
+      throw new ApiError(outcome.code, outcome.message, { id: entry.id });
   }
 }
 
@@ -212,7 +209,7 @@ function sessionEnding(session: Session): string {
 async function checkAtPrompt(session: Session, index: HostedCommands): Promise<number> {
   const marked = await waitForState(session, index, hasMarks, FIRST_MARKS_WAIT_MS);
   if (!hasMarks(marked)) {
-    throw new ApiError(409, 'no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
+    throw new ApiError('no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
   }
   // Right after a command ends the shell is still drawing its next prompt.
   const state = await waitForState(session, index, (s) => s.atPrompt || s.running !== null, PROMPT_WAIT_MS);
@@ -221,14 +218,14 @@ async function checkAtPrompt(session: Session, index: HostedCommands): Promise<n
     const command = state.commands.find((c) => c.number === state.running);
     const holder = foregroundIntruder(await session.foreground());
     const holds = holder === null ? '' : ` (the terminal's foreground process is ${holder}, not the shell)`;
-    throw new ApiError(409, SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')})${holds}, so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
+    throw new ApiError(SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')})${holds}, so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
   }
   if (!state.atPrompt) {
-    throw new ApiError(409, SHELL_BUSY, `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
+    throw new ApiError(SHELL_BUSY, `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
   }
   const intruder = foregroundIntruder(await session.foreground());
   if (intruder !== null) {
-    throw new ApiError(409, SHELL_BUSY, `session ${session.label}'s terminal is held by ${intruder}, not by its shell, although the shell's marks show a prompt: input typed now would go to that program. ${BUSY_HINT(session)}`);
+    throw new ApiError(SHELL_BUSY, `session ${session.label}'s terminal is held by ${intruder}, not by its shell, although the shell's marks show a prompt: input typed now would go to that program. ${BUSY_HINT(session)}`);
   }
   return last;
 }

@@ -1,26 +1,35 @@
-// Errors the API answers with: a status code, a stable code for scripts and a
-// message a person can act on. Anything else that escapes a handler is a bug,
-// logged with its stack and answered 500 without one; a failure that is the
-// disk's (full, read-only) is answered as such (diskTroubleAnswer).
+// Errors the API answers with: a stable code for scripts (one of the
+// contract's, src/protocol/api/errors.ts, which also fixes its HTTP status)
+// and a message a person can act on. Anything else that escapes a handler is
+// a bug, logged with its stack and answered 500 without one; a failure that
+// is the disk's (full, read-only) is answered as such (diskTroubleAnswer).
 import { diskTroubleOf } from '../disk-trouble.js';
+import { statusOfError, type ApiErrorBody, type ApiErrorCode } from '../../protocol/api/index.js';
 
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
+    this.status = statusOfError(code);
+  }
+
+  /** The answer's body: code and message, with the details beside them. */
+  body(): ApiErrorBody {
+    return { error: { ...this.details, code: this.code, message: this.message } };
   }
 }
 
 export const badRequest = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(400, 'bad_request', message, details);
+  new ApiError('bad_request', message, details);
 export const notFound = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(404, 'not_found', message, details);
+  new ApiError('not_found', message, details);
 export const conflict = (message: string, details?: Record<string, unknown>) =>
-  new ApiError(409, 'conflict', message, details);
+  new ApiError('conflict', message, details);
 
 /**
  * The answer for a failure that is the disk's, not the request's (see
@@ -38,9 +47,9 @@ export function diskTroubleAnswer(err: unknown, where?: string): ApiError | null
     : `cannot write ${trouble.path ?? (where === undefined ? 'to the disk' : `in ${where}`)}: ${trouble.reason}`;
   const details = { reason: trouble.reason, errno: trouble.code, ...(trouble.path === undefined ? {} : { path: trouble.path }) };
   if (trouble.kind === 'full') {
-    return new ApiError(507, 'disk_full', `${said}; free some space there (running sessions keep running)`, details);
+    return new ApiError('disk_full', `${said}; free some space there (running sessions keep running)`, details);
   }
-  return new ApiError(409, 'disk_read_only', `${said}; make it writable, or set TEND_HOME to a directory you can write (running sessions keep running)`, details);
+  return new ApiError('disk_read_only', `${said}; make it writable, or set TEND_HOME to a directory you can write (running sessions keep running)`, details);
 }
 
 function firstLine(text: string): string {

@@ -7,6 +7,7 @@
 // contract.
 import { randomBytes } from 'node:crypto';
 import type { Router } from './router.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 import { ApiError, badRequest } from './errors.js';
 import { optString } from './validate.js';
 import { SessionStateError, type Session } from '../session.js';
@@ -46,7 +47,7 @@ export function parseInputBody(body: Record<string, unknown>): InputRequest {
 }
 
 export function addInputRoute(router: Router, target: (t: string | undefined) => Session): void {
-  router.add('POST', '/v1/sessions/:target/input', async (req) => {
+  router.add(API_ROUTES.sendInput, async (req) => {
     const session = target(req.params.target);
     const input = parseInputBody(await req.json(INPUT_BODY_LIMIT_BYTES));
     const key = input.writer.toString('hex');
@@ -64,7 +65,7 @@ export function addInputRoute(router: Router, target: (t: string | undefined) =>
 
 /** Why the input did not all arrive, and how much did: a retry with the key sends the rest. */
 function inputError(session: Session, err: unknown, length: number, key: string): unknown {
-  if (err instanceof SessionStateError) return new ApiError(409, 'session_not_running', err.message, { arrived: 0, bytes: length, key });
+  if (err instanceof SessionStateError) return new ApiError('session_not_running', err.message, { arrived: 0, bytes: length, key });
   if (err instanceof InputHoleError) return badRequest(err.message, { arrived: err.taken, bytes: length, key });
   if (!(err instanceof InputNotTakenError)) return err;
   const arrived = Math.min(err.taken, length);
@@ -72,7 +73,7 @@ function inputError(session: Session, err: unknown, length: number, key: string)
   // The session still runs (this server is going away, so it let go of the session): the
   // same body with the same key sends the rest through the next server.
   if (session.status === 'running') {
-    return new ApiError(503, 'input_interrupted', `${message}; send the same body again with "key": "${key}" to send the rest`, { arrived, bytes: length, key });
+    return new ApiError('input_interrupted', `${message}; send the same body again with "key": "${key}" to send the rest`, { arrived, bytes: length, key });
   }
-  return new ApiError(409, 'session_not_running', message, { arrived, bytes: length, key });
+  return new ApiError('session_not_running', message, { arrived, bytes: length, key });
 }

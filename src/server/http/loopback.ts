@@ -16,6 +16,7 @@ import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Disposable } from '../../common/lifecycle.js';
 import type { Logger } from '../log.js';
 import { send } from './router.js';
+import { ApiError } from './errors.js';
 import { loopbackPeerUid } from './peer-uid.js';
 
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -105,7 +106,7 @@ export async function startLoopbackListener(options: LoopbackOptions): Promise<L
   const http = createServer((req, res) => {
     const why = refusal(req);
     if (why !== null) {
-      send(res, { status: 403, json: { error: { code: 'forbidden', message: why } } });
+      send(res, { status: 403, json: new ApiError('forbidden', why).body() });
       return;
     }
     options.handle(req, res);

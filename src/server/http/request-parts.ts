@@ -22,7 +22,7 @@ export function parseRequestTarget(rawUrl: string): RequestTarget {
   try {
     url = new URL(rawUrl, 'http://tend');
   } catch {
-    throw new ApiError(400, 'bad_url', `the request target ${JSON.stringify(rawUrl.slice(0, QUOTED_TARGET_CHARS))} is not a URL path`);
+    throw new ApiError('bad_url', `the request target ${JSON.stringify(rawUrl.slice(0, QUOTED_TARGET_CHARS))} is not a URL path`);
   }
   return { path: url.pathname, query: url.searchParams };
 }
@@ -34,10 +34,10 @@ export function parseJsonObject(body: Uint8Array): Record<string, unknown> {
   try {
     value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
   } catch {
-    throw new ApiError(400, 'bad_json', 'the request body is not valid JSON');
+    throw new ApiError('bad_json', 'the request body is not valid JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(400, 'bad_json', 'the request body must be a JSON object');
+    throw new ApiError('bad_json', 'the request body must be a JSON object');
   }
   return value as Record<string, unknown>;
 }

@@ -1,9 +1,11 @@
-// A small router over node:http: routes are (method, pattern) pairs whose
-// `:name` segments become params. JSON in, JSON out, bodies bounded.
+// A small router over node:http: routes are the API contract's
+// (src/protocol/api/routes.ts), whose `:name` segments become params. JSON
+// in, JSON out, bodies bounded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, diskTroubleAnswer } from './errors.js';
 import type { Logger } from '../log.js';
 import { parseJsonObject, parseRequestTarget } from './request-parts.js';
+import type { ApiRoute } from '../../protocol/api/index.js';
 
 export interface Request {
   method: string;
@@ -24,6 +26,7 @@ export type Handler = (req: Request, res: ServerResponse) => Promise<Reply | und
 
 interface Route {
   method: string;
+  path: string;
   segments: string[];
   handler: Handler;
 }
@@ -33,8 +36,14 @@ const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export class Router {
   private readonly routes: Route[] = [];
 
-  add(method: string, pattern: string, handler: Handler): void {
-    this.routes.push({ method, segments: pattern.split('/').filter(Boolean), handler });
+  add(route: ApiRoute, handler: Handler): void {
+    if (this.routes.some((r) => r.method === route.method && r.path === route.path)) throw new Error(`route ${route.method} ${route.path} added twice`);
+    this.routes.push({ method: route.method, path: route.path, segments: route.path.split('/').filter(Boolean), handler });
+  }
+
+  /** The routes served, as `METHOD /path` (a test holds them to the contract's). */
+  served(): string[] {
+    return this.routes.map((r) => `${r.method} ${r.path}`);
   }
 
   private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | null {
@@ -73,8 +82,8 @@ export class Router {
       const target = parseRequestTarget(raw.url ?? '/');
       path = target.path;
       const found = this.match(method, path);
-      if (found === null) throw new ApiError(404, 'not_found', `no such route: ${method} ${path}`);
-      if (found === 'method') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`);
+      if (found === null) throw new ApiError('not_found', `no such route: ${method} ${path}`);
+      if (found === 'method') throw new ApiError('method_not_allowed', `${method} is not allowed on ${path}`);
       const req: Request = {
         method,
         path,
@@ -90,10 +99,10 @@ export class Router {
       const err = caught instanceof ApiError ? caught : (diskTroubleAnswer(caught) ?? caught);
       if (err instanceof ApiError) {
         if (err !== caught) log.warn(`${method} ${path}: ${err.message}`);
-        send(res, { status: err.status, json: { error: { code: err.code, message: err.message, ...err.details } } });
+        send(res, { status: err.status, json: err.body() });
       } else {
         log.error(`${method} ${path} failed`, err);
-        send(res, { status: 500, json: { error: { code: 'internal', message: 'internal server error; see the server log' } } });
+        send(res, { status: 500, json: new ApiError('internal', 'internal server error; see the server log').body() });
       }
     }
   }
@@ -136,8 +145,8 @@ export async function readBody(raw: IncomingMessage, limitBytes: number): Promis
     }
     chunks.push(chunk);
   }
-  if (declared > limitBytes) throw new ApiError(413, 'too_large', `request body of ${declared} bytes is over the limit of ${limitBytes}`);
-  if (size > limitBytes) throw new ApiError(413, 'too_large', `request body is over the limit of ${limitBytes} bytes`);
+  if (declared > limitBytes) throw new ApiError('too_large', `request body of ${declared} bytes is over the limit of ${limitBytes}`);
+  if (size > limitBytes) throw new ApiError('too_large', `request body is over the limit of ${limitBytes} bytes`);
   return Buffer.concat(chunks);
 }
 

@@ -4,6 +4,26 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { Router } from './router.js';
+import {
+  API_ROUTES,
+  DEFAULT_SEARCH_MATCHES,
+  DEFAULT_SESSION_COLS,
+  DEFAULT_SESSION_ROWS,
+  MAX_ARG_CHARS,
+  MAX_ARGV_ITEMS,
+  MAX_CWD_CHARS,
+  MAX_SCREEN_SCROLLBACK_ROWS,
+  MAX_SEARCH_MATCHES,
+  MAX_SEARCH_PATTERN_CHARS,
+  SESSION_SIZE_MAX,
+  SESSION_SIZE_MIN,
+  type KilledSession,
+  type ListedSession,
+  type ScreenSnapshotReply,
+  type ScreenTextReply,
+  type SearchReply,
+  type SignalSessionReply,
+} from '../../protocol/api/index.js';
 import { ApiError, badRequest, diskTroubleAnswer } from './errors.js';
 import { optInt, optString, optStringArray, reqInt, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { SessionRegistry } from '../session-registry.js';
@@ -14,18 +34,12 @@ import { queryWholeNumber } from './request-parts.js';
 import { addInputRoute } from './input-api.js';
 import { ScreenHostError } from '../screen-host/index.js';
 
-const MAX_ARGV_ITEMS = 4096;
-const MAX_ARG_LENGTH = 128 * 1024;
-const MAX_SCROLLBACK_ROWS = 1_000_000;
-const DEFAULT_SEARCH_MATCHES = 100;
-const MAX_SEARCH_MATCHES = 10_000;
-const MAX_SEARCH_PATTERN_CHARS = 1000;
 
 function stateErrors<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof SessionStateError) throw new ApiError(409, 'session_not_running', err.message);
+    if (err instanceof SessionStateError) throw new ApiError('session_not_running', err.message);
     throw err;
   }
 }
@@ -50,25 +64,25 @@ function parseSignal(v: unknown): number {
 export function addSessionRoutes(router: Router, registry: SessionRegistry): void {
   const target = (t: string | undefined): Session => registry.resolve(t ?? '');
 
-  router.add('GET', '/v1/sessions', () => ({ status: 200, json: registry.list().map((s, i) => ({ index: i + 1, ...s.info() })) }));
+  router.add(API_ROUTES.listSessions, () => ({ status: 200, json: registry.list().map((s, i): ListedSession => ({ index: i + 1, ...s.info() })) }));
 
-  router.add('POST', '/v1/sessions', async (req) => {
+  router.add(API_ROUTES.createSession, async (req) => {
     const body = await req.json();
     const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
     const env = sessionEnvFromRequest(body);
-    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_CHARS }) ?? defaultShellArgv(env);
     if (argv.length === 0) throw badRequest('"argv" must name a program to run');
-    const cwd = parseCwd(optString(body, 'cwd', { max: 4096 }), env.HOME ?? process.cwd());
-    const cols = optInt(body, 'cols', 1, 1000) ?? 80;
-    const rows = optInt(body, 'rows', 1, 1000) ?? 24;
+    const cwd = parseCwd(optString(body, 'cwd', { max: MAX_CWD_CHARS }), env.HOME ?? process.cwd());
+    const cols = optInt(body, 'cols', SESSION_SIZE_MIN, SESSION_SIZE_MAX) ?? DEFAULT_SESSION_COLS;
+    const rows = optInt(body, 'rows', SESSION_SIZE_MIN, SESSION_SIZE_MAX) ?? DEFAULT_SESSION_ROWS;
     if (body.shellIntegration !== undefined && typeof body.shellIntegration !== 'boolean') throw badRequest('"shellIntegration" must be true or false');
     const session = await registry.create({ name, argv, cwd, env, cols, rows, shellIntegration: body.shellIntegration !== false });
     return { status: 201, json: session.info() };
   });
 
-  router.add('GET', '/v1/sessions/:target', (req) => ({ status: 200, json: target(req.params.target).info() }));
+  router.add(API_ROUTES.getSession, (req) => ({ status: 200, json: target(req.params.target).info() }));
 
-  router.add('PATCH', '/v1/sessions/:target', async (req) => {
+  router.add(API_ROUTES.renameSession, async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     if (!('name' in body)) throw badRequest('nothing to change: give "name"');
@@ -78,54 +92,54 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 200, json: session.info() };
   });
 
-  router.add('DELETE', '/v1/sessions/:target', async (req) => {
+  router.add(API_ROUTES.killSession, async (req) => {
     const session = target(req.params.target);
     const info = session.info();
     await registry.kill(session);
-    return { status: 200, json: { ...info, status: 'disposed' } };
+    return { status: 200, json: { ...info, status: 'disposed' } satisfies KilledSession };
   });
 
-  router.add('POST', '/v1/sessions/:target/revive', async (req) => {
+  router.add(API_ROUTES.reviveSession, async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
-    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(process.env);
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_CHARS }) ?? defaultShellArgv(process.env);
     try {
       await session.revive(argv);
     } catch (err) {
-      if (err instanceof SessionStateError) throw new ApiError(409, 'not_revivable', err.message);
-      throw diskTroubleAnswer(err) ?? new ApiError(400, 'spawn_failed', (err as Error).message);
+      if (err instanceof SessionStateError) throw new ApiError('not_revivable', err.message);
+      throw diskTroubleAnswer(err) ?? new ApiError('spawn_failed', (err as Error).message);
     }
     return { status: 200, json: session.info() };
   });
 
   addInputRoute(router, target);
 
-  router.add('POST', '/v1/sessions/:target/resize', async (req) => {
+  router.add(API_ROUTES.resizeSession, async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
-    const cols = reqInt(body, 'cols', 1, 1000);
-    const rows = reqInt(body, 'rows', 1, 1000);
+    const cols = reqInt(body, 'cols', SESSION_SIZE_MIN, SESSION_SIZE_MAX);
+    const rows = reqInt(body, 'rows', SESSION_SIZE_MIN, SESSION_SIZE_MAX);
     stateErrors(() => session.resize(cols, rows));
     return { status: 200, json: session.info() };
   });
 
-  router.add('POST', '/v1/sessions/:target/signal', async (req) => {
+  router.add(API_ROUTES.signalSession, async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     const signo = parseSignal(body.signal);
     stateErrors(() => session.signal(signo));
-    return { status: 200, json: { signal: signo } };
+    return { status: 200, json: { signal: signo } satisfies SignalSessionReply };
   });
 
-  router.add('GET', '/v1/sessions/:target/screen', async (req) => {
+  router.add(API_ROUTES.readScreen, async (req) => {
     const session = target(req.params.target);
     const format = req.query.get('format') ?? 'text';
-    const scrollbackRows = queryWholeNumber(req.query, 'scrollback', 0, MAX_SCROLLBACK_ROWS, 0);
+    const scrollbackRows = queryWholeNumber(req.query, 'scrollback', 0, MAX_SCREEN_SCROLLBACK_ROWS, 0);
     if (format === 'snapshot') {
       // The snapshot covers exactly the bytes fed before the call: read the offset first.
       const offset = session.offset;
       const { snapshot, scrollback } = await session.screen.snapshot({ scrollbackRows });
-      return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status, scrollback } };
+      return { status: 200, json: { ...snapshot, offset, degraded: session.degraded, status: session.status, scrollback } satisfies ScreenSnapshotReply };
     }
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
     // Read in slices in the screen host: thousands of rows of history hold no loop for long.
@@ -145,11 +159,11 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         status: session.status,
         exitCode, // null when a signal ended it: exitSignal says which
         exitSignal,
-      },
+      } satisfies ScreenTextReply,
     };
   });
 
-  router.add('GET', '/v1/sessions/:target/search', async (req) => {
+  router.add(API_ROUTES.searchSession, async (req) => {
     const session = target(req.params.target);
     const pattern = req.query.get('q');
     if (pattern === null || pattern === '') throw badRequest('give the text to find as "q"');
@@ -167,8 +181,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const result = await session.screen.search({ pattern, regex, ignoreCase }, max).catch((err: unknown) => {
       // A search that gave up (a pattern that backtracks, a history too long to read at once) says why.
       if (!(err instanceof ScreenHostError) || err.searchStopped === undefined) throw err;
-      throw new ApiError(err.searchStopped === 'pattern_too_slow' ? 400 : 422, err.searchStopped, err.message);
+      throw new ApiError(err.searchStopped, err.message);
     });
-    return { status: 200, json: { ...result, truncated: result.total > result.matches.length } };
+    return { status: 200, json: { ...result, truncated: result.total > result.matches.length } satisfies SearchReply };
   });
 }

@@ -1,6 +1,7 @@
 // Checks on request bodies: every field typed and bounded, every failure a
 // 400 naming the field and what it should be.
 import { badRequest } from './errors.js';
+import { SESSION_NAME_RULE } from '../../protocol/api/index.js';
 
 type Body = Record<string, unknown>;
 
@@ -55,5 +56,5 @@ export function optStringMap(body: Body, key: string, opts: { maxItems: number; 
   return v as Record<string, string>;
 }
 
-export const SESSION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const SESSION_NAME_HINT = 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+export { SESSION_NAME_PATTERN } from '../../protocol/api/index.js';
+export const SESSION_NAME_HINT = `must be ${SESSION_NAME_RULE}`;

@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Router } from './router.js';
+import { API_ROUTES, MAX_ARG_CHARS, MAX_ARGV_ITEMS, MAX_CWD_CHARS, type RemovedWorkspace, type SplitReply } from '../../protocol/api/index.js';
 import { ApiError, badRequest, conflict, notFound } from './errors.js';
 import { optString, optStringArray, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
@@ -21,8 +22,6 @@ import {
   type Workspaces,
 } from '../workspaces/index.js';
 
-const MAX_ARGV_ITEMS = 4096;
-const MAX_ARG_LENGTH = 128 * 1024;
 const WORKSPACE_NAME_PATTERN = SESSION_NAME_PATTERN;
 const WORKSPACE_NAME_HINT = SESSION_NAME_HINT;
 
@@ -64,7 +63,7 @@ function workspaceErrors<T>(fn: () => T): T {
     if (err instanceof LayoutError) throw badRequest(err.message);
     if (err instanceof UnknownSessionsError) throw badRequest(err.message, { sessions: err.sessionIds });
     if (err instanceof WorkspaceConflictError) throw conflict(err.message);
-    if (err instanceof WorkspaceStoreReadOnlyError) throw new ApiError(409, 'store_read_only', err.message);
+    if (err instanceof WorkspaceStoreReadOnlyError) throw new ApiError('store_read_only', err.message);
     throw err;
   }
 }
@@ -73,9 +72,9 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
   const { registry, workspaces } = deps;
   const createSession = deps.createSession ?? ((spec: SplitSessionSpec) => registry.create(spec));
 
-  router.add('GET', '/v1/workspaces', () => ({ status: 200, json: workspaces.list() }));
+  router.add(API_ROUTES.listWorkspaces, () => ({ status: 200, json: workspaces.list() }));
 
-  router.add('GET', '/v1/workspaces/:name', (req) => {
+  router.add(API_ROUTES.getWorkspace, (req) => {
     const name = workspaceName(req.params.name);
     const w = workspaces.get(name);
     if (w === undefined) {
@@ -85,7 +84,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     return { status: 200, json: w };
   });
 
-  router.add('PUT', '/v1/workspaces/:name', async (req) => {
+  router.add(API_ROUTES.putWorkspace, async (req) => {
     const name = workspaceName(req.params.name);
     const body = await req.json();
     if (!('layout' in body)) throw badRequest('give "layout": a tree of { type: "split", direction, ratio, first, second } and { type: "session", sessionId }, or null');
@@ -95,14 +94,14 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     });
   });
 
-  router.add('DELETE', '/v1/workspaces/:name', (req) => {
+  router.add(API_ROUTES.removeWorkspace, (req) => {
     const name = workspaceName(req.params.name);
     const removed = workspaceErrors(() => workspaces.remove(name));
     if (!removed) throw notFound(`no workspace is named "${name}"`);
-    return { status: 200, json: { name, removed: true } };
+    return { status: 200, json: { name, removed: true } satisfies RemovedWorkspace };
   });
 
-  router.add('POST', '/v1/workspaces/:name/sessions', async (req) => {
+  router.add(API_ROUTES.addToWorkspace, async (req) => {
     const name = workspaceName(req.params.name);
     const body = await req.json();
     const target = optString(body, 'session', { max: 128 });
@@ -112,18 +111,18 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     return workspaceErrors(() => ({ status: 200, json: workspaces.add(name, session.id, direction) }));
   });
 
-  router.add('POST', '/v1/sessions/:target/split', async (req) => {
+  router.add(API_ROUTES.splitSession, async (req) => {
     const beside = registry.resolve(req.params.target ?? '');
     const body = await req.json();
     const direction = parseDirection(body.direction);
     const ratio = parseRatio(body.ratio);
     const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
     const env = sessionEnvFromRequest(body);
-    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_LENGTH }) ?? defaultShellArgv(env);
+    const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_CHARS }) ?? defaultShellArgv(env);
     if (argv.length === 0) throw badRequest('"argv" must name a program to run');
     // Beside its neighbour, in the neighbour's directory unless told otherwise.
     const info = beside.info();
-    const cwd = optString(body, 'cwd', { max: 4096 }) ?? info.cwd;
+    const cwd = optString(body, 'cwd', { max: MAX_CWD_CHARS }) ?? info.cwd;
     if (!isAbsolute(cwd)) throw badRequest(`"cwd" must be an absolute path, not "${cwd}"`);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw badRequest(`the working directory "${cwd}" does not exist or is not a directory`);
     const spec: SplitSessionSpec = { name, argv, cwd, env, cols: info.cols, rows: info.rows };
@@ -131,7 +130,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     const session = await createSession(spec);
     try {
       const workspace = workspaceErrors(() => workspaces.split(beside.id, session.id, direction, ratio));
-      return { status: 201, json: { session: session.info(), workspace } };
+      return { status: 201, json: { session: session.info(), workspace } satisfies SplitReply };
     } catch (err) {
       // A session nobody can see in any layout is worse than none: undo it.
       await registry.kill(session);

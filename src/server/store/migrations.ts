@@ -73,7 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     description: 'workspaces: named layouts of sessions',
     up(db) {
-      // The layout is a JSON tree (src/server/workspaces/layout-tree.ts) read
+      // The layout is a JSON tree (src/protocol/api/layout.ts) read
       // back through its validator; NULL is a workspace with no sessions left.
       db.exec(`
         CREATE TABLE workspaces (

@@ -1,6 +1,6 @@
 // Workspaces: named layouts (binary trees of splits) over sessions, stored in
-// the store's SQLite file. layout-tree.ts is the tree, workspace-repository.ts
-// its rows, workspaces.ts the rules the API applies.
+// the store's SQLite file. The tree is the API's (src/protocol/api/layout.ts);
+// workspace-repository.ts keeps its rows, workspaces.ts the rules the API applies.
 export {
   parseLayout,
   layoutSessions,
@@ -14,6 +14,6 @@ export {
   MAX_LAYOUT_LEAVES,
   type LayoutNode,
   type SplitDirection,
-} from './layout-tree.js';
+} from '../../protocol/api/layout.js';
 export { WorkspaceRepository, WorkspaceStoreReadOnlyError, type WorkspaceRecord, type WorkspaceRepositoryOptions } from './workspace-repository.js';
 export { Workspaces, WorkspaceConflictError, UnknownSessionsError, DEFAULT_WORKSPACE_NAME, type WorkspaceView, type WorkspacesOptions } from './workspaces.js';

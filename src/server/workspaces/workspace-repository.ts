@@ -4,7 +4,7 @@
 // one job (and a read-only store, read from an in-memory copy, still works).
 import Database from 'better-sqlite3';
 import type { Disposable } from '../../common/lifecycle.js';
-import { parseLayout, LayoutError, type LayoutNode } from './layout-tree.js';
+import { parseLayout, LayoutError, type LayoutNode } from '../../protocol/api/layout.js';
 
 export interface WorkspaceRecord {
   name: string;

@@ -4,20 +4,15 @@
 // read or on removal, so a stored layout never shows a session that is not.
 import type { Disposable } from '../../common/lifecycle.js';
 import type { Logger } from '../log.js';
-import { layoutSessions, pruneLayout, removeLeaf, splitLeaf, type LayoutNode, type SplitDirection } from './layout-tree.js';
+import type { Workspace } from '../../protocol/api/index.js';
+import { layoutSessions, pruneLayout, removeLeaf, splitLeaf, type LayoutNode, type SplitDirection } from '../../protocol/api/layout.js';
 import type { WorkspaceRecord, WorkspaceRepository } from './workspace-repository.js';
 
 /** Where a split session goes when its neighbour is in no workspace yet. */
 export const DEFAULT_WORKSPACE_NAME = 'default';
 
-export interface WorkspaceView {
-  name: string;
-  layout: LayoutNode | null;
-  /** The layout's sessions in reading order. */
-  sessions: string[];
-  createdAt: number;
-  updatedAt: number;
-}
+/** A workspace as the API shows it. */
+export type WorkspaceView = Workspace;
 
 export class WorkspaceConflictError extends Error {}
 

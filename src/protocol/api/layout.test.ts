@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LayoutError, MAX_LAYOUT_DEPTH, layoutSessions, parseLayout, pruneLayout, removeLeaf, splitLeaf, type LayoutNode } from './layout-tree.js';
+import { LayoutError, MAX_LAYOUT_DEPTH, layoutSessions, parseLayout, pruneLayout, removeLeaf, splitLeaf, type LayoutNode } from './layout.js';
 
 const leaf = (sessionId: string): LayoutNode => ({ type: 'session', sessionId });
 

@@ -1,7 +1,9 @@
-// A workspace's layout: a binary tree of splits whose leaves are sessions.
+// A workspace's layout as the API carries it (/v1/workspaces): a binary tree
+// of splits whose leaves are sessions. The server stores and edits these
+// trees and the page draws them, both through this one definition.
 // A split puts `second` to the right of or below `first`; `ratio` is the
-// share of the space `first` gets. Pure data and pure functions: the
-// repository stores trees, the API edits them through these.
+// share of the space `first` gets. Pure data and pure functions, free of
+// Node and of the DOM.
 
 export type SplitDirection = 'right' | 'down';
 
