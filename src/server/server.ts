@@ -12,7 +12,7 @@ import { CheckpointWriter, collectStale } from './checkpoint/index.js';
 import { SessionRegistry } from './session-registry.js';
 import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
-import { API_ROUTES, type HealthReply, type StopReply } from '../protocol/api/index.js';
+import { type HealthReply, type StopReply } from '../protocol/api/index.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { TEND_VERSION } from './version.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
@@ -170,7 +170,7 @@ export class TendServer extends DisposableBase {
 
   private routes(): Router {
     const router = new Router();
-    router.add(API_ROUTES.health, (req) => ({
+    router.add('health', (req) => ({
       status: 200,
       json: {
         ok: true,
@@ -188,7 +188,7 @@ export class TendServer extends DisposableBase {
         memory: { rssBytes: process.memoryUsage.rss() },
       } satisfies HealthReply,
     }));
-    router.add(API_ROUTES.stopServer, () => {
+    router.add('stopServer', () => {
       setImmediate(() => this.options.onStopRequested?.());
       return { status: 202, json: { stopping: true, pid: process.pid } satisfies StopReply };
     });

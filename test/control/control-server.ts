@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { startTestServer, waitFor, type TestServer } from '../server/harness.js';
+import type { CommandRecord } from '../../src/protocol/api/index.js';
 
 export const CONTROL_TEST_TIMEOUT_MS = 180_000;
 /** bash keeps this prompt: the injected rc reads only ~/.bashrc, and this HOME has none. */
@@ -42,16 +43,8 @@ export async function withServer(fn: (s: ControlServer) => Promise<void>, env: R
   }
 }
 
-/** A row of `tend commands --json`. */
-export interface CommandRow {
-  number: number;
-  commandLine: string;
-  exitCode: number | null;
-  running: boolean;
-  startedAt: number;
-  endedAt: number | null;
-  cwd: string | null;
-}
+/** A row of `tend commands --json`: the API's command record. */
+export type CommandRow = CommandRecord;
 
 /** The session's commands as `tend commands --json` lists them. */
 export async function commandsOf(s: ControlServer, target: string): Promise<CommandRow[]> {

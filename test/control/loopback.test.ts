@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from '../../src/server/http/router.js';
-import { API_ROUTES } from '../../src/protocol/api/index.js';
 import { startLoopbackListener, tryStartLoopbackListener, type LoopbackListener } from '../../src/server/http/loopback.js';
 import { useTestScope, type TestScope } from '../helpers/test-scope.js';
 
@@ -39,8 +38,8 @@ function call(port: number, method: string, path: string, headers: Record<string
 
 async function listener(scope: TestScope, port = 0): Promise<{ loopback: LoopbackListener; portFile: string }> {
   const router = new Router();
-  router.add(API_ROUTES.health, () => ({ status: 200, json: { ok: true } }));
-  router.add(API_ROUTES.createSession, async (req) => ({ status: 201, json: await req.json() }));
+  router.add('health', () => ({ status: 200, json: { ok: true } }));
+  router.add('createSession', async (req) => ({ status: 201, json: await req.json() }));
   const portFile = join(scope.tempDir('tend-loopback-'), 'port');
   const loopback = scope.own(await startLoopbackListener({ handle: (req, res) => void router.handle(req, res, log), log, port, portFile }));
   return { loopback, portFile };

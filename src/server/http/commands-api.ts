@@ -3,7 +3,6 @@
 // /v1/awaits/:id). docs/api.md documents every route.
 import type { Router, Reply } from './router.js';
 import {
-  API_ROUTES,
   AWAIT_ID_PATTERN,
   DEFAULT_AWAIT_TIMEOUT_MS,
   MAX_AWAIT_INPUT_BYTES,
@@ -70,14 +69,14 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     return index;
   };
 
-  router.add(API_ROUTES.listCommands, async (req) => {
+  router.add('listCommands', async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     // Read after every byte fed so far is parsed: the index has then seen every mark in them.
     const { commands, running } = await indexOf(session).state();
     return { status: 200, json: commands.slice(-MAX_LISTED_COMMANDS).map((c) => commandRecord(c, c.number === running)) };
   });
 
-  router.add(API_ROUTES.commandOutput, async (req) => {
+  router.add('commandOutput', async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     const index = indexOf(session);
     const which = req.query.get('cmd') ?? 'last';
@@ -104,7 +103,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     };
   });
 
-  router.add(API_ROUTES.startAwait, async (req) => {
+  router.add('startAwait', async (req) => {
     const session = registry.resolve(req.params.target ?? '');
     const body = await req.json(AWAIT_BODY_LIMIT_BYTES);
     const input = reqString(body, 'input', { max: MAX_AWAIT_INPUT_BYTES });
@@ -139,7 +138,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     return awaitReply(entry);
   });
 
-  router.add(API_ROUTES.getAwait, async (req) => {
+  router.add('getAwait', async (req) => {
     const id = req.params.id ?? '';
     const entry = awaits.get(id);
     if (entry === undefined) {

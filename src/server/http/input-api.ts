@@ -7,7 +7,6 @@
 // contract.
 import { randomBytes } from 'node:crypto';
 import type { Router } from './router.js';
-import { API_ROUTES } from '../../protocol/api/index.js';
 import { ApiError, badRequest } from './errors.js';
 import { optString } from './validate.js';
 import { SessionStateError, type Session } from '../session.js';
@@ -47,7 +46,7 @@ export function parseInputBody(body: Record<string, unknown>): InputRequest {
 }
 
 export function addInputRoute(router: Router, target: (t: string | undefined) => Session): void {
-  router.add(API_ROUTES.sendInput, async (req) => {
+  router.add('sendInput', async (req) => {
     const session = target(req.params.target);
     const input = parseInputBody(await req.json(INPUT_BODY_LIMIT_BYTES));
     const key = input.writer.toString('hex');

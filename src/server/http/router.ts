@@ -2,10 +2,12 @@
 // (src/protocol/api/routes.ts), whose `:name` segments become params. JSON
 // in, JSON out, bodies bounded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, diskTroubleAnswer } from './errors.js';
+import { ApiError } from './errors.js';
+import { apiErrorOf } from './core-errors.js';
+import { diskTroubleOf } from '../disk-trouble.js';
 import type { Logger } from '../log.js';
 import { parseJsonObject, parseRequestTarget } from './request-parts.js';
-import type { ApiRoute } from '../../protocol/api/index.js';
+import { API_ROUTES, type ApiRouteName } from '../../protocol/api/index.js';
 
 export interface Request {
   method: string;
@@ -36,7 +38,9 @@ const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export class Router {
   private readonly routes: Route[] = [];
 
-  add(route: ApiRoute, handler: Handler): void {
+  /** Serves a route of the contract: by name, so no route outside it can be served. */
+  add(name: ApiRouteName, handler: Handler): void {
+    const route = API_ROUTES[name];
     if (this.routes.some((r) => r.method === route.method && r.path === route.path)) throw new Error(`route ${route.method} ${route.path} added twice`);
     this.routes.push({ method: route.method, path: route.path, segments: route.path.split('/').filter(Boolean), handler });
   }
@@ -96,12 +100,14 @@ export class Router {
       const reply = await found.route.handler(req, res);
       if (reply) send(res, reply);
     } catch (caught) {
-      const err = caught instanceof ApiError ? caught : (diskTroubleAnswer(caught) ?? caught);
-      if (err instanceof ApiError) {
-        if (err !== caught) log.warn(`${method} ${path}: ${err.message}`);
-        send(res, { status: err.status, json: err.body() });
+      // The core's errors are answered with their API codes; anything else is a bug.
+      const answer = apiErrorOf(caught);
+      if (answer !== null) {
+        // A full or read-only disk is the machine's trouble, not the request's: the log keeps it too.
+        if (diskTroubleOf(caught) !== null) log.warn(`${method} ${path}: ${answer.message}`);
+        send(res, { status: answer.status, json: answer.body() });
       } else {
-        log.error(`${method} ${path} failed`, err);
+        log.error(`${method} ${path} failed`, caught);
         send(res, { status: 500, json: new ApiError('internal', 'internal server error; see the server log').body() });
       }
     }

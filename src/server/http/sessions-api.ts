@@ -5,7 +5,6 @@ import { isAbsolute } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { Router } from './router.js';
 import {
-  API_ROUTES,
   DEFAULT_SEARCH_MATCHES,
   DEFAULT_SESSION_COLS,
   DEFAULT_SESSION_ROWS,
@@ -64,9 +63,9 @@ function parseSignal(v: unknown): number {
 export function addSessionRoutes(router: Router, registry: SessionRegistry): void {
   const target = (t: string | undefined): Session => registry.resolve(t ?? '');
 
-  router.add(API_ROUTES.listSessions, () => ({ status: 200, json: registry.list().map((s, i): ListedSession => ({ index: i + 1, ...s.info() })) }));
+  router.add('listSessions', () => ({ status: 200, json: registry.list().map((s, i): ListedSession => ({ index: i + 1, ...s.info() })) }));
 
-  router.add(API_ROUTES.createSession, async (req) => {
+  router.add('createSession', async (req) => {
     const body = await req.json();
     const name = optString(body, 'name', { pattern: SESSION_NAME_PATTERN, hint: SESSION_NAME_HINT }) ?? null;
     const env = sessionEnvFromRequest(body);
@@ -80,9 +79,9 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 201, json: session.info() };
   });
 
-  router.add(API_ROUTES.getSession, (req) => ({ status: 200, json: target(req.params.target).info() }));
+  router.add('getSession', (req) => ({ status: 200, json: target(req.params.target).info() }));
 
-  router.add(API_ROUTES.renameSession, async (req) => {
+  router.add('renameSession', async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     if (!('name' in body)) throw badRequest('nothing to change: give "name"');
@@ -92,14 +91,14 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 200, json: session.info() };
   });
 
-  router.add(API_ROUTES.killSession, async (req) => {
+  router.add('killSession', async (req) => {
     const session = target(req.params.target);
     const info = session.info();
     await registry.kill(session);
     return { status: 200, json: { ...info, status: 'disposed' } satisfies KilledSession };
   });
 
-  router.add(API_ROUTES.reviveSession, async (req) => {
+  router.add('reviveSession', async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     const argv = optStringArray(body, 'argv', { maxItems: MAX_ARGV_ITEMS, maxLength: MAX_ARG_CHARS }) ?? defaultShellArgv(process.env);
@@ -114,7 +113,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
 
   addInputRoute(router, target);
 
-  router.add(API_ROUTES.resizeSession, async (req) => {
+  router.add('resizeSession', async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     const cols = reqInt(body, 'cols', SESSION_SIZE_MIN, SESSION_SIZE_MAX);
@@ -123,7 +122,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 200, json: session.info() };
   });
 
-  router.add(API_ROUTES.signalSession, async (req) => {
+  router.add('signalSession', async (req) => {
     const session = target(req.params.target);
     const body = await req.json();
     const signo = parseSignal(body.signal);
@@ -131,7 +130,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     return { status: 200, json: { signal: signo } satisfies SignalSessionReply };
   });
 
-  router.add(API_ROUTES.readScreen, async (req) => {
+  router.add('readScreen', async (req) => {
     const session = target(req.params.target);
     const format = req.query.get('format') ?? 'text';
     const scrollbackRows = queryWholeNumber(req.query, 'scrollback', 0, MAX_SCREEN_SCROLLBACK_ROWS, 0);
@@ -163,7 +162,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     };
   });
 
-  router.add(API_ROUTES.searchSession, async (req) => {
+  router.add('searchSession', async (req) => {
     const session = target(req.params.target);
     const pattern = req.query.get('q');
     if (pattern === null || pattern === '') throw badRequest('give the text to find as "q"');

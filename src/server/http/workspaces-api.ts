@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Router } from './router.js';
-import { API_ROUTES, MAX_ARG_CHARS, MAX_ARGV_ITEMS, MAX_CWD_CHARS, type RemovedWorkspace, type SplitReply } from '../../protocol/api/index.js';
+import { MAX_ARG_CHARS, MAX_ARGV_ITEMS, MAX_CWD_CHARS, type RemovedWorkspace, type SplitReply } from '../../protocol/api/index.js';
 import { ApiError, badRequest, conflict, notFound } from './errors.js';
 import { optString, optStringArray, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
@@ -72,9 +72,9 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
   const { registry, workspaces } = deps;
   const createSession = deps.createSession ?? ((spec: SplitSessionSpec) => registry.create(spec));
 
-  router.add(API_ROUTES.listWorkspaces, () => ({ status: 200, json: workspaces.list() }));
+  router.add('listWorkspaces', () => ({ status: 200, json: workspaces.list() }));
 
-  router.add(API_ROUTES.getWorkspace, (req) => {
+  router.add('getWorkspace', (req) => {
     const name = workspaceName(req.params.name);
     const w = workspaces.get(name);
     if (w === undefined) {
@@ -84,7 +84,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     return { status: 200, json: w };
   });
 
-  router.add(API_ROUTES.putWorkspace, async (req) => {
+  router.add('putWorkspace', async (req) => {
     const name = workspaceName(req.params.name);
     const body = await req.json();
     if (!('layout' in body)) throw badRequest('give "layout": a tree of { type: "split", direction, ratio, first, second } and { type: "session", sessionId }, or null');
@@ -94,14 +94,14 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     });
   });
 
-  router.add(API_ROUTES.removeWorkspace, (req) => {
+  router.add('removeWorkspace', (req) => {
     const name = workspaceName(req.params.name);
     const removed = workspaceErrors(() => workspaces.remove(name));
     if (!removed) throw notFound(`no workspace is named "${name}"`);
     return { status: 200, json: { name, removed: true } satisfies RemovedWorkspace };
   });
 
-  router.add(API_ROUTES.addToWorkspace, async (req) => {
+  router.add('addToWorkspace', async (req) => {
     const name = workspaceName(req.params.name);
     const body = await req.json();
     const target = optString(body, 'session', { max: 128 });
@@ -111,7 +111,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     return workspaceErrors(() => ({ status: 200, json: workspaces.add(name, session.id, direction) }));
   });
 
-  router.add(API_ROUTES.splitSession, async (req) => {
+  router.add('splitSession', async (req) => {
     const beside = registry.resolve(req.params.target ?? '');
     const body = await req.json();
     const direction = parseDirection(body.direction);
