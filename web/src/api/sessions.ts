@@ -1,29 +1,12 @@
-// The HTTP API as the page uses it (docs/api.md): same origin, JSON in and
-// out, and an error that carries the server's own one-line message.
+// The HTTP API as the page uses it: the contract's routes and shapes
+// (src/protocol/api/, docs/api.md), same origin, JSON in and out, and an
+// error that carries the server's own code and one-line message.
 
-export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
+import { API_ROUTES, routePath, type ApiRoute, type CreateSessionRequest, type KilledSession, type ListedSession, type SessionInfo as ApiSession } from '../../../src/protocol/api/index.js';
 
-export interface SessionInfo {
-  index?: number;
-  id: string;
-  name: string | null;
-  status: SessionStatus;
-  exitCode?: number | null;
-  exitSignal?: number | null;
-  pid?: number | null;
-  cwd?: string | null;
-  title?: string | null;
-  cols: number;
-  rows: number;
-  argv?: string[];
-  createdAt?: number;
-  endedAt?: number | null;
-  lastOutputAt?: number | null;
-  viewers?: number;
-  degraded?: boolean;
-  /** Agent state, when the session runs an agent (started, working, waiting, stopped…). */
-  agent?: { state?: string } | string | null;
-}
+export type { SessionStatus } from '../../../src/protocol/api/index.js';
+/** A session as the page holds it: the API's, with its `tend ls` index when it came from the list. */
+export type SessionInfo = ApiSession & { index?: number };
 
 export class ApiError extends Error {
   constructor(
@@ -61,15 +44,18 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return parsed as T;
 }
 
-const target = (t: string) => encodeURIComponent(t);
+/** A call to a route of the contract, its parameters filled in. */
+export function call<T>(route: ApiRoute, params: Record<string, string> = {}, body?: unknown): Promise<T> {
+  return api<T>(route.method, routePath(route, params), body);
+}
 
 export const sessionsApi = {
-  list: () => api<SessionInfo[]>('GET', '/v1/sessions'),
-  get: (t: string) => api<SessionInfo>('GET', `/v1/sessions/${target(t)}`),
-  create: (body: { name?: string; argv?: string[]; cwd?: string; cols?: number; rows?: number }) => api<SessionInfo>('POST', '/v1/sessions', body),
-  rename: (t: string, name: string | null) => api<SessionInfo>('PATCH', `/v1/sessions/${target(t)}`, { name }),
-  kill: (t: string) => api<SessionInfo>('DELETE', `/v1/sessions/${target(t)}`),
-  revive: (t: string) => api<SessionInfo>('POST', `/v1/sessions/${target(t)}/revive`, {}),
+  list: () => call<ListedSession[]>(API_ROUTES.listSessions),
+  get: (target: string) => call<ApiSession>(API_ROUTES.getSession, { target }),
+  create: (body: CreateSessionRequest) => call<ApiSession>(API_ROUTES.createSession, {}, body),
+  rename: (target: string, name: string | null) => call<ApiSession>(API_ROUTES.renameSession, { target }, { name }),
+  kill: (target: string) => call<KilledSession>(API_ROUTES.killSession, { target }),
+  revive: (target: string) => call<ApiSession>(API_ROUTES.reviveSession, { target }, {}),
 };
 
 /** A session's label: its name when it has one, else its id. */

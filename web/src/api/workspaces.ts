@@ -4,18 +4,12 @@
 // ("right": second is right of first; ratio is first's share); the page works
 // on its own LayoutNode and converts at this edge only.
 import { api, ApiError } from './sessions.js';
+import type { LayoutNode as ApiLayoutNode, Workspace as ApiWorkspace } from '../../../src/protocol/api/index.js';
 import type { LayoutNode } from '../layout/layout-tree.js';
 import { clampRatio } from '../layout/layout-tree.js';
 
-type WireNode =
-  | { type: 'session'; sessionId: string }
-  | { type: 'split'; direction: 'right' | 'down'; ratio: number; first: WireNode; second: WireNode };
-
-interface WireWorkspace {
-  name: string;
-  layout: WireNode | null;
-  sessions?: string[];
-}
+type WireNode = ApiLayoutNode;
+type WireWorkspace = ApiWorkspace;
 
 export interface Workspace {
   name: string;

@@ -1,5 +1,4 @@
-// A session's status in words and colour; an agent's state, when the session
-// reports one, beside it.
+// A session's status in words and colour.
 import type { SessionInfo } from '../api/sessions.js';
 import { describeExitShort } from '../../../src/protocol/exit-status.js';
 
@@ -19,20 +18,12 @@ function statusWords(s: SessionInfo): string {
   }
 }
 
-function agentState(s: SessionInfo): string | null {
-  if (!s.agent) return null;
-  if (typeof s.agent === 'string') return s.agent;
-  return s.agent.state ?? null;
-}
-
 export function StatusBadge(props: { session: SessionInfo }) {
   const s = props.session;
-  const agent = agentState(s);
   const failed = s.status === 'exited' && s.exitCode !== 0;
   return (
     <span className="status">
       <span className={`badge badge-${s.status}${failed ? ' badge-failed' : ''}`}>{statusWords(s)}</span>
-      {agent && <span className="badge badge-agent">agent: {agent}</span>}
       {s.degraded && (
         <span className="badge badge-degraded" title="output was lost: it left the holder's ring before the server read it, or a damaged history file lost rows">
           incomplete
