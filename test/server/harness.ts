@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { TendClient, type ApiResponse } from '../../src/cli/client.js';
+import { readableByAnotherUser } from '../support/as-another-user.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 const tendBin = join(repoRoot, 'bin', 'tend.js');
@@ -70,9 +71,13 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
   const client = new TendClient(env);
   const seenHolders = new Set<number>();
 
+  // Another user runs tend from a copy it can read, in a directory it may enter:
+  // the checkout may be in a home directory closed to it.
+  const asUser = options.asUser ? { ...options.asUser, cwd: home } : {};
+  const bin = options.asUser ? readableByAnotherUser(tendBin) : tendBin;
   const cli = (args: string[], opts: { input?: string; timeoutMs?: number } = {}) =>
     new Promise<CliResult>((resolvePromise, reject) => {
-      const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.asUser ?? {}) });
+      const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...asUser });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8'); // a character split across chunks stays whole

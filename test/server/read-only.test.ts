@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, waitFor } from './harness.js';
+import { OTHER_USER } from '../support/as-another-user.js';
 
 interface Info { id: string; status: string }
 
 // Root writes through permission bits, so as root the test runs tend as an
 // unprivileged user whose TEND_HOME is then taken away from it.
-const NOBODY = { uid: 65534, gid: 65534 };
-const asUser = process.getuid?.() === 0 ? NOBODY : undefined;
+const asUser = process.getuid?.() === 0 ? OTHER_USER : undefined;
 
 function makeReadOnly(dir: string): void {
   for (const name of readdirSync(dir)) {

@@ -5,10 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, chmodSync } fr
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CheckpointWriter, loadCheckpoint, type Checkpoint, type CheckpointFs, type CheckpointLogger } from './index.js';
 import { nodeFs } from './files.js';
-import { makeReadOnlyForChild, runAsAnotherUser } from '../store/as-another-user.js';
+import { makeReadOnlyForChild, moduleUrlForAnotherUser, runAsAnotherUser } from '../../../test/support/as-another-user.js';
 
 const TEST_TIMEOUT_MS = 60_000;
 const CHILD_TIMEOUT_MS = 30_000;
@@ -229,7 +228,7 @@ describe('CheckpointWriter', { timeout: TEST_TIMEOUT_MS }, () => {
     const dir = join(parent, 'checkpoints');
     mkdirSync(dir);
     makeReadOnlyForChild(dir, [parent]);
-    const writerModule = pathToFileURL(join(import.meta.dirname, 'index.js')).href;
+    const writerModule = moduleUrlForAnotherUser(join(import.meta.dirname, 'index.js'));
     const child = await runAsAnotherUser(`
       import { CheckpointWriter } from ${JSON.stringify(writerModule)};
       const lines = [];

@@ -3,10 +3,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { Store, StoreError, LATEST_SCHEMA_VERSION, TEND_APPLICATION_ID } from './index.js';
-import { makeReadOnlyForChild, runAsAnotherUser } from './as-another-user.js';
+import { makeReadOnlyForChild, moduleUrlForAnotherUser, runAsAnotherUser } from '../../../test/support/as-another-user.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const CHILD_TIMEOUT_MS = 20_000;
@@ -124,7 +123,7 @@ describe('Store.open on files that are not a healthy tend store', { timeout: TES
 });
 
 describe('Store.open where this user may not write', { timeout: TEST_TIMEOUT_MS }, () => {
-  const storeModule = pathToFileURL(join(import.meta.dirname, 'index.js')).href;
+  const storeModule = moduleUrlForAnotherUser(join(import.meta.dirname, 'index.js'));
 
   test('opens an existing store read-only, lists its sessions, and refuses writes with READ_ONLY', async () => {
     const parent = tempDir();
