@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import xtermHeadless from '@xterm/headless';
-import { diffTerminals, Screen, terminalFromSnapshot } from '../../src/server/screen/index.js';
+import { Screen } from '../../src/server/screen/index.js';
+import { diffTerminals } from '../../test/support/terminal-diff.js';
+import { terminalFromSnapshot } from '../../test/support/terminal-from-snapshot.js';
 import { knownLimitTest } from './reference-screens.js';
 
 const { Terminal } = xtermHeadless;

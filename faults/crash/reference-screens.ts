@@ -6,8 +6,9 @@
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import xtermHeadless from '@xterm/headless';
-import { diffTerminals, terminalFromSnapshot, type ScreenSnapshot } from '../../src/server/screen/index.js';
-import { unrestorableState } from '../../src/server/screen/terminal-diff.js';
+import type { ScreenSnapshot } from '../../src/server/screen/index.js';
+import { diffTerminals, unrestorableState } from '../../test/support/terminal-diff.js';
+import { terminalFromSnapshot } from '../../test/support/terminal-from-snapshot.js';
 import type { FaultServer } from '../lib/fault-server.js';
 
 const { Terminal } = xtermHeadless;

@@ -1,6 +1,6 @@
 // The run's random choices, from one printed seed (the stream generator's
 // mulberry32), so a failing run can be replayed with --seed.
-import { seededRandom } from '../../src/server/screen/random-stream.js';
+import { seededRandom } from '../../test/support/random-stream.js';
 
 export class Chooser {
   private readonly next: () => number;

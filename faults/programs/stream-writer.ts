@@ -7,7 +7,7 @@
 // quiet; stops (and exits 0) once STOP_FILE exists.
 //   node stream-writer.js OUT_FILE SEED COLS ROWS STOP_FILE
 import { existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { seededRandom } from '../../src/server/screen/random-stream.js';
+import { seededRandom } from '../../test/support/random-stream.js';
 import { variedStream } from './varied-stream.js';
 
 /** Steps of random-stream per write: a few hundred bytes. */

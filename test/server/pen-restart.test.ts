@@ -11,7 +11,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import xtermHeadless, { type Terminal } from '@xterm/headless';
-import { diffTerminals, terminalFromSnapshot } from '../../src/server/screen/index.js';
+import { diffTerminals } from '../support/terminal-diff.js';
+import { terminalFromSnapshot } from '../support/terminal-from-snapshot.js';
 import { startTestServer, waitFor, type TestServer } from './harness.js';
 import { serverScreen } from './reference.js';
 

@@ -28,8 +28,8 @@ import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import WebSocket from 'ws';
 import { MAX_SCROLLBACK_REQUEST_ROWS, VIEWER_PROTOCOL_VERSION, type FrameFromServer, type FrameFromViewer } from '../../src/protocol/viewer-frames.js';
-import { TerminalViewerPeer } from '../../src/server/viewers/terminal-viewer-peer.js';
-import { seededRandom } from '../../src/server/screen/random-stream.js';
+import { TerminalViewerPeer } from '../support/terminal-viewer-peer.js';
+import { seededRandom } from '../support/random-stream.js';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
 import { OuterTerminalViewer, expectedView, screenCells } from './outer-terminal-viewer.js';
 

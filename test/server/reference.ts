@@ -3,7 +3,9 @@
 // screen covers.
 import { readFileSync } from 'node:fs';
 import xtermHeadless from '@xterm/headless';
-import { diffTerminals, terminalFromSnapshot, type ScreenSnapshot } from '../../src/server/screen/index.js';
+import type { ScreenSnapshot } from '../../src/server/screen/index.js';
+import { diffTerminals } from '../support/terminal-diff.js';
+import { terminalFromSnapshot } from '../support/terminal-from-snapshot.js';
 import type { TestServer } from './harness.js';
 
 const { Terminal } = xtermHeadless;

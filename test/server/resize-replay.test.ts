@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
 import xtermHeadless from '@xterm/headless';
-import { diffTerminals, terminalFromSnapshot } from '../../src/server/screen/index.js';
+import { diffTerminals } from '../support/terminal-diff.js';
+import { terminalFromSnapshot } from '../support/terminal-from-snapshot.js';
 import { killAndRestart, repoRoot, startTestServer, waitFor, type TestServer } from './harness.js';
 import { serverScreen } from './reference.js';
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import xtermHeadless from '@xterm/headless';
-import { diffTerminals } from '../../src/server/screen/index.js';
+import { diffTerminals } from '../support/terminal-diff.js';
 import { startTestServer, waitFor } from './harness.js';
 
 const COLS = 30;

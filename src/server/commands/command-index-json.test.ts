@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Terminal } from '@xterm/headless';
 import { CommandIndex } from './command-index.js';
-import { MARK_C, command, feed, markD, newTerminal, prompt } from './shell-stream-fixture.js';
+import { MARK_C, command, feed, markD, newTerminal, prompt } from '../../../test/support/shell-stream-fixture.js';
 
 const { SerializeAddon } = serializeAddon;
 const TEST_TIMEOUT_MS = 20_000;

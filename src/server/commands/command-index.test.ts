@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CommandIndex, type IndexedCommand } from './command-index.js';
 import { MAX_COMMAND_LINE_CHARS } from './shell-marks.js';
-import { MARK_A, MARK_B, MARK_C, command, cwdMark, feed, markD, newTerminal, osc, prompt } from './shell-stream-fixture.js';
+import { MARK_A, MARK_B, MARK_C, command, cwdMark, feed, markD, newTerminal, osc, prompt } from '../../../test/support/shell-stream-fixture.js';
 
 const TEST_TIMEOUT_MS = 20_000;
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { penPlan } from './pen-state.js';
-import { roundTrip } from './round-trip-check.js';
+import { roundTrip } from '../../../test/support/round-trip-check.js';
 import { Screen } from './screen.js';
 import { readInternals } from './xterm-private.js';
 

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import xtermHeadless from '@xterm/headless';
 import { Screen } from './screen.js';
-import { diffTerminals } from './terminal-diff.js';
+import { diffTerminals } from '../../../test/support/terminal-diff.js';
 
 const LINK_OPEN = '\x1b]8;id=docs;https://example.com/a/very/long/path?q=1\x1b\\';
 const LINK_CLOSE = '\x1b]8;;\x1b\\';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Screen } from './screen.js';
-import { diffTerminals } from './terminal-diff.js';
+import { diffTerminals } from '../../../test/support/terminal-diff.js';
 
 const decoder = new TextDecoder();
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rowsAResizeMayAdd } from './scrollback-tap.js';
-import { randomStream, seededRandom } from './random-stream.js';
+import { randomStream, seededRandom } from '../../../test/support/random-stream.js';
 import { Screen } from './screen.js';
 import { ParseScheduler } from './parse-scheduler.js';
 

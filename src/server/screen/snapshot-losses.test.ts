@@ -2,7 +2,7 @@
 // each inside ordinary output, restored and then continued on both sides.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { roundTrip, type RoundTripOptions } from './round-trip-check.js';
+import { roundTrip, type RoundTripOptions } from '../../../test/support/round-trip-check.js';
 
 const BEFORE = 'user@host:~$ ls\r\nsrc  test  README.md\r\n';
 

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomStream, seededRandom } from './random-stream.js';
-import { roundTrip } from './round-trip-check.js';
+import { randomStream, seededRandom } from '../../../test/support/random-stream.js';
+import { roundTrip } from '../../../test/support/round-trip-check.js';
 
 const CASES = 300;
 const SIZES: [number, number][] = [[10, 5], [20, 6], [13, 4], [80, 24]];

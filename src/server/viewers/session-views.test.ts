@@ -8,7 +8,7 @@ import { VIEWS_UNACKED_MAX, VIEW_REPAINT_MS } from './flow-limits.js';
 import { SessionViewers } from './session-viewers.js';
 import type { SnapshotRequest } from './viewer-channel.js';
 import type { TerminalSize } from './size-policy.js';
-import { DEFAULT_MODES as modes, SteppedTimers, settle } from './viewer-test-fixture.js';
+import { DEFAULT_MODES as modes, SteppedTimers, settle } from '../../../test/support/viewer-test-fixture.js';
 
 const BOOT = 'boot-V';
 

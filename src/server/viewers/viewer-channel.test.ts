@@ -12,7 +12,7 @@ import { REPLAY_MAX_BYTES } from './flow-limits.js';
 import { OutputLog } from './output-log.js';
 import { SessionViewers } from './session-viewers.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
-import { DEFAULT_MODES as modes, SteppedTimers, settle } from './viewer-test-fixture.js';
+import { DEFAULT_MODES as modes, SteppedTimers, settle } from '../../../test/support/viewer-test-fixture.js';
 
 const KiB = 1024;
 const BOOT = 'boot-A';

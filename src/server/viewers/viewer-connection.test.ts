@@ -14,7 +14,7 @@ import {
   type ScreenModes,
 } from '../../protocol/viewer-frames.js';
 import { SessionViewers } from './session-viewers.js';
-import { describeCells, TerminalViewerPeer } from './terminal-viewer-peer.js';
+import { describeCells, TerminalViewerPeer } from '../../../test/support/terminal-viewer-peer.js';
 import { ViewerConnection } from './viewer-connection.js';
 import type { Snapshot } from './viewer-channel.js';
 

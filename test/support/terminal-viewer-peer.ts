@@ -10,7 +10,7 @@ import {
   type FrameFromServer,
   type FrameFromViewer,
   type ResumePoint,
-} from '../../protocol/viewer-frames.js';
+} from '../../src/protocol/viewer-frames.js';
 
 const { Terminal } = xtermHeadless;
 type HeadlessTerminal = InstanceType<typeof Terminal>;

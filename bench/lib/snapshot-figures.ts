@@ -1,10 +1,10 @@
-// Figures for snapshots (not assertions): `node dist/src/server/screen/snapshot-bench.js`.
+// Figures for snapshots (not assertions): `node dist/bench/lib/snapshot-figures.js`.
 // Screen only and with 1 000 / 10 000 rows of scrollback at 80x24 and 200x50: time to
 // serialize, size, time to apply into a fresh terminal, and the longest single event-loop
 // block while snapshotAsync serializes the whole buffer.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Screen } from './screen.js';
-import { terminalFromSnapshot } from './index.js';
+import { Screen } from '../../src/server/screen/screen.js';
+import { terminalFromSnapshot } from '../../test/support/terminal-from-snapshot.js';
 
 const ROUNDS = 5;
 

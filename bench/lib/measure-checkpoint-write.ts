@@ -1,7 +1,7 @@
 // Measures what a checkpoint costs the server: wall time of writeCheckpoint
 // for a screen of a given size, and the longest the event loop was held up
 // meanwhile — the figure that matters, since other sessions wait that long.
-// Run: node --expose-gc dist/src/server/checkpoint/measure-write.js [rounds]
+// Run: node --expose-gc dist/bench/lib/measure-checkpoint-write.js [rounds]
 // With --expose-gc each round starts from a collected heap, so a round does
 // not pay for the garbage the previous round (or building the sample) left;
 // one warm-up round per case is discarded. Garbage collection during the
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { writeCheckpoint, loadCheckpoint } from './files.js';
+import { writeCheckpoint, loadCheckpoint } from '../../src/server/checkpoint/files.js';
 
 export interface WriteMeasurement {
   fileBytes: number;

@@ -1,7 +1,7 @@
 // Pieces the viewer tests share: time that moves only when a test says so,
 // a wait for awaited snapshots, and the default modes of a fake screen.
-import type { ScreenModes } from '../../protocol/viewer-frames.js';
-import type { Timers } from './flow-limits.js';
+import type { ScreenModes } from '../../src/protocol/viewer-frames.js';
+import type { Timers } from '../../src/server/viewers/flow-limits.js';
 
 export const DEFAULT_MODES: ScreenModes = {
   cursorX: 0,

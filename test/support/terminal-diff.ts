@@ -1,11 +1,12 @@
 // Compares two headless terminals on everything a restore can get wrong, and
-// says where they differ in words a person can act on. Used by the round-trip
-// tests here and by the server's recovery tests (reference vs restored).
+// says where they differ in words a person can act on. Used by the screen's
+// round-trip tests (src/server/screen/) and by the server's recovery tests
+// (reference vs restored).
 import type { IBuffer, IBufferCell, Terminal } from '@xterm/headless';
 import {
   BG_HAS_EXTENDED, BG_PROTECTED, linkOf, rawAttrsOf, readInternals, type BufferInternals, type TerminalInternals,
-} from './xterm-private.js';
-import { penPlan } from './pen-state.js';
+} from '../../src/server/screen/xterm-private.js';
+import { penPlan } from '../../src/server/screen/pen-state.js';
 
 export interface DiffOptions {
   /** Compare the normal buffer's scrollback too (default true), rows aligned at the bottom. */

@@ -1,8 +1,9 @@
-// Byte streams as an integrated shell writes them, for the index's tests:
-// the same marks in the same order as the snippets in src/shell-integration/.
+// Byte streams as an integrated shell writes them, for the command index's
+// tests (src/server/commands/): the same marks in the same order as the
+// snippets in src/shell-integration/.
 import xtermHeadless from '@xterm/headless';
 import type { Terminal } from '@xterm/headless';
-import { escapeCommandLine } from '../../shell-integration/command-line-escape.js';
+import { escapeCommandLine } from '../../src/shell-integration/command-line-escape.js';
 
 const { Terminal: HeadlessTerminal } = xtermHeadless;
 

@@ -3,7 +3,7 @@
 // feed both the same continuation bytes and compare again, which shows that
 // the state outside the cells (saved cursor, region, tabs, charsets, pen…)
 // came back too.
-import { Screen, type ScreenSnapshot } from './screen.js';
+import { Screen, type ScreenSnapshot } from '../../src/server/screen/screen.js';
 import { diffTerminals, unrestorableState } from './terminal-diff.js';
 
 export interface RoundTripOptions {
