@@ -1,6 +1,7 @@
 // The dashboard in a real browser against a real server: a session created
 // from the page runs what is typed into it; rename, kill and revive act on the
-// server; every session's status is shown.
+// server; every session's status and what it runs is shown, and the page fits
+// a phone's 390-px-wide screen without scrolling sideways.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -11,6 +12,7 @@ import {
   RESULTS_DIR,
   WEB_TEST_TIMEOUT_MS,
   browserUnavailable,
+  SESSION_ENV,
   startWebHarness,
   typeInto,
   waitForLivePane,
@@ -87,5 +89,49 @@ describe('dashboard', { timeout: WEB_TEST_TIMEOUT_MS, skip: skip ?? false }, () 
     await page.getByRole('button', { name: 'confirm: kill compile' }).click();
     await waitFor(async () => (await h.server.api<SessionRow>('GET', `/v1/sessions/${running}`)).status === 404, { what: 'the session to be gone' });
     await row(running).waitFor({ state: 'detached' });
+  });
+
+  test('on a 390-px-wide screen every session shows what it runs, and nothing scrolls sideways', async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    // Long names, a deep directory and long command lines: the worst a row can hold.
+    const deep = join(h.server.home, 'a-rather-long-directory-name-for-a-project', 'with', 'nested', 'folders-that-go-on-and-on');
+    mkdirSync(deep, { recursive: true });
+    const long = 'a-session-name-of-the-longest-kind-allowed-sixty-four-characters';
+    const made: Array<{ id: string; shown: RegExp }> = [];
+    for (const [name, argv, shown] of [
+      [long, ['sh', '-c', 'while true; do sleep 1000; done # and a comment that makes the command line far too long for a phone'], /^while true; do sleep 1000; done # and a comment th.*…$/],
+      ['build', ['/usr/bin/env', 'sleep', '1000'], /^env sleep 1000$/],
+      ['x', ['sleep', '999999'], /^sleep 999999$/],
+    ] as const) {
+      const res = await h.server.api<{ id: string }>('POST', '/v1/sessions', { name, argv, cwd: deep, env: SESSION_ENV(h.server.home) });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      made.push({ id: res.body.id, shown });
+    }
+
+    const context = await h.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+    scope.defer(() => context.close().catch(() => undefined));
+    const page = await h.open('/', context);
+    for (const m of made) {
+      const command = page.locator(`tr[data-session="${m.id}"] td.command`);
+      await command.waitFor();
+      assert.match((await command.innerText()).trim(), m.shown);
+    }
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(RESULTS_DIR, 'dashboard-390px.png'), fullPage: true });
+    const widths = await page.evaluate(() => {
+      const dashboard = document.querySelector('main.dashboard')!;
+      const overflowing = Array.from(document.querySelectorAll('main.dashboard *'))
+        // Headers kept for screen readers only are clipped to a pixel: not on the screen.
+        .filter((e) => e.closest('thead, .visually-hidden') === null && e.getBoundingClientRect().right > window.innerWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+      return { page: document.scrollingElement!.scrollWidth, dashboard: dashboard.scrollWidth, dashboardClient: dashboard.clientWidth, overflowing };
+    });
+    t.diagnostic(JSON.stringify(widths));
+    assert.ok(widths.page <= 390, `the page is ${widths.page} px wide`);
+    assert.ok(widths.dashboard <= widths.dashboardClient, `the dashboard scrolls sideways (${widths.dashboard} > ${widths.dashboardClient} px)`);
+    assert.deepEqual(widths.overflowing, [], 'elements that reach past the screen');
+    // The actions are still there to tap.
+    await page.getByRole('button', { name: `kill ${long}` }).waitFor();
   });
 });

@@ -1,16 +1,17 @@
 // Every session on the server: name, status (running / exited with its code /
-// cold / elsewhere, and an agent's state when one reports it), title, cwd and
-// last activity, with create, rename, kill and revive. Refreshed by polling,
-// and at once after each action.
-import { useCallback, useEffect, useState } from 'react';
-import { ApiError, sessionLabel, sessionsApi, type SessionInfo } from '../api/sessions.js';
-import { listWorkspaces, type Workspace } from '../api/workspaces.js';
+// cold / elsewhere, and an agent's state when one reports it), what it runs,
+// title, cwd and last activity, with create, rename, kill and revive. The
+// state is the SessionListModel's; this only draws it. On a narrow screen
+// (a phone) each session is a card instead of a table row, so nothing
+// scrolls sideways.
+import { useState } from 'react';
+import { sessionLabel, type SessionInfo } from '../api/sessions.js';
 import { leaves } from '../layout/layout-tree.js';
 import { StatusBadge } from './StatusBadge.js';
-
-const SESSIONS_POLL_MS = 2000;
-/** A second press within this time confirms a kill. */
-const KILL_CONFIRM_MS = 4000;
+import { SessionListModel, type NewSessionForm } from '../dashboard/session-list-model.js';
+import { commandLine, shortCommandLine } from '../dashboard/command-line.js';
+import { useModel } from '../model/use-model.js';
+import { useOwnedModel } from '../model/use-owned-model.js';
 
 function relativeTime(ms: number | null | undefined, now: number): string {
   if (!ms) return '—';
@@ -22,61 +23,17 @@ function relativeTime(ms: number | null | undefined, now: number): string {
   return new Date(ms).toLocaleDateString();
 }
 
+const pathOf = (s: SessionInfo) => `/w/${encodeURIComponent(s.name ?? s.id)}`;
+
 export function Dashboard(props: { navigate(path: string): void }) {
-  const [sessions, setSessions] = useState<SessionInfo[] | null>(null);
-  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
-  const [error, setError] = useState<string | null>(null);
-  const [now, setNow] = useState(Date.now());
-  const [renaming, setRenaming] = useState<string | null>(null);
-  const [confirmKill, setConfirmKill] = useState<string | null>(null);
-
-  const refresh = useCallback(async () => {
-    try {
-      const [list, ws] = await Promise.all([sessionsApi.list(), listWorkspaces().catch(() => [])]);
-      setSessions(list);
-      setWorkspaces(ws);
-      setError(null);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-    setNow(Date.now());
-  }, []);
-
-  useEffect(() => {
-    void refresh();
-    const timer = window.setInterval(() => void refresh(), SESSIONS_POLL_MS);
-    return () => window.clearInterval(timer);
-  }, [refresh]);
-
-  useEffect(() => {
-    if (confirmKill === null) return;
-    const timer = window.setTimeout(() => setConfirmKill(null), KILL_CONFIRM_MS);
-    return () => window.clearTimeout(timer);
-  }, [confirmKill]);
-
-  const act = async (what: () => Promise<unknown>) => {
-    try {
-      await what();
-      setError(null);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : String(err));
-    }
-    await refresh();
-  };
-
-  const open = (s: SessionInfo) => props.navigate(`/w/${encodeURIComponent(s.name ?? s.id)}`);
+  const model = useOwnedModel(() => new SessionListModel((s) => props.navigate(pathOf(s))));
+  const { sessions, workspaces, error, now, renaming, confirmKill } = useModel(model);
+  const open = (s: SessionInfo) => props.navigate(pathOf(s));
 
   return (
     <main className="dashboard">
       <h1>Sessions</h1>
-      <CreateForm
-        onCreate={(body) =>
-          act(async () => {
-            const s = await sessionsApi.create(body);
-            open(s);
-          })
-        }
-      />
+      <CreateForm onCreate={(body) => model.create(body)} />
       {error && (
         <p className="error" role="alert">
           {error}
@@ -93,6 +50,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
               <th scope="col">#</th>
               <th scope="col">Name</th>
               <th scope="col">Status</th>
+              <th scope="col">Command</th>
               <th scope="col">Title</th>
               <th scope="col">Directory</th>
               <th scope="col">Last activity</th>
@@ -105,18 +63,12 @@ export function Dashboard(props: { navigate(path: string): void }) {
             {sessions.map((s) => (
               <tr key={s.id} data-session={s.id} data-status={s.status}>
                 <td className="num">{s.index ?? ''}</td>
-                <td>
+                <td className="name">
                   {renaming === s.id ? (
-                    <RenameField
-                      initial={s.name ?? ''}
-                      onDone={(name) => {
-                        setRenaming(null);
-                        if (name !== undefined) void act(() => sessionsApi.rename(s.id, name === '' ? null : name));
-                      }}
-                    />
+                    <RenameField initial={s.name ?? ''} onDone={(name) => model.finishRename(s.id, name)} />
                   ) : (
                     <a
-                      href={`/w/${encodeURIComponent(s.name ?? s.id)}`}
+                      href={pathOf(s)}
                       className="session-name"
                       onClick={(e) => {
                         e.preventDefault();
@@ -128,25 +80,28 @@ export function Dashboard(props: { navigate(path: string): void }) {
                   )}
                   {s.name && <span className="session-id">{s.id}</span>}
                 </td>
-                <td>
+                <td className="status-cell">
                   <StatusBadge session={s} />
+                </td>
+                <td className="command" title={commandLine(s.argv)} data-label="runs">
+                  {shortCommandLine(s.argv)}
                 </td>
                 <td className="title" title={s.title ?? ''}>
                   {s.title ?? ''}
                 </td>
-                <td className="cwd" title={s.cwd ?? ''}>
+                <td className="cwd" title={s.cwd ?? ''} data-label="in">
                   {s.cwd ?? ''}
                 </td>
-                <td>{relativeTime(s.lastOutputAt ?? s.createdAt, now)}</td>
+                <td className="activity">{relativeTime(s.lastOutputAt ?? s.createdAt, now)}</td>
                 <td className="actions">
                   <button type="button" className="small" onClick={() => open(s)} aria-label={`open ${sessionLabel(s)}`}>
                     Open
                   </button>
-                  <button type="button" className="small" onClick={() => setRenaming(s.id)} aria-label={`rename ${sessionLabel(s)}`}>
+                  <button type="button" className="small" onClick={() => model.startRename(s.id)} aria-label={`rename ${sessionLabel(s)}`}>
                     Rename
                   </button>
                   {(s.status === 'exited' || s.status === 'cold') && (
-                    <button type="button" className="small" onClick={() => void act(() => sessionsApi.revive(s.id))} aria-label={`revive ${sessionLabel(s)}`}>
+                    <button type="button" className="small" onClick={() => model.revive(s.id)} aria-label={`revive ${sessionLabel(s)}`}>
                       Revive
                     </button>
                   )}
@@ -154,14 +109,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
                     type="button"
                     className={`small${confirmKill === s.id ? ' danger' : ''}`}
                     aria-label={confirmKill === s.id ? `confirm: kill ${sessionLabel(s)}` : `kill ${sessionLabel(s)}`}
-                    onClick={() => {
-                      if (confirmKill !== s.id) {
-                        setConfirmKill(s.id);
-                        return;
-                      }
-                      setConfirmKill(null);
-                      void act(() => sessionsApi.kill(s.id));
-                    }}
+                    onClick={() => model.pressKill(s.id)}
                   >
                     {confirmKill === s.id ? 'Really kill?' : 'Kill'}
                   </button>
@@ -196,7 +144,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
   );
 }
 
-function CreateForm(props: { onCreate(body: { name?: string; argv?: string[]; cwd?: string }): Promise<void> }) {
+function CreateForm(props: { onCreate(body: NewSessionForm): Promise<void> }) {
   const [name, setName] = useState('');
   const [command, setCommand] = useState('');
   const [cwd, setCwd] = useState('');
@@ -208,7 +156,7 @@ function CreateForm(props: { onCreate(body: { name?: string; argv?: string[]; cw
       onSubmit={(e) => {
         e.preventDefault();
         setBusy(true);
-        const body: { name?: string; argv?: string[]; cwd?: string } = {};
+        const body: NewSessionForm = {};
         if (name.trim()) body.name = name.trim();
         // A command line is run by sh, like `tend new -- sh -c …`; empty means the user's shell.
         if (command.trim()) body.argv = ['/bin/sh', '-c', command.trim()];
