@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { Session, type SessionDeps } from './session.js';
 import { resolveTarget } from './targets.js';
-import { ApiError, conflict, diskTroubleAnswer } from './http/errors.js';
+import { StoreError } from './store/index.js';
 
 export interface NewSessionSpec {
   name: string | null;
@@ -16,6 +16,24 @@ export interface NewSessionSpec {
   rows: number;
   /** false: start argv exactly as given; otherwise a plain bash/zsh/fish gets tend's integration. */
   shellIntegration?: boolean;
+}
+
+/** Another live session carries the name asked for. */
+export class NameTakenError extends Error {
+  override readonly name = 'NameTakenError';
+}
+
+/**
+ * A new session's program could not be started. `cause` says why; `where`
+ * is the directory a start writes in (the runtime directory), for a cause
+ * that is the disk's and names no file.
+ */
+export class SpawnError extends Error {
+  override readonly name = 'SpawnError';
+
+  constructor(cause: unknown, readonly where: string) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }
 
 // Recovering holders is mostly waiting on sockets: overlap it, but not so
@@ -53,13 +71,13 @@ export class SessionRegistry extends DisposableBase {
   checkName(name: string | null, except?: Session): void {
     if (name === null) return;
     const other = this.list().find((s) => s.name === name && s !== except);
-    if (other) throw conflict(`a session is already named "${name}" (${other.id}); choose another name`);
+    if (other) throw new NameTakenError(`a session is already named "${name}" (${other.id}); choose another name`);
   }
 
   async create(spec: NewSessionSpec): Promise<Session> {
     this.checkName(spec.name);
     if (this.deps.store.readOnly) {
-      throw new ApiError('store_read_only',
+      throw new StoreError('READ_ONLY',
         `cannot start a new session: the store is read-only (${this.deps.store.readOnlyReason ?? 'TEND_HOME is not writable'}), so the session would be lost at the next restart`);
     }
     const id = this.newId();
@@ -86,8 +104,8 @@ export class SessionRegistry extends DisposableBase {
       } catch (markErr) {
         this.deps.log.error(`session ${id}: could not record that it failed to start`, markErr);
       }
-      // A full or read-only disk is no fault of the request: say which. What a start writes is in the runtime directory.
-      throw diskTroubleAnswer(err, dirname(this.deps.holdersDir)) ?? new ApiError('spawn_failed', (err as Error).message);
+      // What a start writes is in the runtime directory: a full or read-only disk there is said as such.
+      throw new SpawnError(err, dirname(this.deps.holdersDir));
     }
     this.add(session);
     return session;

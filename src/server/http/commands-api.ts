@@ -17,14 +17,13 @@ import { ApiError, badRequest, notFound } from './errors.js';
 import { optInt, optString, reqString } from './validate.js';
 import { queryWholeNumber } from './request-parts.js';
 import type { SessionRegistry } from '../session-registry.js';
-import { SessionStateError, type Session } from '../session.js';
+import type { Session } from '../session.js';
 import type { CommandInfo } from '../commands/index.js';
 import type { HostedCommands } from '../screen-host/index.js';
 import type { CommandsState } from '../screen-host/messages.js';
 import { describeExit } from '../../protocol/exit-status.js';
 import {
   AWAIT_RESULT_KEEP_MS,
-  TooManyAwaitsError,
   TypingTurns,
   foregroundIntruder,
   quoteLine,
@@ -122,17 +121,12 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
         if (earlier.sessionId !== session.id) throw new ApiError('await_id_taken', `await ${id} belongs to another session; choose another id`);
         return earlier;
       }
-      try {
-        const afterNumber = await checkAtPrompt(session, index);
-        const started = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
-        // The next turn checks the prompt once this line's command is under way.
-        await waitForState(session, index, (s) => s.running !== null || lastNumberOf(s) > afterNumber, COMMAND_START_WAIT_MS).catch(() => undefined);
-        return started;
-      } catch (err) {
-        if (err instanceof SessionStateError) throw new ApiError('session_not_running', err.message);
-        if (err instanceof TooManyAwaitsError) throw new ApiError('too_many_awaits', err.message);
-        throw err;
-      }
+      // A session that ends meanwhile (SessionStateError) and a full await table are answered by http/core-errors.ts.
+      const afterNumber = await checkAtPrompt(session, index);
+      const started = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
+      // The next turn checks the prompt once this line's command is under way.
+      await waitForState(session, index, (s) => s.running !== null || lastNumberOf(s) > afterNumber, COMMAND_START_WAIT_MS).catch(() => undefined);
+      return started;
     });
     await entry.wait(Math.max(0, deadline - Date.now()));
     return awaitReply(entry);

@@ -31,17 +31,7 @@ import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
 import { queryWholeNumber } from './request-parts.js';
 import { addInputRoute } from './input-api.js';
-import { ScreenHostError } from '../screen-host/index.js';
 
-
-function stateErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof SessionStateError) throw new ApiError('session_not_running', err.message);
-    throw err;
-  }
-}
 
 function parseCwd(cwd: string | undefined, fallback: string): string {
   const dir = cwd ?? fallback;
@@ -118,7 +108,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const body = await req.json();
     const cols = reqInt(body, 'cols', SESSION_SIZE_MIN, SESSION_SIZE_MAX);
     const rows = reqInt(body, 'rows', SESSION_SIZE_MIN, SESSION_SIZE_MAX);
-    stateErrors(() => session.resize(cols, rows));
+    session.resize(cols, rows);
     return { status: 200, json: session.info() };
   });
 
@@ -126,7 +116,7 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const session = target(req.params.target);
     const body = await req.json();
     const signo = parseSignal(body.signal);
-    stateErrors(() => session.signal(signo));
+    session.signal(signo);
     return { status: 200, json: { signal: signo } satisfies SignalSessionReply };
   });
 
@@ -177,11 +167,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
         throw badRequest(`"q" is not a regular expression: ${(err as Error).message}`);
       }
     }
-    const result = await session.screen.search({ pattern, regex, ignoreCase }, max).catch((err: unknown) => {
-      // A search that gave up (a pattern that backtracks, a history too long to read at once) says why.
-      if (!(err instanceof ScreenHostError) || err.searchStopped === undefined) throw err;
-      throw new ApiError(err.searchStopped, err.message);
-    });
+    // A search that gives up (a pattern that backtracks, a history too long to read at once) says why: http/core-errors.ts.
+    const result = await session.screen.search({ pattern, regex, ignoreCase }, max);
     return { status: 200, json: { ...result, truncated: result.total > result.matches.length } satisfies SearchReply };
   });
 }

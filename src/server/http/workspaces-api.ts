@@ -4,19 +4,15 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Router } from './router.js';
 import { MAX_ARG_CHARS, MAX_ARGV_ITEMS, MAX_CWD_CHARS, type RemovedWorkspace, type SplitReply } from '../../protocol/api/index.js';
-import { ApiError, badRequest, conflict, notFound } from './errors.js';
+import { badRequest, notFound } from './errors.js';
 import { optString, optStringArray, SESSION_NAME_HINT, SESSION_NAME_PATTERN } from './validate.js';
 import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
 import type { Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
 import {
-  LayoutError,
   MAX_SPLIT_RATIO,
   MIN_SPLIT_RATIO,
-  UnknownSessionsError,
-  WorkspaceConflictError,
-  WorkspaceStoreReadOnlyError,
   parseLayout,
   type SplitDirection,
   type Workspaces,
@@ -55,19 +51,6 @@ function parseRatio(v: unknown): number {
   return v;
 }
 
-/** Turns the workspace rules' errors into API errors. */
-function workspaceErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof LayoutError) throw badRequest(err.message);
-    if (err instanceof UnknownSessionsError) throw badRequest(err.message, { sessions: err.sessionIds });
-    if (err instanceof WorkspaceConflictError) throw conflict(err.message);
-    if (err instanceof WorkspaceStoreReadOnlyError) throw new ApiError('store_read_only', err.message);
-    throw err;
-  }
-}
-
 export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): void {
   const { registry, workspaces } = deps;
   const createSession = deps.createSession ?? ((spec: SplitSessionSpec) => registry.create(spec));
@@ -88,15 +71,14 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     const name = workspaceName(req.params.name);
     const body = await req.json();
     if (!('layout' in body)) throw badRequest('give "layout": a tree of { type: "split", direction, ratio, first, second } and { type: "session", sessionId }, or null');
-    return workspaceErrors(() => {
-      const layout = body.layout === null ? null : parseLayout(body.layout);
-      return { status: 200, json: workspaces.put(name, layout) };
-    });
+    // The workspace rules' errors (a bad layout, a session in no list or in another workspace) are answered by http/core-errors.ts.
+    const layout = body.layout === null ? null : parseLayout(body.layout);
+    return { status: 200, json: workspaces.put(name, layout) };
   });
 
   router.add('removeWorkspace', (req) => {
     const name = workspaceName(req.params.name);
-    const removed = workspaceErrors(() => workspaces.remove(name));
+    const removed = workspaces.remove(name);
     if (!removed) throw notFound(`no workspace is named "${name}"`);
     return { status: 200, json: { name, removed: true } satisfies RemovedWorkspace };
   });
@@ -108,7 +90,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     if (target === undefined) throw badRequest('give "session": the session (id, :name or index) to add');
     const session = registry.resolve(target);
     const direction = parseDirection(body.direction);
-    return workspaceErrors(() => ({ status: 200, json: workspaces.add(name, session.id, direction) }));
+    return { status: 200, json: workspaces.add(name, session.id, direction) };
   });
 
   router.add('splitSession', async (req) => {
@@ -129,7 +111,7 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     if (body.shellIntegration === false) spec.shellIntegration = false;
     const session = await createSession(spec);
     try {
-      const workspace = workspaceErrors(() => workspaces.split(beside.id, session.id, direction, ratio));
+      const workspace = workspaces.split(beside.id, session.id, direction, ratio);
       return { status: 201, json: { session: session.info(), workspace } satisfies SplitReply };
     } catch (err) {
       // A session nobody can see in any layout is worse than none: undo it.
