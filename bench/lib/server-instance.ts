@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../../src/common/lifecycle.js';
 import { TendClient } from '../../src/cli/client.js';
-import { serverArgs } from '../../src/server/node-flags.js';
+import { serverArgs } from '../../src/common/node-flags.js';
 import { awaitReady } from '../../src/protocol/ready-pipe.js';
 import { holderBinary } from './bench-holder.js';
 import { isAlive } from './child-process.js';
 import type { BenchContext } from './suite.js';
+import type { SessionInfo } from '../../src/protocol/api/index.js';
 
 export interface BenchServerOptions {
   scrollbackRows?: number;
@@ -23,18 +24,8 @@ export interface BenchServerOptions {
   checkpointMaxMs?: number;
 }
 
-/** The fields of a session object (docs/api.md) the suites read. */
-export interface BenchSession {
-  id: string;
-  status: string;
-  pid: number | null;
-  holderPid: number | null;
-  cols: number;
-  rows: number;
-  offset: number;
-  generation: string | null;
-  degraded: boolean;
-}
+/** The fields of a session object the suites read. */
+export type BenchSession = Pick<SessionInfo, 'id' | 'status' | 'pid' | 'holderPid' | 'cols' | 'rows' | 'offset' | 'generation' | 'degraded'>;
 
 const READY_TIMEOUT_MS = 60_000;
 const EXIT_WAIT_MS = 10_000;

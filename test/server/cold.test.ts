@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, waitFor, isAlive } from './harness.js';
+import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-interface Info { id: string; status: string; pid: number; holderPid: number }
+type Info = SessionInfo;
 
 test('a holder killed under a running server makes its session cold; revive starts a new shell there', { timeout: 120_000 }, async () => {
   const t = startTestServer();

@@ -6,8 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { repoRoot, startTestServer, waitFor, type TestServer } from './harness.js';
+import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-interface Info { id: string; name: string; status: string; exitCode: number | null; exitSignal: number | null }
+type Info = SessionInfo;
 
 const tendCommand = `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}'`;
 

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverArgs, serverNodeFlags } from '../../src/server/node-flags.js';
+import { serverArgs, serverNodeFlags } from '../../src/common/node-flags.js';
 import { PARSE_THREAD_NICE } from '../../src/server/screen-host/thread-priority.js';
 import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
+import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-interface Info { id: string; name: string | null; status: string; pid: number; holderPid: number; offset: number }
+type Info = SessionInfo;
 
 async function screenText(t: ReturnType<typeof startTestServer>, target: string): Promise<string> {
   const r = await t.cli(['screen', target]);

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { HolderConnection } from '../../src/holder-client/index.js';
 import { startTestServer, waitFor, repoRoot, isAlive } from './harness.js';
 import { serverScreen } from './reference.js';
+import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-interface Info { id: string; status: string; holderPid: number; pid: number }
+type Info = SessionInfo;
 const tui = join(repoRoot, 'dist', 'test', 'fixtures', 'programs', 'tui.js');
 
 test('a holder another controller holds is left alone (DENIED) and its record kept', { timeout: 120_000 }, async () => {
