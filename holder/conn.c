@@ -72,7 +72,7 @@ conn_refuse(int fd)
 	size_t n = frame_encode_error(frame, sizeof frame, ERROR_BUSY,
 	    "too many connections to this holder");
 
-	if (send(fd, frame, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (send(fd, frame, n, SEND_NO_SIGNAL | MSG_DONTWAIT) < 0)
 		holder_log("refuse: %s", strerror(errno));
 	shutdown(fd, SHUT_WR);
 	conn_discard_input(fd);
@@ -93,8 +93,7 @@ void
 conn_accept(struct holder *h)
 {
 	for (;;) {
-		int fd = accept4(h->listener.fd, NULL, NULL,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = sys_accept(h->listener.fd);
 		struct conn *c;
 
 		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
@@ -568,7 +567,7 @@ static int
 conn_write_control(struct holder *h, struct conn *c)
 {
 	ssize_t n = send(c->fd, c->out + c->out_sent,
-	    c->out_length - c->out_sent, MSG_NOSIGNAL);
+	    c->out_length - c->out_sent, SEND_NO_SIGNAL);
 
 	if (n < 0 && errno == EINTR)
 		return 1;

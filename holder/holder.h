@@ -286,6 +286,39 @@ struct holder {
 /* On the way out, the controller gets this long to take its last bytes. */
 #define QUIT_FLUSH_MS 3000
 
+/* sys.c */
+
+/*
+ * Linux's atomic calls, or the POSIX ones plus fcntl: the latter on every
+ * other system, and on Linux too when built with -DTEND_PORTABLE (make
+ * PORTABLE=1), so the path macOS takes is compiled and tested here.
+ */
+#if defined(__linux__) && !defined(TEND_PORTABLE)
+#define TEND_LINUX_CALLS 1
+#else
+#define TEND_LINUX_CALLS 0
+#endif
+
+/*
+ * send() flags that keep a vanished reader from raising SIGPIPE.  Without
+ * MSG_NOSIGNAL the holder relies on ignoring SIGPIPE, which it does from
+ * its start (main.c), before any connection exists.
+ */
+#if TEND_LINUX_CALLS
+#define SEND_NO_SIGNAL MSG_NOSIGNAL
+#else
+#define SEND_NO_SIGNAL 0
+#endif
+
+/* Each returns a close-on-exec descriptor (pipe: both), or -1 and errno. */
+int	 sys_pipe(int fds[2], bool nonblock);
+int	 sys_unix_socket(void);	/* non-blocking */
+int	 sys_accept(int listener);	/* non-blocking */
+int	 sys_open_pty(void);
+int	 sys_pty_name(int master, char *out, size_t room);
+void	 sys_close_range(int first, int last);
+int	 sys_random(uint8_t *out, size_t length);
+
 /* log.c */
 
 void	 holder_log(const char *fmt, ...)

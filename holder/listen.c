@@ -96,7 +96,7 @@ listen_clear_stale(const struct sockaddr_un *sa, char *cause)
 		    sa->sun_path);
 		return -1;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = sys_unix_socket();
 	if (fd < 0)
 		return -1;
 	/* EAGAIN: a full backlog, so somebody is listening there. */
@@ -138,7 +138,7 @@ listen_open(struct listener *l, const char *path, char *cause)
 		return -1;
 	if (listen_clear_stale(&sa, cause) != 0)
 		goto fail;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = sys_unix_socket();
 	if (fd < 0)
 		goto fail;
 	if (listen_bind(fd, &sa) != 0 || listen(fd, LISTEN_BACKLOG) != 0 ||

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,7 +250,7 @@ detach(struct options *o)
 	pid_t pid;
 
 	if (o->ready_fd < 0) {
-		if (pipe2(pipefd, O_CLOEXEC) != 0)
+		if (sys_pipe(pipefd, false) != 0)
 			fail_exit(-1, "pipe failed");
 		o->ready_fd = pipefd[1];
 	}
@@ -276,8 +275,8 @@ static void
 close_inherited_fds(int keep)
 {
 	if (keep > 3)
-		close_range(3, (unsigned)keep - 1, 0);
-	close_range((unsigned)keep + 1, ~0U, 0);
+		sys_close_range(3, keep - 1);
+	sys_close_range(keep + 1, INT_MAX);
 }
 
 static void
@@ -298,7 +297,7 @@ signals_setup(char *cause)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int p[2];
 
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
+	if (sys_pipe(p, true) != 0) {
 		snprintf(cause, CAUSE_BYTES, "pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -319,20 +318,12 @@ signals_setup(char *cause)
 static void
 generation_fill(uint8_t *out)
 {
-	ssize_t n = getrandom(out, GENERATION_BYTES, 0);
-	int fd;
-
-	if (n == GENERATION_BYTES)
-		return;
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, out, GENERATION_BYTES) != GENERATION_BYTES) {
+	if (sys_random(out, GENERATION_BYTES) != 0) {
 		/* Still unique enough per holder: time and pid. */
 		uint64_t t = holder_unix_ms() ^ ((uint64_t)getpid() << 40);
 		memcpy(out, &t, sizeof t);
 		memcpy(out + 8, &t, sizeof t);
 	}
-	if (fd >= 0)
-		close(fd);
 }
 
 static int

@@ -24,7 +24,7 @@ pty_open_master(uint16_t cols, uint16_t rows, char *slave, size_t room,
     char *cause)
 {
 	struct winsize ws = { .ws_row = rows, .ws_col = cols };
-	int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd = sys_open_pty();
 
 	if (fd < 0) {
 		snprintf(cause, CAUSE_BYTES, "cannot open a PTY: %s",
@@ -32,7 +32,7 @@ pty_open_master(uint16_t cols, uint16_t rows, char *slave, size_t room,
 		return -1;
 	}
 	if (grantpt(fd) != 0 || unlockpt(fd) != 0 ||
-	    ptsname_r(fd, slave, room) != 0 ||
+	    sys_pty_name(fd, slave, room) != 0 ||
 	    ioctl(fd, TIOCSWINSZ, &ws) != 0) {
 		snprintf(cause, CAUSE_BYTES, "cannot set up the PTY: %s",
 		    strerror(errno));
@@ -72,6 +72,7 @@ child_reset_signals(void)
 static void
 child_set_utf8(int fd)
 {
+#ifdef IUTF8	/* Linux and macOS have it; not every BSD does */
 	struct termios t;
 
 	/* Line editing then erases whole characters, as tmux does. */
@@ -79,6 +80,9 @@ child_set_utf8(int fd)
 		t.c_iflag |= IUTF8;
 		tcsetattr(fd, TCSANOW, &t);
 	}
+#else
+	(void)fd;
+#endif
 }
 
 static void __attribute__((noreturn))
@@ -147,7 +151,7 @@ pty_spawn(struct pty *p, const struct spawn_request *req, char *cause)
 	    cause);
 	if (p->master < 0)
 		return -1;
-	if (pipe2(report, O_CLOEXEC) != 0) {
+	if (sys_pipe(report, false) != 0) {
 		snprintf(cause, CAUSE_BYTES, "pipe: %s", strerror(errno));
 		pty_close(p);
 		return -1;

@@ -95,7 +95,7 @@ static int
 connect_to(const char *name)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);	/* no SOCK_CLOEXEC on macOS */
 	char path[512];
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -104,7 +104,8 @@ connect_to(const char *name)
 		return -1;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+	if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 &&
+	    connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
 		return fd;
 	if (fd >= 0)
 		close(fd);
@@ -276,6 +277,29 @@ test_client_that_never_reads(void)
 	CHECK(kill(holder, 0) == 0);
 }
 
+/*
+ * A pipe the starter leaked into the holder (no close-on-exec), once below
+ * the ready fd and once far above it: the holder closes both copies, so the
+ * read end sees EOF once the starter is gone, not when the session ends.
+ */
+static void
+test_inherited_fds(void)
+{
+	enum { HIGH_FD = 200 };
+	struct pollfd q;
+	char err[512], byte;
+	pid_t holder;
+	int leak[2];
+
+	CHECK(pipe(leak) == 0 && dup2(leak[1], HIGH_FD) == HIGH_FD);
+	CHECK(start_holder("d.sock", &holder, err, sizeof err) == 0);
+	close(leak[1]);
+	close(HIGH_FD);
+	q = (struct pollfd){ .fd = leak[0], .events = POLLIN };
+	CHECK(poll(&q, 1, WAIT_MS) == 1 && read(leak[0], &byte, 1) == 0);
+	close(leak[0]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -296,9 +320,10 @@ main(int argc, char **argv)
 	test_socket_dir_mode();
 	test_ninth_connection();
 	test_client_that_never_reads();
+	test_inherited_fds();
 	for (int i = 0; i < started_count; i++)
 		kill(started[i], SIGKILL);
-	for (const char *s = "abc"; *s; s++) {
+	for (const char *s = "abcd"; *s; s++) {
 		char path[512];
 
 		snprintf(path, sizeof path, "%s/%c.sock", dir, *s);
