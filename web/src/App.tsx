@@ -8,13 +8,15 @@ import { WorkspaceView } from './components/WorkspaceView.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { resolveTheme, storeThemeChoice, storedThemeChoice, type ThemeChoice } from './theme.js';
 
-type Route = { view: 'dashboard' } | { view: 'workspace'; name: string };
+type Route = { view: 'dashboard' } | { view: 'workspace'; name: string; focus: string | null };
 
-function routeOf(pathname: string): Route {
-  const m = /^\/w\/([^/]+)\/?$/.exec(pathname);
+/** The view a path (with its query: ?focus=SESSION focuses that pane) names. */
+function routeOf(path: string): Route {
+  const url = new URL(path, location.origin);
+  const m = /^\/w\/([^/]+)\/?$/.exec(url.pathname);
   if (m) {
     try {
-      return { view: 'workspace', name: decodeURIComponent(m[1]!) };
+      return { view: 'workspace', name: decodeURIComponent(m[1]!), focus: url.searchParams.get('focus') };
     } catch {
       /* a broken escape: fall through to the dashboard */
     }
@@ -22,15 +24,17 @@ function routeOf(pathname: string): Route {
   return { view: 'dashboard' };
 }
 
+const here = () => location.pathname + location.search;
+
 const THEME_ORDER: ThemeChoice[] = ['system', 'dark', 'light'];
 
 export function App(props: { socket: ViewerSocket }) {
-  const [route, setRoute] = useState<Route>(() => routeOf(location.pathname));
+  const [route, setRoute] = useState<Route>(() => routeOf(here()));
   const [choice, setChoice] = useState<ThemeChoice>(storedThemeChoice);
   const [theme, setTheme] = useState(() => resolveTheme(storedThemeChoice()));
 
   useEffect(() => {
-    const onPop = () => setRoute(routeOf(location.pathname));
+    const onPop = () => setRoute(routeOf(here()));
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
@@ -53,7 +57,7 @@ export function App(props: { socket: ViewerSocket }) {
   }, [route]);
 
   const navigate = useCallback((path: string) => {
-    if (path !== location.pathname) history.pushState(null, '', path);
+    if (path !== here()) history.pushState(null, '', path);
     setRoute(routeOf(path));
   }, []);
 
@@ -86,7 +90,7 @@ export function App(props: { socket: ViewerSocket }) {
       {route.view === 'dashboard' ? (
         <Dashboard navigate={navigate} />
       ) : (
-        <WorkspaceView key={route.name} name={route.name} socket={props.socket} theme={theme} navigate={navigate} />
+        <WorkspaceView key={route.name} name={route.name} focus={route.focus} socket={props.socket} theme={theme} navigate={navigate} />
       )}
     </div>
   );

@@ -2,10 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
-
-interface Health {
-  port: number | null;
-}
+import type { HealthReply, SessionInfo, Workspace } from '../../protocol/api/index.js';
 
 /** Opens a URL with the desktop's opener, if there is one; never waits for it. */
 function openInBrowser(url: string): boolean {
@@ -20,27 +17,41 @@ function openInBrowser(url: string): boolean {
   }
 }
 
+/**
+ * The page's path for a session: the workspace that holds it, with the
+ * session focused (?focus=), or the session alone when no workspace does.
+ */
+export function pagePathFor(session: Pick<SessionInfo, 'id' | 'name'>, workspaces: readonly Pick<Workspace, 'name' | 'sessions'>[]): string {
+  const holder = workspaces.find((w) => Array.isArray(w.sessions) && w.sessions.includes(session.id));
+  if (holder) return `/w/${encodeURIComponent(holder.name)}?focus=${encodeURIComponent(session.id)}`;
+  // The page looks a name up as a workspace first: a session named like another workspace goes by its id.
+  const byName = session.name !== null && !workspaces.some((w) => w.name === session.name);
+  return `/w/${encodeURIComponent(byName ? session.name! : session.id)}`;
+}
+
 export const openVerb: Verb = {
   name: 'open',
   summary: 'open the browser app',
   usage: `tend open [TARGET] [--print] [--json]
 
 Opens the browser app (served by the tend server on 127.0.0.1) at the
-dashboard, or at TARGET's workspace. Prints the address too.
+dashboard, or at the workspace that holds TARGET with TARGET's pane focused
+(TARGET alone when no workspace holds it). Prints the address too.
 
   -p, --print   only print the address
-  -j, --json    print { url } as JSON`,
+  -j, --json    print { url } as JSON (and open nothing)`,
   options: { ...jsonOption, print: { type: 'boolean', short: 'p' } },
   async run({ args, client, stdout }) {
-    const health = await client.call<Health>('GET', '/v1/health');
+    const health = await client.call<Pick<HealthReply, 'port'>>('GET', '/v1/health');
     if (health.port === null) {
       throw new CliError('the server has no 127.0.0.1 listener (its port was taken?); see TEND_PORT and the server log');
     }
     const [target] = args.positionals;
     let path = '/';
     if (target !== undefined) {
-      const s = await client.call<{ id: string; name: string | null }>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
-      path = `/w/${encodeURIComponent(s.name ?? s.id)}`;
+      const session = await client.call<Pick<SessionInfo, 'id' | 'name'>>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
+      const workspaces = await client.call<Array<Pick<Workspace, 'name' | 'sessions'>>>('GET', '/v1/workspaces');
+      path = pagePathFor(session, workspaces);
     }
     const url = `http://127.0.0.1:${health.port}${path}`;
     if (args.values.json) printJson(stdout, { url });

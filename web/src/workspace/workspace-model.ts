@@ -1,0 +1,263 @@
+// A workspace's state: the server's split layout of sessions, which pane has
+// the focus, which is maximised, and every layout change PUT back to the
+// server so another browser shows the same. When the server has no workspace
+// of this name but a session answers to it, the page shows that one session;
+// its first split creates the workspace.
+//
+// Changes made elsewhere are polled for, only while the workspace exists: a
+// page showing a lone session asks nothing until its first split saves one,
+// and a workspace removed elsewhere (the route answers 404) stops the polling
+// and says so; the panes stay, and the next change saves the layout again.
+import { loadWorkspace, saveWorkspace } from '../api/workspaces.js';
+import { ApiError, sessionsApi, type SessionInfo } from '../api/sessions.js';
+import { enclosingSplit, leaf, leaves, neighbour, removeLeaf, sameLayout, setRatio, splitLeaf, type LayoutNode, type NodePath } from '../layout/layout-tree.js';
+import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
+import { Model } from '../model/model.js';
+import type { Startable } from '../model/use-owned-model.js';
+
+/** How often the page looks for layout changes made elsewhere (another browser, the CLI). */
+const LAYOUT_POLL_MS = 2000;
+const SESSIONS_POLL_MS = 3000;
+/** One Ctrl+Shift+Alt+arrow moves a divider by this share of its split. */
+const GROW_STEP_RATIO = 0.05;
+
+export interface WorkspaceState {
+  /** null while loading (or when `error` says why there is none). */
+  layout: LayoutNode | null;
+  error: string | null;
+  note: string | null;
+  focused: string | null;
+  zoomed: string | null;
+  help: boolean;
+  sessions: ReadonlyMap<string, SessionInfo>;
+  /** The server holds a workspace of this name (false: a lone session, or one removed elsewhere). */
+  saved: boolean;
+}
+
+export interface WorkspaceModelOptions {
+  name: string;
+  /** A session to focus first (tend open's ?focus=), if the layout holds it. */
+  focus?: string | null;
+  navigate(path: string): void;
+  /** A pane command for one pane (search, history, copy): the pane hears it. */
+  paneCommand(sessionId: string, kind: 'search' | 'history' | 'copy'): void;
+}
+
+async function resolveSession(name: string): Promise<SessionInfo | null> {
+  for (const t of [`:${name}`, name]) {
+    try {
+      return await sessionsApi.get(t);
+    } catch (err) {
+      if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 400 && err.status !== 409)) throw err;
+    }
+  }
+  return null;
+}
+
+export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
+  /** Bumped on every local change: a poll that started before one must not undo it. */
+  private localVersion = 0;
+  private saving = 0;
+  private running = false;
+  private readonly timers: number[] = [];
+
+  constructor(private readonly options: WorkspaceModelOptions) {
+    super({ layout: null, error: null, note: null, focused: null, zoomed: null, help: false, sessions: new Map(), saved: false });
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  start(): () => void {
+    this.running = true;
+    void this.firstLoad();
+    void this.refreshSessions();
+    this.timers.push(window.setInterval(() => this.pollLayout(), LAYOUT_POLL_MS));
+    this.timers.push(window.setInterval(() => void this.refreshSessions(), SESSIONS_POLL_MS));
+    // The same keys when focus is on the page rather than in a terminal.
+    const onKey = (ev: KeyboardEvent) => {
+      if (ev.defaultPrevented) return;
+      const c = commandForKey(ev);
+      if (c === null || c.kind === 'paste' || c.kind === 'copy') return;
+      ev.preventDefault();
+      this.command(c);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => {
+      this.running = false;
+      window.removeEventListener('keydown', onKey);
+      for (const t of this.timers.splice(0)) window.clearInterval(t);
+    };
+  }
+
+  // ------------------------------------------------------------ actions
+
+  focus(session: string): void {
+    this.update({ focused: session });
+  }
+
+  showHelp(show: boolean): void {
+    this.update({ help: show });
+  }
+
+  command(c: PaneCommand): void {
+    const { layout: current, focused, zoomed } = this.state;
+    if (!current) return;
+    switch (c.kind) {
+      case 'focus': {
+        if (focused === null) return;
+        const next = neighbour(current, focused, c.move);
+        if (next) this.update({ focused: next, zoomed: zoomed !== null ? next : null });
+        return;
+      }
+      case 'grow': {
+        if (focused === null) return;
+        const found = enclosingSplit(current, focused, c.move);
+        if (!found) return;
+        const delta = c.move === 'right' || c.move === 'down' ? GROW_STEP_RATIO : -GROW_STEP_RATIO;
+        this.change(setRatio(current, found.path, found.ratio + delta));
+        return;
+      }
+      case 'split':
+        void this.split(c.direction);
+        return;
+      case 'close':
+        if (focused !== null) this.change(removeLeaf(current, focused));
+        return;
+      case 'zoom':
+        this.update({ zoomed: zoomed === null ? focused : null });
+        return;
+      case 'search':
+      case 'history':
+      case 'copy':
+        if (focused !== null) this.options.paneCommand(focused, c.kind);
+        return;
+      case 'home':
+        this.options.navigate('/');
+        return;
+      case 'help':
+        this.update({ help: !this.state.help });
+        return;
+      case 'paste':
+        return;
+    }
+  }
+
+  /** A new shell beside the focused pane, in its directory. */
+  async split(direction: 'horizontal' | 'vertical'): Promise<void> {
+    const { layout, focused, sessions } = this.state;
+    if (!layout || focused === null) return;
+    try {
+      const cwd = sessions.get(focused)?.cwd ?? undefined;
+      const created = await sessionsApi.create(cwd ? { cwd } : {});
+      this.update({ sessions: new Map(this.state.sessions).set(created.id, created) });
+      this.change(splitLeaf(this.state.layout ?? layout, focused, created.id, direction));
+      this.update({ zoomed: null, focused: created.id });
+    } catch (err) {
+      this.update({ note: `could not start a shell: ${(err as Error).message}` });
+    }
+  }
+
+  /** A divider moved: while dragging (final false) the layout follows; the end of the drag is saved. */
+  moveDivider(path: NodePath, ratio: number, final: boolean): void {
+    const current = this.state.layout;
+    if (current) this.change(setRatio(current, path, ratio), final);
+  }
+
+  async revive(session: string): Promise<void> {
+    await sessionsApi.revive(session);
+    void this.refreshSessions();
+  }
+
+  // ------------------------------------------------------------ the server
+
+  private async firstLoad(): Promise<void> {
+    const name = this.options.name;
+    try {
+      // Both lookups at once: the time to a first painted terminal is the page's first impression.
+      const sessionLookup = resolveSession(name).catch(() => null);
+      const ws = await loadWorkspace(name);
+      if (!this.running) return;
+      if (ws?.layout) {
+        const all = leaves(ws.layout);
+        const wanted = this.options.focus;
+        this.update({ saved: true });
+        this.setLayout(ws.layout, wanted && all.includes(wanted) ? wanted : (all[0] ?? null));
+        return;
+      }
+      const session = await sessionLookup;
+      if (!this.running) return;
+      if (!session) {
+        this.update({ error: `no workspace or session is named "${name}"` });
+        return;
+      }
+      this.setLayout(leaf(session.id), session.id);
+    } catch (err) {
+      if (this.running) this.update({ error: (err as Error).message });
+    }
+  }
+
+  private pollLayout(): void {
+    // Only a workspace the server holds can change elsewhere: a lone session's page asks nothing.
+    if (!this.state.saved || document.hidden || this.saving > 0) return;
+    const version = this.localVersion;
+    loadWorkspace(this.options.name)
+      .then((ws) => {
+        if (!this.running || version !== this.localVersion || this.saving > 0) return;
+        if (ws === null) {
+          this.update({
+            saved: false,
+            note: `the workspace "${this.options.name}" was removed elsewhere (its sessions keep running): this page no longer follows it; a split, close or divider move here saves it again`,
+          });
+          return;
+        }
+        if (ws.layout && !sameLayout(ws.layout, this.state.layout)) this.setLayout(ws.layout);
+      })
+      .catch(() => undefined);
+  }
+
+  private async refreshSessions(): Promise<void> {
+    try {
+      const list = await sessionsApi.list();
+      if (this.running) this.update({ sessions: new Map(list.map((s) => [s.id, s])) });
+    } catch {
+      /* the banner shows the server is away */
+    }
+  }
+
+  private change(next: LayoutNode | null, persist = true): void {
+    this.localVersion++;
+    if (next === null) {
+      this.options.navigate('/');
+      return;
+    }
+    this.setLayout(next);
+    if (persist) void this.save(next);
+  }
+
+  private async save(next: LayoutNode): Promise<void> {
+    this.saving++;
+    try {
+      await saveWorkspace(this.options.name, next);
+      this.update({ note: null, saved: true });
+    } catch (err) {
+      this.update({
+        note:
+          err instanceof ApiError && (err.status === 404 || err.status === 405)
+            ? 'this server does not keep layouts: the split lives in this page only'
+            : `the layout was not saved: ${(err as Error).message}`,
+      });
+    } finally {
+      this.saving--;
+    }
+  }
+
+  /** A new layout; focus follows it (a focused pane that went away hands focus on), and so does maximise. */
+  private setLayout(layout: LayoutNode, focus: string | null = this.state.focused): void {
+    const all = leaves(layout);
+    const focused = focus !== null && all.includes(focus) ? focus : (all[0] ?? null);
+    const zoomed = this.state.zoomed !== null && all.includes(this.state.zoomed) ? this.state.zoomed : null;
+    this.update({ layout, focused, zoomed });
+  }
+}
