@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TendClient, type ApiResponse } from '../../src/cli/client.js';
-import { serverArgs } from '../../src/server/node-flags.js';
+import { serverArgs } from '../../src/common/node-flags.js';
 import { awaitReady } from '../../src/protocol/ready-pipe.js';
 import { isAlive, owned, signalQuietly, waitGone } from './owned-processes.js';
 import type { SessionInfo } from '../../src/server/session.js';

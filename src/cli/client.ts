@@ -5,11 +5,11 @@ import { request as httpRequest } from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { serverArgs } from '../server/node-flags.js';
-import { resolvePaths, ensureRuntimeDirs, writeBlockerOf, type TendPaths } from '../server/paths.js';
+import { serverArgs } from '../common/node-flags.js';
+import { resolvePaths, ensureRuntimeDirs, writeBlockerOf, type TendPaths } from '../common/paths.js';
 import { awaitReady } from '../protocol/ready-pipe.js';
-import { startFailureMessage } from '../server/start-failure.js';
-import { diskTroubleOf } from '../server/disk-trouble.js';
+import { startFailureMessage } from '../common/start-failure.js';
+import { diskTroubleOf } from '../common/disk-trouble.js';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 1) {

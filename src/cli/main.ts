@@ -65,7 +65,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-V') {
-    const { TEND_VERSION } = await import('../server/version.js');
+    const { TEND_VERSION } = await import('../common/version.js');
     process.stdout.write(`tend ${TEND_VERSION}\n`);
     return 0;
   }

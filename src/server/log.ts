@@ -2,7 +2,7 @@
 // grows, because a server that runs for weeks must not fill the disk.
 import { appendFileSync, renameSync, statSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isPlainlyWorded } from './disk-trouble.js';
+import { isPlainlyWorded } from '../common/disk-trouble.js';
 
 const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
 const ROTATE_CHECK_EVERY_LINES = 200;

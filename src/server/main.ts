@@ -4,10 +4,10 @@
 // leaves every holder running.
 import { writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { resolvePaths, ensureRuntimeDirs } from './paths.js';
+import { resolvePaths, ensureRuntimeDirs } from '../common/paths.js';
 import { acquirePidLock, AlreadyRunningError } from './pid-lock.js';
 import { createFileLogger } from './log.js';
-import { startFailureMessage } from './start-failure.js';
+import { startFailureMessage } from '../common/start-failure.js';
 import { TendServer } from './server.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
 import { recoveringLine } from '../protocol/ready-pipe.js';

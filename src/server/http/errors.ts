@@ -3,7 +3,7 @@
 // and a message a person can act on. Anything else that escapes a handler is
 // a bug, logged with its stack and answered 500 without one; a failure that
 // is the disk's (full, read-only) is answered as such (diskTroubleAnswer).
-import { diskTroubleOf } from '../disk-trouble.js';
+import { diskTroubleOf } from '../../common/disk-trouble.js';
 import { statusOfError, type ApiErrorBody, type ApiErrorCode } from '../../protocol/api/index.js';
 
 export class ApiError extends Error {

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './errors.js';
 import { apiErrorOf } from './core-errors.js';
-import { diskTroubleOf } from '../disk-trouble.js';
+import { diskTroubleOf } from '../../common/disk-trouble.js';
 import type { Logger } from '../log.js';
 import { parseJsonObject, parseRequestTarget } from './request-parts.js';
 import { API_ROUTES, type ApiRouteName } from '../../protocol/api/index.js';

@@ -9,7 +9,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } 
 import { dirname } from 'node:path';
 import { LATEST_SCHEMA_VERSION, TEND_APPLICATION_ID } from './migrations.js';
 import { StoreError, sqliteCode } from './store-error.js';
-import { diskTroubleOf } from '../disk-trouble.js';
+import { diskTroubleOf } from '../../common/disk-trouble.js';
 
 // Long enough to ride out a `tend` CLI reading the file while the server
 // writes; short enough that a stuck lock surfaces as an error, not a hang.

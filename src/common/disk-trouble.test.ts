@@ -2,7 +2,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diskTroubleOf, isPlainlyWorded } from './disk-trouble.js';
 import { startFailureMessage } from './start-failure.js';
-import { describeError } from './log.js';
 import { resolvePaths } from './paths.js';
 
 function errnoError(code: string, path?: string, syscall = 'open'): NodeJS.ErrnoException {
@@ -29,16 +28,6 @@ describe('diskTroubleOf', () => {
     assert.equal(diskTroubleOf(errnoError('EACCES', '/run/h/a.sock', 'connect')), null);
     assert.equal(diskTroubleOf(new Error('boom')), null);
     assert.equal(diskTroubleOf(undefined), null);
-  });
-});
-
-describe('log lines', () => {
-  test('a disk or store error is its message; any other error keeps its stack', () => {
-    const full = errnoError('ENOSPC', '/h/x');
-    assert.equal(describeError(full), full.message);
-    assert.equal(isPlainlyWorded(Object.assign(new Error('the store is read-only'), { name: 'StoreError' })), true);
-    const bug = new Error('boom');
-    assert.match(describeError(bug), /\n\s+at /);
   });
 });
 
