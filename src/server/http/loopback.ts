@@ -1,8 +1,9 @@
 // The API for browsers: the same router as the unix socket, on 127.0.0.1.
 // Until the access gate exists only this user's local processes are trusted
 // here, so every request passes three checks before the router sees it:
-//   * the peer is this user: on Linux the peer socket's owner in /proc/net/tcp
-//     (a port on 127.0.0.1 is open to every user of the machine);
+//   * the peer is this user: the peer socket's owner, from /proc/net/tcp on
+//     Linux or lsof on macOS (a port on 127.0.0.1 is open to every user of
+//     the machine); where neither exists every caller is refused;
 //   * the Host is 127.0.0.1:PORT or localhost:PORT, so a page on another name
 //     that resolves to 127.0.0.1 (DNS rebinding) is refused;
 //   * a write (anything but GET/HEAD) that names an Origin names this one,
@@ -17,7 +18,7 @@ import type { Disposable } from '../../common/lifecycle.js';
 import type { Logger } from '../log.js';
 import { send } from './router.js';
 import { ApiError } from './errors.js';
-import { loopbackPeerUid } from './peer-uid.js';
+import { loopbackPeerUid, peerLookupFor, type PeerLookup } from './peer-uid.js';
 
 export const LOOPBACK_HOST = '127.0.0.1';
 /** The port browsers find tend on when TEND_PORT is not set. */
@@ -33,6 +34,8 @@ export interface LoopbackOptions {
   portFile: string;
   /** The uid allowed in; the server's own by default. */
   uid?: number;
+  /** How callers' users are found; this platform's means by default. */
+  peerLookup?: PeerLookup;
 }
 
 export interface LoopbackListener extends Disposable {
@@ -56,7 +59,8 @@ export async function startLoopbackListener(options: LoopbackOptions): Promise<L
   const { log } = options;
   const uid = options.uid ?? process.getuid?.() ?? -1;
   // Checked once per connection: the peer's socket cannot change owner, and
-  // reading /proc/net/tcp costs in proportion to every socket on the machine.
+  // reading /proc/net/tcp costs in proportion to every socket on the machine
+  // (and lsof, on macOS, tens of milliseconds).
   const peerVerdicts = new WeakMap<Socket, string | null>();
   let warnedUnknown = false;
   let port = options.port;
@@ -70,13 +74,14 @@ export async function startLoopbackListener(options: LoopbackOptions): Promise<L
     if (remoteAddress === undefined || remotePort === undefined) {
       verdict = 'the connection has no peer address';
     } else {
-      const peer = loopbackPeerUid(remoteAddress, remotePort);
+      const peer = loopbackPeerUid(remoteAddress, remotePort, options.peerLookup ?? peerLookupFor(process.platform));
       if (!peer.known) {
-        // No table to read (not Linux): 127.0.0.1 is still this machine only.
-        if (!warnedUnknown) log.warn(`loopback API: cannot check callers' users: ${peer.reason}; trusting local callers`);
+        // Any user of the machine can reach 127.0.0.1: unchecked is refused.
+        if (!warnedUnknown) log.warn(`loopback API: cannot check callers' users (${peer.reason}); refusing every caller on ${LOOPBACK_HOST}`);
         warnedUnknown = true;
+        verdict = `this tend server cannot tell which user is calling on ${LOOPBACK_HOST} (${peer.reason}), so it lets nobody in here; the tend command still works over the server's unix socket`;
       } else if (peer.uid === null) {
-        verdict = 'the caller could not be identified (its socket is not in /proc/net/tcp)';
+        verdict = 'the caller could not be identified: its socket was not found (it closed, or belongs to a process this user may not inspect)';
       } else if (peer.uid !== uid) {
         verdict = `this tend server serves only its own user (uid ${uid}) on ${LOOPBACK_HOST}; the caller is uid ${peer.uid}`;
       }

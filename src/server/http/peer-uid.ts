@@ -1,12 +1,35 @@
-// Who is on the other end of a loopback TCP connection. On Linux every TCP
-// socket of this network namespace is a row of /proc/net/tcp with the uid
-// that owns it: the peer's socket is the row whose *local* address is the
-// accepted socket's *remote* one. Elsewhere there is no such table, and the
-// answer is "unknown".
+// Who is on the other end of a loopback TCP connection, by the means the
+// system offers:
+//   * Linux: every TCP socket of this network namespace is a row of
+//     /proc/net/tcp with the uid that owns it; the peer's socket is the row
+//     whose *local* address is the accepted socket's *remote* one.
+//   * macOS: no such table, but lsof (shipped with the system) lists the
+//     sockets of the processes this user may inspect, with their owner; the
+//     peer's is the one whose local end is the accepted socket's remote end.
+//     A socket of another user's process is invisible to a user who is not
+//     root, so that caller is "not found", which the listener refuses too.
+//   * anywhere else the answer is "unknown", and the listener refuses.
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { endianness } from 'node:os';
 
 const PROC_NET_TCP = '/proc/net/tcp';
+/** macOS ships lsof in /usr/sbin, which a server started from a script may not have on its PATH. */
+const LSOF_PROGRAMS = ['/usr/sbin/lsof', '/usr/bin/lsof', 'lsof'];
+/** lsof answers in tens of milliseconds; past this the caller is refused rather than the server held up. */
+const LSOF_TIMEOUT_MS = 3000;
+
+/** How the peer's user is found: the table Linux keeps, lsof, or not at all. */
+export type PeerLookup = 'proc-net-tcp' | 'lsof' | 'none';
+
+export type PeerUid = { known: true; uid: number | null } | { known: false; reason: string };
+
+/** The means this platform offers (a platform not named here cannot check, and callers are refused). */
+export function peerLookupFor(platform: NodeJS.Platform): PeerLookup {
+  if (platform === 'linux') return 'proc-net-tcp';
+  if (platform === 'darwin') return 'lsof';
+  return 'none';
+}
 
 /** The row key for an IPv4 address and port, as /proc/net/tcp prints it ("0100007F:1E6C"). */
 export function procNetTcpAddress(ipv4: string, port: number): string | null {
@@ -34,16 +57,24 @@ export function uidOfLocalAddress(table: string, local: string): number | null {
   return null;
 }
 
-export type PeerUid = { known: true; uid: number | null } | { known: false; reason: string };
-
 /**
- * The uid of the process that owns the peer socket at `remoteAddress:remotePort`,
- * null when no row matches (the peer already closed), or unknown when this
- * system has no /proc/net/tcp to read.
+ * Finds the uid of the process holding the socket whose local end is `local`
+ * ("127.0.0.1:54321") in lsof's field output (-F pun): a `p` line starts
+ * each process, `u` gives its uid, each `n` names a socket "LOCAL->REMOTE".
  */
-export function loopbackPeerUid(remoteAddress: string, remotePort: number): PeerUid {
-  const address = remoteAddress.startsWith('::ffff:') ? remoteAddress.slice(7) : remoteAddress;
-  const local = procNetTcpAddress(address, remotePort);
+export function uidOfLsofSocket(output: string, local: string): number | null {
+  let uid: number | null = null;
+  for (const line of output.split('\n')) {
+    const value = line.slice(1);
+    if (line.startsWith('p')) uid = null;
+    else if (line.startsWith('u')) uid = /^\d+$/.test(value) ? Number(value) : null;
+    else if (line.startsWith('n') && value.startsWith(`${local}->`)) return uid;
+  }
+  return null;
+}
+
+function procNetTcpPeerUid(address: string, port: number): PeerUid {
+  const local = procNetTcpAddress(address, port);
   if (local === null) return { known: true, uid: null };
   let table: string;
   try {
@@ -52,4 +83,34 @@ export function loopbackPeerUid(remoteAddress: string, remotePort: number): Peer
     return { known: false, reason: `${PROC_NET_TCP} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   }
   return { known: true, uid: uidOfLocalAddress(table, local) };
+}
+
+function lsofPeerUid(address: string, port: number): PeerUid {
+  const args = ['-n', '-P', '-w', `-iTCP@${address}:${port}`, '-sTCP:ESTABLISHED', '-F', 'pun'];
+  for (const program of LSOF_PROGRAMS) {
+    const run = spawnSync(program, args, { encoding: 'utf8', timeout: LSOF_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] });
+    const code = (run.error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ENOENT') continue;
+    if (run.error) return { known: false, reason: `lsof failed (${code ?? run.error.message})` };
+    // lsof exits 1 when nothing matched: the peer is gone, or not this user's to see.
+    return { known: true, uid: uidOfLsofSocket(run.stdout, `${address}:${port}`) };
+  }
+  return { known: false, reason: 'lsof, which this check needs here, is not installed' };
+}
+
+/**
+ * The uid of the process that owns the peer socket at `remoteAddress:remotePort`,
+ * null when none is found (the peer already closed, or lsof may not see it),
+ * or unknown when `lookup` cannot run on this system.
+ */
+export function loopbackPeerUid(remoteAddress: string, remotePort: number, lookup: PeerLookup = peerLookupFor(process.platform)): PeerUid {
+  const address = remoteAddress.startsWith('::ffff:') ? remoteAddress.slice(7) : remoteAddress;
+  switch (lookup) {
+    case 'proc-net-tcp':
+      return procNetTcpPeerUid(address, remotePort);
+    case 'lsof':
+      return lsofPeerUid(address, remotePort);
+    case 'none':
+      return { known: false, reason: `there is no way to find a TCP peer's user on ${process.platform}` };
+  }
 }
