@@ -319,6 +319,12 @@ int	 sys_pty_name(int master, char *out, size_t room);
 void	 sys_close_range(int first, int last);
 int	 sys_random(uint8_t *out, size_t length);
 
+/* wait.c */
+
+struct pollfd;
+
+int	 sys_wait(struct pollfd *fds, size_t count, int timeout_ms);
+
 /* log.c */
 
 void	 holder_log(const char *fmt, ...)

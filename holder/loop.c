@@ -1,5 +1,6 @@
 /*
- * loop.c -- the holder's one poll() loop: PTY bytes into the ring and out
+ * loop.c -- the holder's one poll() loop (select() where poll() fails on
+ * a PTY: wait.c): PTY bytes into the ring and out
  * to the controller, with flow control; signals; the child's exit, KILL,
  * the exit grace; the socket-file check.  Every timer is a deadline here,
  * turned into poll()'s timeout.
@@ -237,9 +238,9 @@ holder_run(struct holder *h, int sig)
 	for (;;) {
 		holder_update_pause(h);
 		holder_fill_poll(h, sig, fds);
-		if (poll(fds, SLOT_CONNS + CONN_MAX, holder_timeout(h)) < 0) {
+		if (sys_wait(fds, SLOT_CONNS + CONN_MAX, holder_timeout(h)) < 0) {
 			if (errno != EINTR)
-				holder_log("poll: %s", strerror(errno));
+				holder_log("wait: %s", strerror(errno));
 			continue;
 		}
 		holder_handle_events(h, fds);
