@@ -36,8 +36,12 @@ export class DisposableStore implements Disposable {
     return item;
   }
 
-  /** Registers a timer from setTimeout/setInterval so dispose() clears it. */
-  addTimer(timer: NodeJS.Timeout): NodeJS.Timeout {
+  /**
+   * Registers a timer from setTimeout/setInterval so dispose() clears it. The
+   * timer's type is whatever the platform's setTimeout returns: the browser
+   * app shares this file (through src/common/event.ts) and has no NodeJS types.
+   */
+  addTimer(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
     this.add(toDisposable(() => clearTimeout(timer)));
     return timer;
   }

@@ -34,7 +34,7 @@ import {
 } from '../protocol/holder-frames.js';
 import { FrameReader, type FramePiece } from './frame-reader.js';
 import { FrameWriter } from './frame-writer.js';
-import { ListenerSet } from './listener-set.js';
+import { Emitter } from '../common/event.js';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
@@ -196,13 +196,13 @@ export class HolderConnection implements Disposable {
   /** Offset the next OUTPUT must start at; null until a replay has ended. */
   private streamOffset: number | null = null;
 
-  private readonly replayListeners = new ListenerSet<ReplayEvent>();
-  private readonly outputListeners = new ListenerSet<OutputEvent>();
-  private readonly exitListeners = new ListenerSet<ExitEvent>();
-  private readonly holderErrorListeners = new ListenerSet<HolderErrorEvent>();
-  private readonly closeListeners = new ListenerSet<CloseEvent>();
-  private readonly drainListeners = new ListenerSet<void>();
-  private readonly inputTakenListeners = new ListenerSet<{ writer: Uint8Array; total: number }>();
+  private readonly replayListeners = new Emitter<ReplayEvent>();
+  private readonly outputListeners = new Emitter<OutputEvent>();
+  private readonly exitListeners = new Emitter<ExitEvent>();
+  private readonly holderErrorListeners = new Emitter<HolderErrorEvent>();
+  private readonly closeListeners = new Emitter<CloseEvent>();
+  private readonly drainListeners = new Emitter<void>();
+  private readonly inputTakenListeners = new Emitter<{ writer: Uint8Array; total: number }>();
 
   private constructor(
     private readonly socket: Socket,
@@ -255,21 +255,21 @@ export class HolderConnection implements Disposable {
   // ---- events ----
 
   onReplay(listener: (e: ReplayEvent) => void): Disposable {
-    return this.replayListeners.add(listener);
+    return this.replayListeners.on(listener);
   }
   onOutput(listener: (e: OutputEvent) => void): Disposable {
-    return this.outputListeners.add(listener);
+    return this.outputListeners.on(listener);
   }
   onExit(listener: (e: ExitEvent) => void): Disposable {
-    return this.exitListeners.add(listener);
+    return this.exitListeners.on(listener);
   }
   /** The holder sent ERROR; the connection closes right after. */
   onHolderError(listener: (e: HolderErrorEvent) => void): Disposable {
-    return this.holderErrorListeners.add(listener);
+    return this.holderErrorListeners.on(listener);
   }
   /** The connection closed for any reason but dispose(). */
   onClose(listener: (e: CloseEvent) => void): Disposable {
-    return this.closeListeners.add(listener);
+    return this.closeListeners.on(listener);
   }
 
   /**
@@ -278,12 +278,12 @@ export class HolderConnection implements Disposable {
    * INPUT_FROM of one writer may arrive as one, carrying the latest count.
    */
   onInputTaken(listener: (writer: Uint8Array, total: number) => void): Disposable {
-    return this.inputTakenListeners.add((e) => listener(e.writer, e.total));
+    return this.inputTakenListeners.on((e) => listener(e.writer, e.total));
   }
 
   /** The socket's send buffer has emptied after input() or inputFrom() returned false. */
   onDrain(listener: () => void): Disposable {
-    return this.drainListeners.add(listener);
+    return this.drainListeners.on(listener);
   }
 
   // ---- requests ----
@@ -595,13 +595,13 @@ export class HolderConnection implements Disposable {
     this.pings.clear();
     this.socket.destroy();
     if (!this.disposed) this.closeListeners.fire({ error });
-    this.replayListeners.clear();
-    this.outputListeners.clear();
-    this.exitListeners.clear();
-    this.holderErrorListeners.clear();
-    this.closeListeners.clear();
-    this.drainListeners.clear();
-    this.inputTakenListeners.clear();
+    this.replayListeners.dispose();
+    this.outputListeners.dispose();
+    this.exitListeners.dispose();
+    this.holderErrorListeners.dispose();
+    this.closeListeners.dispose();
+    this.drainListeners.dispose();
+    this.inputTakenListeners.dispose();
   }
 }
 

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
+import { Emitter } from '../common/event.js';
 import { Session, type SessionDeps } from './session.js';
 import { resolveTarget } from './targets.js';
 import { StoreError } from './store/index.js';
@@ -42,7 +43,7 @@ const RECOVERY_CONCURRENCY = 16;
 
 export class SessionRegistry extends DisposableBase {
   private readonly sessions = new Map<string, Session>();
-  private readonly removedListeners = new Set<(session: Session) => void>();
+  private readonly removedListeners = new Emitter<Session>();
 
   constructor(private readonly deps: SessionDeps) {
     super();
@@ -117,13 +118,12 @@ export class SessionRegistry extends DisposableBase {
 
   /** Called when a session is removed (killed): its workspace split collapses. */
   onSessionRemoved(listener: (session: Session) => void): Disposable {
-    this.removedListeners.add(listener);
-    return toDisposable(() => this.removedListeners.delete(listener));
+    return this.removedListeners.on(listener);
   }
 
   async kill(session: Session): Promise<void> {
     this.sessions.delete(session.id);
-    for (const l of this.removedListeners) l(session);
+    this.removedListeners.fire(session);
     await session.kill();
   }
 

@@ -22,7 +22,7 @@
 //   D   command ends    — exit code, end place, onCommandFinished fires
 import type { Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
-import { ListenerSet } from '../../holder-client/listener-set.js';
+import { Emitter } from '../../common/event.js';
 import {
   freezeIfLeaving,
   normalCursor,
@@ -115,8 +115,8 @@ export interface CommandIndexOptions {
 }
 
 export class CommandIndex extends DisposableBase {
-  private readonly onStarted = new ListenerSet<IndexedCommand>();
-  private readonly onFinished = new ListenerSet<IndexedCommand>();
+  private readonly onStarted = new Emitter<IndexedCommand>();
+  private readonly onFinished = new Emitter<IndexedCommand>();
   private readonly now: () => number;
   private commands: CommandEntry[] = [];
   private running: CommandEntry | null = null;
@@ -164,18 +164,18 @@ export class CommandIndex extends DisposableBase {
       }),
     );
     this.register(toDisposable(() => this.forgetPlaces()));
-    this.register(toDisposable(() => this.onStarted.clear()));
-    this.register(toDisposable(() => this.onFinished.clear()));
+    this.register(this.onStarted);
+    this.register(this.onFinished);
   }
 
   /** Fires at C, when a command starts. */
   onCommandStarted(listener: (command: IndexedCommand) => void): Disposable {
-    return this.onStarted.add(listener);
+    return this.onStarted.on(listener);
   }
 
   /** Fires at D (or at an A that ends a command whose D was lost). */
   onCommandFinished(listener: (command: IndexedCommand) => void): Disposable {
-    return this.onFinished.add(listener);
+    return this.onFinished.on(listener);
   }
 
   /** Oldest first. */

@@ -3,6 +3,7 @@
 // to know here (size, title, cwd, bytes not yet parsed) and asks for the
 // rest. Every read but view() waits for the bytes written before it to be parsed.
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
+import { Emitter } from '../../common/event.js';
 import type { ScrollbackShown, ScreenSnapshot, ScreenText, SearchResult, TerminalModes } from '../screen/index.js';
 import type { CommandsState, FinishedCommand, HostOp, ScreenCalls, SearchQuery } from './messages.js';
 
@@ -16,23 +17,6 @@ export interface ScreenHostLink {
 
 type Result<N extends keyof ScreenCalls> = ScreenCalls[N]['result'];
 
-class Listeners<T> {
-  private readonly set = new Set<(value: T) => void>();
-  add(listener: (value: T) => void): Disposable {
-    this.set.add(listener);
-    return toDisposable(() => this.set.delete(listener));
-  }
-  fire(value: T): void {
-    for (const l of this.set) l(value);
-  }
-  get size(): number {
-    return this.set.size;
-  }
-  clear(): void {
-    this.set.clear();
-  }
-}
-
 export class HostedScreen extends DisposableBase {
   private size: { cols: number; rows: number };
   private currentTitle = '';
@@ -42,9 +26,9 @@ export class HostedScreen extends DisposableBase {
   private parsedCount = 0;
   private writeCount = 0;
   private unparsedBytes = 0;
-  private readonly replies = new Listeners<Uint8Array>();
-  private readonly titles = new Listeners<string>();
-  private readonly finished = new Listeners<FinishedCommand>();
+  private readonly replies = new Emitter<Uint8Array>();
+  private readonly titles = new Emitter<string>();
+  private readonly finished = new Emitter<FinishedCommand>();
   /** The session's command index, kept beside the screen in the host. */
   readonly commands: HostedCommands;
 
@@ -54,9 +38,9 @@ export class HostedScreen extends DisposableBase {
     this.currentCwd = cwd;
     this.commands = new HostedCommands(this, this.finished);
     this.register(toDisposable(() => {
-      this.replies.clear();
-      this.titles.clear();
-      this.finished.clear();
+      this.replies.dispose();
+      this.titles.dispose();
+      this.finished.dispose();
       this.unparsed.length = 0;
       host.forget(id);
     }));
@@ -142,11 +126,11 @@ export class HostedScreen extends DisposableBase {
   }
 
   onReply(listener: (bytes: Uint8Array) => void): Disposable {
-    return this.replies.add(listener);
+    return this.replies.on(listener);
   }
 
   onTitle(listener: (title: string) => void): Disposable {
-    return this.titles.add(listener);
+    return this.titles.on(listener);
   }
 
   /** For HostedCommands. */
@@ -194,7 +178,7 @@ export class HostedScreen extends DisposableBase {
  * the host). Reads wait for the bytes written before them to be parsed.
  */
 export class HostedCommands {
-  constructor(private readonly screen: HostedScreen, private readonly finished: Listeners<FinishedCommand>) {}
+  constructor(private readonly screen: HostedScreen, private readonly finished: Emitter<FinishedCommand>) {}
 
   state(): Promise<CommandsState> {
     return this.screen.ask('commands', null);
@@ -218,7 +202,7 @@ export class HostedCommands {
    */
   onCommandFinished(listener: (command: FinishedCommand) => void): Disposable {
     if (this.finished.size === 0) this.screen.watchCommands(true);
-    const sub = this.finished.add(listener);
+    const sub = this.finished.on(listener);
     return toDisposable(() => {
       sub.dispose();
       if (this.finished.size === 0) this.screen.watchCommands(false);

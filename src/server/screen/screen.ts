@@ -61,6 +61,7 @@
 import xtermHeadless from '@xterm/headless';
 import type { IBufferLine, IDisposable, Terminal } from '@xterm/headless';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
+import { Emitter } from '../../common/event.js';
 import { parseOsc633Cwd, parseOsc7Cwd } from './cwd-report.js';
 import { snapshotNow, snapshotSlices, type SnapshotResult } from './snapshot-writer.js';
 import { rowText, screenText, textSlices, type TextOptions } from './screen-text.js';
@@ -153,27 +154,6 @@ export interface SnapshotOptions {
   history?: boolean;
 }
 
-type Listener<T> = (value: T) => void;
-
-/** A minimal event: listeners in a set, each subscription a Disposable. */
-class Signal<T> {
-  private readonly listeners = new Set<Listener<T>>();
-  on(listener: Listener<T>): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
-  }
-  /** Listeners removed while firing are not called; added ones are (a Set's iteration). */
-  fire(value: T): void {
-    for (const listener of this.listeners) listener(value);
-  }
-  get size(): number {
-    return this.listeners.size;
-  }
-  clear(): void {
-    this.listeners.clear();
-  }
-}
-
 const encoder = new TextEncoder();
 
 export class Screen extends DisposableBase {
@@ -183,14 +163,14 @@ export class Screen extends DisposableBase {
    * snapshot consistency depend on that.
    */
   readonly terminal: Terminal;
-  private readonly replies = new Signal<Uint8Array>();
-  private readonly titles = new Signal<string>();
-  private readonly cwds = new Signal<string>();
-  private readonly bells = new Signal<void>();
+  private readonly replies = new Emitter<Uint8Array>();
+  private readonly titles = new Emitter<string>();
+  private readonly cwds = new Emitter<string>();
+  private readonly bells = new Emitter<void>();
   /** Rows that left the live buffer's top, compact; live line i is row history.endRow + i. */
   readonly history: History;
   private readonly tap: ScrollbackTap;
-  private readonly rowsLeaving = new Signal<{ count: number; firstRow: number }>();
+  private readonly rowsLeaving = new Emitter<{ count: number; firstRow: number }>();
   /** Rows as readers see them: history and live, numbered as one. */
   private readonly reader: ScreenRows;
   /** Bytes and steps waiting for their parse time, in order. */
@@ -279,11 +259,11 @@ export class Screen extends DisposableBase {
       return false;
     }));
     this.register(toDisposable(() => {
-      this.replies.clear();
-      this.titles.clear();
-      this.cwds.clear();
-      this.bells.clear();
-      this.rowsLeaving.clear();
+      this.replies.dispose();
+      this.titles.dispose();
+      this.cwds.dispose();
+      this.bells.dispose();
+      this.rowsLeaving.dispose();
     }));
   }
 

@@ -16,6 +16,7 @@ import {
   type FrameFromViewer,
 } from '../../../src/protocol/viewer-frames.js';
 import { UntakenInput, newWriterId } from '../../../src/protocol/untaken-input.js';
+import { Emitter } from '../../../src/common/event.js';
 import { ReconnectBackoff } from './backoff.js';
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -63,7 +64,7 @@ export class ViewerSocket {
   private _state: SocketState = 'connecting';
   private _serverBoot: string | null = null;
   private _serverVersion: string | null = null;
-  private readonly stateListeners = new Set<(state: SocketState) => void>();
+  private readonly stateChanges = new Emitter<SocketState>();
   private disposed = false;
   /** This page's input identity at every holder, kept across reconnects. */
   private readonly writer = newWriterId();
@@ -92,8 +93,8 @@ export class ViewerSocket {
   }
 
   onState(listener: (state: SocketState) => void): () => void {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    const subscription = this.stateChanges.on(listener);
+    return () => subscription.dispose();
   }
 
   /**
@@ -197,7 +198,7 @@ export class ViewerSocket {
   private setState(state: SocketState): void {
     if (this._state === state) return;
     this._state = state;
-    for (const listener of this.stateListeners) listener(state);
+    this.stateChanges.fire(state);
   }
 
   private connect(): void {

@@ -111,7 +111,6 @@ export class History implements BudgetMember {
    * rewritten, never appended to.
    */
   private _epoch = nextEpoch();
-  private readonly sealedListeners = new Set<(block: HistoryBlock) => void>();
   /** The one writer open blocks are written with (created with the first row). */
   private writer: ByteWriter | null = null;
   /** The last decoded block, for reading rows in order. */
@@ -165,12 +164,6 @@ export class History implements BudgetMember {
     this.enforceLimits();
   }
 
-  /** Called for each block as it is sealed (the history file appends it). */
-  onSealed(listener: (block: HistoryBlock) => void): { dispose(): void } {
-    this.sealedListeners.add(listener);
-    return { dispose: () => this.sealedListeners.delete(listener) };
-  }
-
   /** Rows leaving the live buffer, oldest first; `linkOf` resolves the terminal's link ids. */
   append(lines: readonly RawBufferLine[], linkOf: (urlId: number) => LinkData | undefined): void {
     if (this.writer === null) {
@@ -214,7 +207,6 @@ export class History implements BudgetMember {
     const bytes = blockBytes(block);
     this.sealedBytes += bytes;
     this.open = this.newOpen();
-    for (const l of this.sealedListeners) l(block);
     // Limits are kept block by block, so checking as one seals is enough.
     this.budget?.charge(this, bytes);
     this.enforceLimits();
@@ -406,7 +398,6 @@ export class History implements BudgetMember {
     this.budget?.remove(this);
     this.blocks = [];
     this.cache = null;
-    this.sealedListeners.clear();
   }
 }
 
