@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, waitFor, isAlive } from './harness.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-type Info = SessionInfo;
+/** A session these tests started: its program and holder have pids. */
+type Info = SessionInfo & { pid: number; holderPid: number };
 
 test('a holder killed under a running server makes its session cold; revive starts a new shell there', { timeout: 120_000 }, async () => {
   const t = startTestServer();
@@ -19,6 +20,8 @@ test('a holder killed under a running server makes its session cold; revive star
     const screen = (await t.cli(['screen', ':c'])).stdout;
     assert.match(screen, /before-2/);
     assert.match(screen, /session restored/);
+    // The banner fits an 80-column session: it ends with its closing rule on the row it starts on.
+    assert.match(screen, /^── session restored: its process is gone · `tend revive` starts a shell here ──$/m);
     const send = await t.cli(['send', ':c', 'x']);
     assert.equal(send.code, 1);
     assert.match(send.stderr, /cold/);

@@ -10,7 +10,8 @@ import { PARSE_THREAD_NICE } from '../../src/server/screen-host/thread-priority.
 import { startTestServer, waitFor, isAlive, repoRoot } from './harness.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-type Info = SessionInfo;
+/** A session these tests started: its program and holder have pids. */
+type Info = SessionInfo & { pid: number; holderPid: number };
 
 async function screenText(t: ReturnType<typeof startTestServer>, target: string): Promise<string> {
   const r = await t.cli(['screen', target]);

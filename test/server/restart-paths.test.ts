@@ -9,7 +9,8 @@ import { startTestServer, waitFor, repoRoot, isAlive } from './harness.js';
 import { serverScreen } from './reference.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
 
-type Info = SessionInfo;
+/** A session these tests started: its program and holder have pids. */
+type Info = SessionInfo & { pid: number; holderPid: number };
 const tui = join(repoRoot, 'dist', 'test', 'fixtures', 'programs', 'tui.js');
 
 test('a holder another controller holds is left alone (DENIED) and its record kept', { timeout: 120_000 }, async () => {
