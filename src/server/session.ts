@@ -84,7 +84,7 @@ const KILL_WAIT_MS = 8000;
 const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1000;
 
 const RESTORED_SEPARATOR =
-  '\r\n\x1b[0m\x1b[2m──── session restored: its process is gone · `tend revive` starts a new shell here ────\x1b[0m\r\n';
+  '\r\n\x1b[0m\x1b[2m── session restored: its process is gone · `tend revive` starts a shell here ──\x1b[0m\r\n';
 
 
 export class Session extends DisposableBase {
