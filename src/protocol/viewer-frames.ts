@@ -292,7 +292,7 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // ---------------------------------------------------------------- writing
 
 /** Appends fields to a growing frame; sizes are known up front, so one allocation. */
-class FrameWriter {
+class FieldWriter {
   readonly bytes: Uint8Array;
   private readonly view: DataView;
   private pos = 0;
@@ -376,7 +376,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
   switch (frame.type) {
     case 'hello': {
       if (frame.writer !== undefined && frame.writer.length !== WRITER_ID_BYTES) badField(`writer must be ${WRITER_ID_BYTES} bytes, got ${frame.writer.length}`);
-      const w = new FrameWriter(FrameType.HELLO, 0, 4 + (frame.writer?.length ?? 0));
+      const w = new FieldWriter(FrameType.HELLO, 0, 4 + (frame.writer?.length ?? 0));
       w.u16(checkU16('protocolVersion', frame.protocolVersion));
       const kind = CLIENT_KINDS.indexOf(frame.clientKind);
       if (kind < 0) badField(`clientKind must be one of ${CLIENT_KINDS.join(', ')}`);
@@ -389,7 +389,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       checkSize(frame.cols, frame.rows);
       const session = encodeName('sessionId', frame.sessionId);
       const boot = encodeName('resume.boot', frame.resume?.boot ?? '');
-      const w = new FrameWriter(FrameType.SUBSCRIBE, frame.channel, 2 + 2 + 1 + 8 + 2 + boot.length + 2 + session.length);
+      const w = new FieldWriter(FrameType.SUBSCRIBE, frame.channel, 2 + 2 + 1 + 8 + 2 + boot.length + 2 + session.length);
       w.u16(frame.cols);
       w.u16(frame.rows);
       w.u8((frame.resume ? SUBSCRIBE_RESUME : 0) | (frame.keepsHistory ? SUBSCRIBE_KEEPS_HISTORY : 0) | (frame.repaint ? SUBSCRIBE_REPAINT : 0));
@@ -399,27 +399,27 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       return w.bytes;
     }
     case 'unsubscribe':
-      return new FrameWriter(FrameType.UNSUBSCRIBE, frame.channel, 0).bytes;
+      return new FieldWriter(FrameType.UNSUBSCRIBE, frame.channel, 0).bytes;
     case 'input': {
-      const w = new FrameWriter(FrameType.INPUT, frame.channel, frame.data.length);
+      const w = new FieldWriter(FrameType.INPUT, frame.channel, frame.data.length);
       w.raw(frame.data);
       return w.bytes;
     }
     case 'input-at': {
-      const w = new FrameWriter(FrameType.INPUT_AT, frame.channel, 8 + frame.data.length);
+      const w = new FieldWriter(FrameType.INPUT_AT, frame.channel, 8 + frame.data.length);
       w.seq(frame.at);
       w.raw(frame.data);
       return w.bytes;
     }
     case 'resize-request': {
       checkSize(frame.cols, frame.rows);
-      const w = new FrameWriter(FrameType.RESIZE_REQUEST, frame.channel, 4);
+      const w = new FieldWriter(FrameType.RESIZE_REQUEST, frame.channel, 4);
       w.u16(frame.cols);
       w.u16(frame.rows);
       return w.bytes;
     }
     case 'ack': {
-      const w = new FrameWriter(FrameType.ACK, frame.channel, 8);
+      const w = new FieldWriter(FrameType.ACK, frame.channel, 8);
       w.seq(frame.seq);
       return w.bytes;
     }
@@ -427,7 +427,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       if (!Number.isInteger(frame.count) || frame.count < 1 || frame.count > MAX_SCROLLBACK_REQUEST_ROWS) {
         badField(`count must be 1..${MAX_SCROLLBACK_REQUEST_ROWS}`);
       }
-      const w = new FrameWriter(FrameType.SCROLLBACK_REQUEST, frame.channel, 12);
+      const w = new FieldWriter(FrameType.SCROLLBACK_REQUEST, frame.channel, 12);
       w.seq(frame.beforeRow);
       w.u32(frame.count);
       return w.bytes;
@@ -441,7 +441,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
     case 'welcome': {
       const boot = encodeName('serverBoot', frame.serverBoot);
       const version = encodeName('serverVersion', frame.serverVersion);
-      const w = new FrameWriter(FrameType.WELCOME, 0, 2 + 2 + boot.length + 2 + version.length);
+      const w = new FieldWriter(FrameType.WELCOME, 0, 2 + 2 + boot.length + 2 + version.length);
       w.u16(checkU16('protocolVersion', frame.protocolVersion));
       w.name(boot);
       w.name(version);
@@ -452,7 +452,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       const boot = encodeName('boot', frame.boot);
       const data = utf8Encoder.encode(frame.data);
       const m = frame.modes;
-      const w = new FrameWriter(FrameType.SNAPSHOT, frame.channel, 8 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + boot.length + data.length);
+      const w = new FieldWriter(FrameType.SNAPSHOT, frame.channel, 8 + 2 + 2 + 2 + 2 + 2 + 1 + 1 + 2 + boot.length + data.length);
       w.seq(frame.seq);
       w.u16(frame.cols);
       w.u16(frame.rows);
@@ -473,14 +473,14 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       return w.bytes;
     }
     case 'data': {
-      const w = new FrameWriter(FrameType.DATA, frame.channel, 8 + frame.data.length);
+      const w = new FieldWriter(FrameType.DATA, frame.channel, 8 + frame.data.length);
       w.seq(frame.seq);
       w.raw(frame.data);
       return w.bytes;
     }
     case 'resize': {
       checkSize(frame.cols, frame.rows);
-      const w = new FrameWriter(FrameType.RESIZE, frame.channel, 4);
+      const w = new FieldWriter(FrameType.RESIZE, frame.channel, 4);
       w.u16(frame.cols);
       w.u16(frame.rows);
       return w.bytes;
@@ -488,7 +488,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
     case 'title':
       return textFrame(FrameType.TITLE, frame.channel, [], frame.title);
     case 'exit': {
-      const w = new FrameWriter(FrameType.EXIT, frame.channel, 8);
+      const w = new FieldWriter(FrameType.EXIT, frame.channel, 8);
       w.i32(checkI32('code', frame.code));
       w.i32(checkI32('signal', frame.signal));
       return w.bytes;
@@ -504,7 +504,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       return textFrame(FrameType.CLOSED, frame.channel, [[1, frame.reason]], frame.message);
     case 'scrollback': {
       const text = utf8Encoder.encode(frame.text);
-      const w = new FrameWriter(FrameType.SCROLLBACK, frame.channel, 8 + 4 + 4 + 1 + text.length);
+      const w = new FieldWriter(FrameType.SCROLLBACK, frame.channel, 8 + 4 + 4 + 1 + text.length);
       w.seq(frame.firstRow);
       w.u32(checkU32('rows', frame.rows));
       w.u32(checkU32('dropped', frame.dropped));
@@ -513,7 +513,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       return w.bytes;
     }
     case 'input-taken': {
-      const w = new FrameWriter(FrameType.INPUT_TAKEN, frame.channel, 8);
+      const w = new FieldWriter(FrameType.INPUT_TAKEN, frame.channel, 8);
       w.seq(frame.total);
       return w.bytes;
     }
@@ -523,7 +523,7 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
 /** A frame of small unsigned prefix fields (byte width, value) then UTF-8 text to the end. */
 function textFrame(type: number, channel: number, prefix: Array<[1 | 2, number]>, text: string): Uint8Array {
   const bytes = utf8Encoder.encode(text);
-  const w = new FrameWriter(type, channel, prefix.reduce((n, [width]) => n + width, 0) + bytes.length);
+  const w = new FieldWriter(type, channel, prefix.reduce((n, [width]) => n + width, 0) + bytes.length);
   for (const [width, value] of prefix) {
     if (width === 1) w.u8(value);
     else w.u16(value);
@@ -534,8 +534,12 @@ function textFrame(type: number, channel: number, prefix: Array<[1 | 2, number]>
 
 // ---------------------------------------------------------------- reading
 
-/** Reads fields in order; every read checks the bytes are there first. */
-class FrameReader {
+/**
+ * Reads one frame's fields in order; every read checks the bytes are there
+ * first. A WebSocket message is one whole frame, so nothing here splits a
+ * stream (that is holder-client's FrameReader, for the holder's socket).
+ */
+class FieldReader {
   private readonly view: DataView;
   private pos = 0;
 
@@ -631,13 +635,13 @@ function readHeader(bytes: Uint8Array, options: DecodeOptions | undefined, defau
         : `frame type 0x${type.toString(16)} is sent by the server, not by a viewer`,
     );
   }
-  const r = new FrameReader(bytes, `0x${type.toString(16)}`);
+  const r = new FieldReader(bytes, `0x${type.toString(16)}`);
   r.u8();
   const channel = r.u32();
   return { type, channel, r };
 }
 
-function checkedSize(r: FrameReader): { cols: number; rows: number } {
+function checkedSize(r: FieldReader): { cols: number; rows: number } {
   const cols = r.u16();
   const rows = r.u16();
   if (cols < MIN_COLS || cols > MAX_COLS || rows < MIN_ROWS || rows > MAX_ROWS) {

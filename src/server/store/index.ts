@@ -31,5 +31,5 @@
 export { Store, STORE_FILE_NAME, type StoreOptions } from './store.js';
 export { SizeJournal, type SizeChange, type JournalledSizeChange } from './size-journal.js';
 export { StoreError, type StoreErrorCode } from './store-error.js';
-export type { SessionRecord, SessionStatus, SessionPatch, NewSession } from './session-record.js';
+export type { SessionRecord, StoredSessionStatus, SessionPatch, NewSession } from './session-record.js';
 export { LATEST_SCHEMA_VERSION, MIGRATIONS, TEND_APPLICATION_ID, migrate, type Migration } from './migrations.js';

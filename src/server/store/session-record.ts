@@ -1,7 +1,12 @@
 // A session as the store keeps it, and the mapping to and from its row.
 import { exitStatusOf } from '../../protocol/exit-status.js';
 
-export type SessionStatus = 'running' | 'exited' | 'cold' | 'disposed';
+/**
+ * A session's status as stored. 'disposed' is the store's own: a killed
+ * session, whose row stays but which the live lists leave out. What the API
+ * shows is SessionStatus (src/protocol/api/), where 'elsewhere' is the API's own.
+ */
+export type StoredSessionStatus = 'running' | 'exited' | 'cold' | 'disposed';
 
 export interface SessionRecord {
   id: string;
@@ -13,7 +18,7 @@ export interface SessionRecord {
   rows: number;
   /** The last title the program set (OSC 0/2), if any. */
   title: string | null;
-  status: SessionStatus;
+  status: StoredSessionStatus;
   /** Null when a signal ended the program (then exitSignal says which). */
   exitCode: number | null;
   exitSignal: number | null;
@@ -83,7 +88,7 @@ export interface SessionRow {
   cols: number;
   rows: number;
   title: string | null;
-  status: SessionStatus;
+  status: StoredSessionStatus;
   exit_code: number | null;
   exit_signal: number | null;
   created_at: number;

@@ -15,7 +15,7 @@ import {
   type SessionPatch,
   type SessionRecord,
   type SessionRow,
-  type SessionStatus,
+  type StoredSessionStatus,
 } from './session-record.js';
 import { StoreError, sqliteCode } from './store-error.js';
 import { SizeJournal } from './size-journal.js';
@@ -271,4 +271,4 @@ export class Store implements Disposable {
   }
 }
 
-export type { SessionStatus };
+export type { StoredSessionStatus };
