@@ -19,10 +19,11 @@ import { searchVerb } from './verbs/search.js';
 import { awaitVerb } from './verbs/await.js';
 import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
+import { logsVerb } from './verbs/logs.js';
 
 export const verbs: Verb[] = [
   newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
-  killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb,
+  killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb,
 ];
 
 function helpText(): string {

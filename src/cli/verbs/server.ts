@@ -32,7 +32,8 @@ export const serverVerb: Verb = {
 
 The server starts by itself on first use of any verb. Stopping or restarting
 it closes no terminal: sessions keep running in their holders and the next
-server picks them up with their screens.`,
+server picks them up with their screens. \`status\` names the server's log,
+which \`tend logs\` prints.`,
   options: { ...jsonOption },
   async run({ args, client, stdout }) {
     const [action = 'status', ...extra] = args.positionals;
@@ -62,13 +63,15 @@ server picks them up with their screens.`,
         return 0;
       }
       case 'status': {
+        // The log is named either way: a server that will not start says why there.
+        const log = client.paths.serverLog;
         const res = await client.isRunning();
         if (!res) {
-          say(`not running (TEND_HOME ${client.paths.home})`, { running: false, home: client.paths.home });
+          say(`not running (TEND_HOME ${client.paths.home})\nlog: ${log}`, { running: false, home: client.paths.home, log });
           return 1;
         }
         const h = (await client.raw<Record<string, unknown>>('GET', '/v1/health')).body;
-        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})`, { running: true, ...h });
+        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
         return 0;
       }
       default:
