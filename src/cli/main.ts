@@ -20,10 +20,11 @@ import { awaitVerb } from './verbs/await.js';
 import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
 import { logsVerb } from './verbs/logs.js';
+import { completionVerb } from './verbs/completion.js';
 
 export const verbs: Verb[] = [
   newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
-  killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb,
+  killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
 ];
 
 function helpText(): string {
