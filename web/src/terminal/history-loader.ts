@@ -8,6 +8,8 @@
 // after a restart the pages are dropped and reading starts over.
 import type { HistoryListener, LinkStatus, ScrollbackFrame, TerminalLink } from './terminal-link.js';
 import { MAX_SCROLLBACK_REQUEST_ROWS } from '../../../src/protocol/viewer-frames.js';
+import { JOIN_CHECK_ROWS, joinPage, type PaneRows } from './history-join.js';
+import { Emitter } from '../../../src/common/event.js';
 
 /** Rows asked for per request: a screenful many times over, a small frame. */
 export const HISTORY_PAGE_ROWS = Math.min(2000, MAX_SCROLLBACK_REQUEST_ROWS);
@@ -48,7 +50,12 @@ export interface HistoryState {
   readonly version: number;
 }
 
+/** How often a join is tried again while the pane drops rows faster than the answer comes. */
+const JOIN_ATTEMPTS = 3;
+
 interface Pending {
+  /** page: the next older page; probe: one row, to learn the snapshot's top row; join: the first page, joined to a pane that dropped rows (history-join.ts). */
+  kind: 'page' | 'probe' | 'join';
   beforeRow: number;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -64,12 +71,23 @@ export class HistoryLoader {
   /** The server boot the pages' row numbers belong to. */
   private boot: string | null = null;
   private connection: LinkStatus;
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new Emitter<void>();
   private readonly unlisten: () => void;
   private disposed = false;
   private _state: HistoryState;
+  /** The row number of the top row of the pane's snapshot, learnt from an answer, and the snapshot it belongs to. */
+  private snapshotTop: { snapshots: number; row: number } | null = null;
+  /** The row the pages end at when they were joined to the pane's top (null: they end at the snapshot's top). */
+  private joinedAt: number | null = null;
+  /** A join found rows that differ: the pages end at the snapshot's top, as without one. */
+  private unjoinable = false;
+  private joinAttempts = 0;
 
-  constructor(private readonly link: TerminalLink) {
+  /** pane: the pane's rows, to join the history to a pane that dropped rows since its snapshot; without it, no join. */
+  constructor(
+    private readonly link: TerminalLink,
+    private readonly pane: PaneRows | null = null,
+  ) {
     this.connection = link.status;
     const listener: HistoryListener = {
       scrollback: (frame) => this.answer(frame),
@@ -86,11 +104,23 @@ export class HistoryLoader {
   }
 
   subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const subscription = this.changes.on(listener);
+    return () => subscription.dispose();
   };
 
-  /** Reads the next older page (the first one: the rows above the pane's snapshot). */
+  /**
+   * True when the rows read do not reach down to the pane's own top: rows
+   * in between are in neither (the pane dropped them since its snapshot, or
+   * since the join, and they could not be joined).
+   */
+  gapNow(): boolean {
+    if (this.joinedAt === null) return this.link.trimmedSinceSnapshot;
+    const trimmed = this.pane?.trimmedRows() ?? null;
+    const top = this.knownSnapshotTop();
+    return trimmed === null || top === null || top + trimmed !== this.joinedAt;
+  }
+
+  /** Reads the next older page (the first one: the rows above the pane's top, or above its snapshot). */
   loadOlder(): void {
     if (this.disposed || this.pending !== null || this.oldest) return;
     this.problem = null;
@@ -114,22 +144,23 @@ export class HistoryLoader {
     this.disposed = true;
     this.clearPending();
     this.unlisten();
-    this.listeners.clear();
+    this.changes.dispose();
   }
 
   private send(): void {
     if (this.bootChanged()) this.startOver();
     const boot = this.link.serverBoot;
     const first = this.pages[0];
-    const beforeRow = first?.firstRow ?? 0;
-    if (first !== undefined && beforeRow === 0) {
+    const request = first === undefined && this.joinedAt === null ? this.firstRequest() : { kind: 'page' as const, beforeRow: first?.firstRow ?? this.joinedAt ?? 0, count: HISTORY_PAGE_ROWS };
+    const beforeRow = request.beforeRow;
+    if ((first !== undefined || this.joinedAt !== null) && beforeRow === 0) {
       // Row 0 is the first row there ever was: nothing is older.
       this.oldest = true;
       this.version++;
       this.emit();
       return;
     }
-    if (!this.link.requestScrollback(beforeRow, HISTORY_PAGE_ROWS)) {
+    if (!this.link.requestScrollback(beforeRow, request.count)) {
       if (this.connection === 'exited' || this.connection === 'gone') {
         this.problem = closedProblem(this.connection);
       } else {
@@ -141,8 +172,55 @@ export class HistoryLoader {
     }
     this.waiting = false;
     this.boot = boot;
-    this.pending = { beforeRow, timer: setTimeout(() => this.timedOut(), ANSWER_TIMEOUT_MS) };
+    this.pending = { kind: request.kind, beforeRow, timer: setTimeout(() => this.timedOut(), ANSWER_TIMEOUT_MS) };
     this.emit();
+  }
+
+  /**
+   * The first request: the rows above the snapshot (beforeRow 0), unless the
+   * pane has dropped rows since it; then the rows above the pane's top and a
+   * few of the pane's own, to check the join (once the snapshot's top row
+   * number is known: a one-row probe learns it).
+   */
+  private firstRequest(): { kind: Pending['kind']; beforeRow: number; count: number } {
+    const trimmed = this.unjoinable ? null : (this.pane?.trimmedRows() ?? null);
+    if (trimmed === null || trimmed === 0) return { kind: 'page', beforeRow: 0, count: HISTORY_PAGE_ROWS };
+    const top = this.knownSnapshotTop();
+    if (top === null) return { kind: 'probe', beforeRow: 0, count: 1 };
+    return { kind: 'join', beforeRow: top + trimmed + JOIN_CHECK_ROWS, count: HISTORY_PAGE_ROWS + JOIN_CHECK_ROWS };
+  }
+
+  private knownSnapshotTop(): number | null {
+    const t = this.snapshotTop;
+    return t !== null && this.pane !== null && t.snapshots === this.pane.snapshots() ? t.row : null;
+  }
+
+  /** The answer to a probe or a join: true when it was one (and is dealt with). */
+  private joinAnswer(kind: Pending['kind'], frame: ScrollbackFrame): boolean {
+    if (kind === 'probe') {
+      // Rows older than the snapshot's top end at it, even when there are none.
+      this.snapshotTop = { snapshots: this.pane!.snapshots(), row: frame.firstRow + frame.rows };
+      this.send();
+      return true;
+    }
+    if (kind !== 'join') return false;
+    const top = this.knownSnapshotTop();
+    const trimmed = this.pane!.trimmedRows();
+    const result = top === null || trimmed === null ? ({ kind: 'differs' } as const) : joinPage(frame, top + trimmed, this.pane!);
+    if (result.kind === 'joined') {
+      this.joinedAt = top! + trimmed!;
+      if (result.page) this.pages.unshift(result.page);
+      if (result.oldest) {
+        this.oldest = true;
+        this.dropped = result.dropped;
+      }
+      this.version++;
+      this.emit();
+      return true;
+    }
+    if (result.kind === 'differs' || ++this.joinAttempts >= JOIN_ATTEMPTS) this.unjoinable = true;
+    this.send();
+    return true;
   }
 
   private answer(frame: ScrollbackFrame): void {
@@ -151,6 +229,7 @@ export class HistoryLoader {
     if (pending === null) return;
     if (pending.beforeRow !== 0 && frame.rows > 0 && frame.firstRow + frame.rows !== pending.beforeRow) return;
     this.clearPending();
+    if (this.joinAnswer(pending.kind, frame)) return;
     if (frame.rows > 0) {
       this.pages.unshift({ firstRow: frame.firstRow, rows: frame.rows, text: frame.text });
     }
@@ -210,6 +289,10 @@ export class HistoryLoader {
 
   private startOver(): void {
     this.pages = [];
+    this.snapshotTop = null;
+    this.joinedAt = null;
+    this.unjoinable = false;
+    this.joinAttempts = 0;
     this.oldest = false;
     this.dropped = 0;
     this.boot = null;
@@ -238,7 +321,7 @@ export class HistoryLoader {
   private emit(): void {
     if (this.disposed) return;
     this._state = this.makeState();
-    for (const l of [...this.listeners]) l();
+    this.changes.fire();
   }
 }
 

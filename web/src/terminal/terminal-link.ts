@@ -12,6 +12,7 @@ import type { IMarker, Terminal } from '@xterm/xterm';
 import { CloseReason, ViewerErrorCode, type FrameFromServer, type ResumePoint } from '../../../src/protocol/viewer-frames.js';
 import type { ChannelHandler, ViewerSocket } from '../connection/viewer-socket.js';
 import { snapshotPaint } from './snapshot-paint.js';
+import { Emitter } from '../../../src/common/event.js';
 
 export type LinkStatus =
   | 'connecting' // waiting for the socket or the first frame
@@ -26,6 +27,8 @@ export interface LinkEvents {
   exit?(code: number, signal: number): void;
   /** The PTY's size changed (this terminal now renders cols × rows). */
   resized?(cols: number, rows: number): void;
+  /** A snapshot's paint has been parsed: the terminal holds the snapshot's rows and no older ones. */
+  snapshotParsed?(): void;
 }
 
 export type ScrollbackFrame = Extract<FrameFromServer, { type: 'scrollback' }>;
@@ -88,7 +91,10 @@ export class TerminalLink implements ChannelHandler {
   /** Subscribed on the socket's current connection: typed input can go at once (else it waits for the next). */
   private subscribed = false;
   private disposed = false;
-  private readonly historyListeners = new Set<HistoryListener>();
+  /** What listenHistory's listeners hear, one event each. */
+  private readonly scrollbacks = new Emitter<ScrollbackFrame>();
+  private readonly historyErrors = new Emitter<{ code: number; message: string }>();
+  private readonly statusChanges = new Emitter<LinkStatus>();
   /** SCROLLBACK_REQUESTs sent on this subscription and not answered yet. */
   private scrollbackPending = 0;
   /** On the top line of the last snapshot: disposed by xterm when that line is trimmed from the scrollback. */
@@ -137,8 +143,14 @@ export class TerminalLink implements ChannelHandler {
 
   /** Hears history answers and status changes until the returned function is called. */
   listenHistory(listener: HistoryListener): () => void {
-    this.historyListeners.add(listener);
-    return () => this.historyListeners.delete(listener);
+    const subscriptions = [
+      this.scrollbacks.on((frame) => listener.scrollback?.(frame)),
+      this.historyErrors.on((e) => listener.historyError?.(e.code, e.message)),
+      this.statusChanges.on((status) => listener.status?.(status)),
+    ];
+    return () => {
+      for (const subscription of subscriptions) subscription.dispose();
+    };
   }
 
   /**
@@ -241,7 +253,10 @@ export class TerminalLink implements ChannelHandler {
         this.snapshotTopMarker = null;
         oldMarker?.dispose();
         this._trimmedSinceSnapshot = false;
-        this.write(snapshotPaint(frame.data, frame.modes), frame.seq, () => this.markSnapshotTop());
+        this.write(snapshotPaint(frame.data, frame.modes), frame.seq, () => {
+          this.markSnapshotTop();
+          this.options.events.snapshotParsed?.();
+        });
         this.options.events.resized?.(frame.cols, frame.rows);
         this.setStatus('live');
         break;
@@ -283,13 +298,13 @@ export class TerminalLink implements ChannelHandler {
         break;
       case 'scrollback':
         if (this.scrollbackPending > 0) this.scrollbackPending--;
-        for (const l of [...this.historyListeners]) l.scrollback?.(frame);
+        this.scrollbacks.fire(frame);
         break;
       case 'error':
         if (this.scrollbackPending > 0 && HISTORY_ERROR_CODES.has(frame.code)) {
           // Shown by the history view that asked, not reported as a problem of the pane.
           this.scrollbackPending--;
-          for (const l of [...this.historyListeners]) l.historyError?.(frame.code, frame.message);
+          this.historyErrors.fire({ code: frame.code, message: frame.message });
           break;
         }
         if (frame.code === ViewerErrorCode.NO_SUCH_SESSION) this.setStatus('gone');
@@ -361,7 +376,7 @@ export class TerminalLink implements ChannelHandler {
     if (this._status === status) return;
     this._status = status;
     this.options.events.status?.(status);
-    for (const l of [...this.historyListeners]) l.status?.(status);
+    this.statusChanges.fire(status);
   }
 
   private problem(message: string): void {
