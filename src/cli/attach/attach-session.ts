@@ -15,6 +15,12 @@
 // into a socket that was already dead — are sent again at their numbers, and
 // the holder drops those it has: each arrives once.
 //
+// The keys after the prefix (prefix-keys.ts) detach, show the keys, or list
+// the sessions and switch this attach to another one. What the attach draws
+// over the session's screen — the hint on entry, the read-only marker, those
+// panels, the notice that the screen is incomplete — holds back the stream
+// until the server repaints the screen (overlay.ts says why).
+//
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
 import {
@@ -29,8 +35,11 @@ import {
 } from '../../protocol/viewer-frames.js';
 import { UntakenInput, newWriterId } from '../../protocol/untaken-input.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import { DetachKeyFilter } from './detach-key.js';
+import { describeDetachKey } from './detach-key.js';
 import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
+import { drawOverlay, eraseOverlay, type OverlayLine } from './overlay.js';
+import { PrefixKeyFilter, describePrefixKeys, type PrefixCommand } from './prefix-keys.js';
+import { SessionPicker, sessionLabel, type SessionChoice } from './session-picker.js';
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 
@@ -46,6 +55,11 @@ function holdsMouseReport(bytes: Uint8Array): boolean {
     if (bytes[i + 1] === LEFT_BRACKET && (bytes[i + 2] === 0x3c || bytes[i + 2] === 0x4d)) return true;
   }
   return false;
+}
+
+/** Focus in or out (`CSI I`, `CSI O`), which a terminal sends while a program has focus reporting on. */
+function isFocusReport(bytes: Uint8Array): boolean {
+  return bytes.length === 3 && bytes[0] === ESC && bytes[1] === LEFT_BRACKET && (bytes[2] === 0x49 || bytes[2] === 0x4f);
 }
 
 /** The channel a CLI viewer subscribes on; a repaint on the same socket moves it to the other one. */
@@ -71,6 +85,10 @@ const UNTAKEN_MAX_BYTES = 1024 * 1024;
 const RESTART_GRACE_MS = 5000;
 /** How long the notice that the screen is incomplete stays on the bottom row (a key dismisses it sooner). */
 const NOTICE_SHOW_MS = 4000;
+/** How long the hint on entry stays on the bottom row if no output or key ends it sooner. */
+const HINT_SHOW_MS = 4000;
+/** How long the read-only marker stays after the last key typed into a read-only attach. */
+const READ_ONLY_MARKER_SHOW_MS = 3000;
 const RECONNECTING_TEXT = 'tend: reconnecting… (the session keeps running; what you type is sent when it is back)';
 // Not why (a ring gap, a damaged history file: the server's log says): the line fits 80 columns.
 const DEGRADED_NOTICE = 'tend: part of this session\'s output was lost; the screen is incomplete';
@@ -100,6 +118,8 @@ export type AttachOutcome =
 export interface AttachSessionOptions {
   socketPath: string;
   sessionId: string;
+  /** The session's name, for the hint and the markers (null: it has none; its id is shown). */
+  sessionName: string | null;
   readOnly: boolean;
   detachPrefix: number;
   input: NodeJS.ReadStream;
@@ -109,12 +129,32 @@ export interface AttachSessionOptions {
   backoff?: BackoffOptions;
   /** Starts the server if none is running (what every verb does on first use); rejects when it cannot. */
   ensureServer?: () => Promise<void>;
+  /** The sessions for `prefix s` (GET /v1/sessions); without it the key does nothing. */
+  listSessions?: () => Promise<SessionChoice[]>;
+  /** The session this terminal runs in (TEND_SESSION): the list refuses to show it inside itself. */
+  selfSessionId?: string;
 }
+
+/**
+ * Something drawn over the session's screen. The hint and the read-only
+ * marker give way to output (the first DATA ends them); the notice and the
+ * panels hold the output back until they end. A panel takes the keys.
+ */
+type Overlay =
+  | { kind: 'hint' | 'read-only' | 'notice' }
+  | { kind: 'keys' }
+  /** The session list; no picker while the list is being fetched, or when it could not be. */
+  | { kind: 'sessions'; picker: SessionPicker | null; lines: OverlayLine[] };
 
 export class AttachSession {
   private link: ServerLink | null = null;
   private readonly backoff: Backoff;
-  private readonly detachKeys: DetachKeyFilter;
+  private readonly prefixKeys: PrefixKeyFilter;
+  /** The session shown: the one attached to, until `prefix s` switches to another. */
+  private sessionId: string;
+  private sessionName: string | null;
+  /** The session whose history the outer terminal's scrollback holds (from a snapshot painted). */
+  private historyOf: string | null = null;
   private readonly carry = new Utf8Carry();
   private readonly altScreen = new AltScreenTracker();
   private channel: number = CHANNELS[0];
@@ -129,14 +169,28 @@ export class AttachSession {
   private droppedInputBytes = 0;
   /** This attach's input identity at the holder, the same across its reconnects (HELLO). */
   private readonly writer = newWriterId();
-  /** Typed and not yet known to be with the session's holder: sent again after a reconnect. */
-  private readonly untaken = new UntakenInput();
+  /**
+   * Per session, typed and not yet known to be with its holder: sent again
+   * after a reconnect. Kept for every session shown, since the holder counts
+   * this writer's bytes per session: coming back to one goes on at its count.
+   */
+  private readonly untakenBySession = new Map<string, UntakenInput>();
+  /** The session each channel was last subscribed to: INPUT_TAKEN counts for that session. */
+  private readonly channelSession = new Map<number, string>();
   /** The link the untaken input was last (re)sent on: a new one is sent it all again. */
   private inputLink: ServerLink | null = null;
-  /** The notice that the screen is incomplete is on the bottom row; stream bytes wait until it is gone. */
-  private noticeShown = false;
-  private noticeTimer: NodeJS.Timeout | null = null;
+  /** What is drawn over the screen now, if anything (see Overlay). */
+  private overlay: Overlay | null = null;
+  private overlayTimer: NodeJS.Timeout | null = null;
+  /**
+   * Bottom rows drawn over since the last snapshot was painted: stream bytes
+   * are dropped until the repaint that covers them (the server replays them
+   * on resume), since output would scroll the drawn rows into the history.
+   */
+  private coveredRows = 0;
   private noticeGiven = false;
+  /** The hint was shown for the session shown (once on entry, once after a switch). */
+  private hintGiven = false;
   private lastAcked: number | null = null;
   /** Written and not yet acked: the seq to ack, the bytes since the last ack, the timer that sends it. */
   private ackOwed: number | null = null;
@@ -160,8 +214,26 @@ export class AttachSession {
 
   constructor(private readonly options: AttachSessionOptions) {
     this.backoff = new Backoff(options.backoff);
-    this.detachKeys = new DetachKeyFilter(options.detachPrefix);
+    this.prefixKeys = new PrefixKeyFilter(options.detachPrefix);
+    this.sessionId = options.sessionId;
+    this.sessionName = options.sessionName;
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
+  }
+
+  /** The session shown now (another than the one attached to after a switch). */
+  get session(): { id: string; name: string | null } {
+    return { id: this.sessionId, name: this.sessionName };
+  }
+
+  /** The typed input of the session shown. */
+  private get untaken(): UntakenInput {
+    return this.untakenOf(this.sessionId);
+  }
+
+  private untakenOf(sessionId: string): UntakenInput {
+    let untaken = this.untakenBySession.get(sessionId);
+    if (!untaken) this.untakenBySession.set(sessionId, (untaken = new UntakenInput()));
+    return untaken;
   }
 
   /** Takes over the terminal and connects; resolves `outcome` when the attach ends. */
@@ -205,14 +277,24 @@ export class AttachSession {
     return { cols: clamp(out.columns, 1, MAX_COLS), rows: clamp(out.rows, 1, MAX_ROWS) };
   }
 
-  private typed(chunk: Buffer): void {
+  private typed(chunk: Uint8Array): void {
     if (this.finished) return;
-    if (this.noticeShown) this.dismissNotice();
-    const { forward, detach } = this.detachKeys.feed(chunk);
-    if (forward.length > 0 && !this.options.readOnly) this.sendInput(this.carry.push(forward));
-    if (detach) {
+    const overlay = this.overlay;
+    if (overlay?.kind === 'keys' || overlay?.kind === 'sessions') {
+      this.panelTyped(chunk);
+      return;
+    }
+    // A key ends the hint or the notice, and goes on to the session.
+    if (overlay !== null && overlay.kind !== 'read-only') this.endOverlay();
+    const { forward, command, rest } = this.prefixKeys.feed(chunk);
+    if (forward.length > 0) {
+      // The terminal's own reports (the mouse moving, focus) are not typing: they bring no marker.
+      if (this.options.readOnly && !holdsMouseReport(forward) && !isFocusReport(forward)) this.showReadOnlyMarker();
+      else if (!this.options.readOnly) this.sendInput(this.carry.push(forward));
+    }
+    if (command !== null) {
       if (this.carry.holding) this.sendInput(this.carry.take());
-      this.finish({ kind: 'detached' });
+      this.prefixCommand(command, rest);
       return;
     }
     if (this.carry.holding && this.carryTimer === null) {
@@ -281,9 +363,174 @@ export class AttachSession {
   }
 
   private outerResized(): void {
+    // A panel holds back the snapshot the new size brings: it is drawn again for that size.
+    if (this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions') this.drawOverlayNow();
     // Read-only too: it never sizes the PTY, but the server renders its view for its size.
     if (!this.subscribed) return;
     this.link?.send({ type: 'resize-request', channel: this.channel, ...this.outerSize() });
+  }
+
+  // ---- the keys after the prefix, and what they draw -----------------------
+
+  private prefixCommand(command: PrefixCommand, rest: Uint8Array): void {
+    switch (command) {
+      case 'detach':
+        this.finish({ kind: 'detached' });
+        return;
+      case 'keys':
+        if (!this.canDraw()) return;
+        this.showOverlay({ kind: 'keys' });
+        break;
+      case 'sessions':
+        if (!this.canDraw() || !this.options.listSessions) return;
+        this.listSessions();
+        break;
+    }
+    if (rest.length > 0) this.typed(rest);
+  }
+
+  /** Something can be drawn over the screen: a terminal, and a session screen painted on it to repaint. */
+  private canDraw(): boolean {
+    return this.options.output.isTTY === true && this.painted;
+  }
+
+  private listSessions(): void {
+    const overlay: Overlay = { kind: 'sessions', picker: null, lines: [{ text: 'tend: listing the sessions…' }] };
+    this.showOverlay(overlay);
+    this.options.listSessions!().then(
+      (sessions) => {
+        if (this.overlay !== overlay) return; // left before the list came
+        overlay.picker = new SessionPicker(sessions, this.sessionId, this.options.selfSessionId);
+        this.drawOverlayNow();
+      },
+      (err: unknown) => {
+        if (this.overlay !== overlay) return;
+        overlay.lines = [{ text: `tend: could not list the sessions (${err instanceof Error ? err.message : String(err)}); any key returns` }];
+        this.drawOverlayNow();
+      },
+    );
+  }
+
+  /**
+   * Keys while a panel is shown. The keys panel ends at any key, the list at
+   * its own keys (session-picker.ts); the prefix leaves either and counts as
+   * typed, so `prefix d` detaches from a panel too.
+   */
+  private panelTyped(chunk: Uint8Array): void {
+    const overlay = this.overlay!;
+    const prefixAt = chunk.indexOf(this.options.detachPrefix);
+    const picker = overlay.kind === 'sessions' ? overlay.picker : null;
+    if (picker === null || prefixAt >= 0) {
+      this.endOverlay();
+      if (prefixAt >= 0) this.typed(chunk.subarray(prefixAt));
+      return;
+    }
+    const action = picker.key(chunk);
+    switch (action.kind) {
+      case 'none':
+        return;
+      case 'redraw':
+        this.drawOverlayNow();
+        return;
+      case 'cancel':
+        this.endOverlay();
+        return;
+      case 'switch':
+        this.switchTo(action.session, picker);
+        return;
+    }
+  }
+
+  /**
+   * Shows another session in this attach, over the same socket: subscribes
+   * to it on the other channel and leaves the old one, as a repaint does. Its
+   * snapshot carries its history (the outer scrollback has another session's).
+   */
+  private switchTo(session: SessionChoice, picker: SessionPicker): void {
+    // Typed input belongs to the session it was typed for: it must be there before the keys go elsewhere.
+    if (this.untaken.untakenBytes > 0 || this.carry.holding) {
+      picker.refuse(`what you typed has not reached ${sessionLabel(this.session)} yet; try again in a moment`);
+      this.drawOverlayNow();
+      return;
+    }
+    if (!this.link?.isOpen || !this.subscribed) {
+      picker.refuse('the server is away; try again once it is back');
+      this.drawOverlayNow();
+      return;
+    }
+    this.clearOverlay();
+    this.sessionId = session.id;
+    this.sessionName = session.name;
+    this.written = null;
+    this.exit = null;
+    this.noticeGiven = false;
+    this.hintGiven = false;
+    // The new session's untaken input (if it was shown before) goes again on this link, from what its holder has.
+    this.inputLink = null;
+    this.resubscribe();
+  }
+
+  private showOverlay(overlay: Overlay): void {
+    this.clearOverlay();
+    this.overlay = overlay;
+    this.drawOverlayNow();
+    const showMs = overlay.kind === 'hint' ? HINT_SHOW_MS : overlay.kind === 'notice' ? NOTICE_SHOW_MS : overlay.kind === 'read-only' ? READ_ONLY_MARKER_SHOW_MS : null;
+    if (showMs !== null) this.overlayTimer = setTimeout(() => this.endOverlay(), showMs);
+  }
+
+  private drawOverlayNow(): void {
+    const lines = this.overlayLines();
+    if (lines.length === 0) return;
+    const size = this.outerSize();
+    this.coveredRows = Math.max(this.coveredRows, Math.min(lines.length, size.rows));
+    this.options.output.write(drawOverlay(lines, size));
+  }
+
+  private overlayLines(): OverlayLine[] {
+    const overlay = this.overlay;
+    const prefix = describeDetachKey(this.options.detachPrefix);
+    const label = sessionLabel(this.session);
+    switch (overlay?.kind) {
+      case undefined:
+        return [];
+      case 'hint':
+        return [{ text: `tend: ${this.options.readOnly ? 'watching' : 'attached to'} ${label}${this.options.readOnly ? ' read-only' : ''} · ${prefix} d detaches, ${prefix} ? lists the keys` }];
+      case 'read-only':
+        return [{ text: `tend: read-only: what you type is not sent to ${label} · ${prefix} d detaches` }];
+      case 'notice':
+        return [{ text: DEGRADED_NOTICE }];
+      case 'keys':
+        return [
+          { text: `tend attach: the keys after the prefix, ${prefix} (showing ${label}${this.options.readOnly ? ', read-only: what you type is not sent' : ''})` },
+          ...describePrefixKeys(this.options.detachPrefix).map((text) => ({ text: `  ${text}` })),
+          { text: 'any key returns' },
+        ];
+      case 'sessions':
+        return overlay.picker ? overlay.picker.lines(this.outerSize().rows) : overlay.lines;
+    }
+  }
+
+  /** Typing into a read-only attach does nothing: the marker says why, for a while after the last key. */
+  private showReadOnlyMarker(): void {
+    if (!this.canDraw()) return;
+    if (this.overlay?.kind === 'read-only') {
+      if (this.overlayTimer !== null) clearTimeout(this.overlayTimer);
+      this.overlayTimer = setTimeout(() => this.endOverlay(), READ_ONLY_MARKER_SHOW_MS);
+      return;
+    }
+    this.showOverlay({ kind: 'read-only' });
+  }
+
+  private clearOverlay(): void {
+    if (this.overlayTimer !== null) clearTimeout(this.overlayTimer);
+    this.overlayTimer = null;
+    this.overlay = null;
+  }
+
+  /** Ends what is drawn over the screen; the screen is repainted (stream bytes wait until it is). */
+  private endOverlay(): void {
+    this.clearOverlay();
+    this.resubscribe();
   }
 
   // ---- the server ------------------------------------------------------------
@@ -314,12 +561,17 @@ export class AttachSession {
         return;
       case 'snapshot':
         this.backoff.reset();
+        // A panel stays until it ends; the repaint then asks for the screen as it is.
+        if (this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions') return;
         this.statusShown = false;
-        this.noticeShown = false;
+        this.clearOverlay();
+        this.coveredRows = 0;
+        this.historyOf = this.sessionId;
         if (frame.view) {
           this.writeOut(paintView(frame, { inAltScreen: this.altScreen.active }), frame.boot, frame.seq);
           this.altScreen.active = true;
           this.viewShown = this.painted = true;
+          this.showHint();
           return;
         }
         this.viewShown = false;
@@ -330,12 +582,16 @@ export class AttachSession {
         this.altScreen.active = frame.modes.altScreen;
         this.altScreen.originMode = frame.modes.originMode;
         this.painted = true;
+        this.showHint();
         return;
       case 'data':
         this.backoff.reset();
-        // While the notice covers the bottom row, output would scroll it into
-        // the history: it waits, and the repaint that ends the notice replays it.
-        if (this.noticeShown) return;
+        // While rows are drawn over, output would scroll them into the
+        // history: it waits, and the repaint that ends them replays it.
+        if (this.coveredRows > 0) {
+          if (this.overlay?.kind === 'hint' || this.overlay?.kind === 'read-only') this.endOverlay();
+          return;
+        }
         this.altScreen.feed(frame.data);
         this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
         return;
@@ -359,9 +615,11 @@ export class AttachSession {
       case 'state':
         if (frame.state.degraded === true) this.showNotice();
         return;
-      case 'input-taken':
-        if (this.untaken.take(frame.total)) this.resumeInputIfTaken();
+      case 'input-taken': {
+        const sessionId = this.channelSession.get(frame.channel);
+        if (sessionId !== undefined && this.untakenOf(sessionId).take(frame.total)) this.resumeInputIfTaken();
         return;
+      }
       case 'resize':
         return;
     }
@@ -378,14 +636,15 @@ export class AttachSession {
     const link = this.link!;
     // After a view the outer screen is not the stream's: a replay would garble it.
     const resume = this.viewShown ? undefined : (this.written ?? undefined);
-    const repaint = resume !== undefined && (this.statusShown || this.noticeShown);
+    const repaint = resume !== undefined && (this.statusShown || this.coveredRows > 0);
+    this.channelSession.set(this.channel, this.sessionId);
     link.send({
       type: 'subscribe',
       channel: this.channel,
-      sessionId: this.options.sessionId,
+      sessionId: this.sessionId,
       ...this.outerSize(),
       // Painted before: the outer terminal's scrollback has the history (even when, after a view, there is no position to resume from).
-      keepsHistory: this.painted,
+      keepsHistory: this.historyOf === this.sessionId,
       ...(resume ? { resume, repaint } : {}),
     });
     this.subscribed = true;
@@ -532,22 +791,33 @@ export class AttachSession {
     // Every snapshot of such a screen says so (the repaint that ends the notice too): once is enough.
     if (this.noticeGiven) return;
     this.noticeGiven = true;
-    this.noticeShown = true;
-    this.options.output.write(statusLine(DEGRADED_NOTICE, this.outerSize()));
-    this.noticeTimer = setTimeout(() => this.dismissNotice(), NOTICE_SHOW_MS);
+    this.showOverlay({ kind: 'notice' });
   }
 
   /**
-   * Ends the notice: subscribes again on the other channel of the same socket,
-   * resuming from what was written with a repaint (the output held back is
-   * replayed, then the screen repainted), and only then leaves the old
-   * channel, so the session never sees this viewer go.
+   * The hint on entry (and after a switch), on the bottom row: which session
+   * this is and the keys that matter. tend has no status line to keep it on
+   * (the session gets every row), and a line printed before the first paint
+   * would only be seen in the scrollback; so it is drawn over the screen
+   * until the first output, a key or HINT_SHOW_MS, then repainted away.
    */
-  private dismissNotice(): void {
-    if (this.noticeTimer !== null) clearTimeout(this.noticeTimer);
-    this.noticeTimer = null;
+  private showHint(): void {
+    if (this.hintGiven || !this.canDraw()) return;
+    this.hintGiven = true;
+    this.showOverlay({ kind: 'hint' });
+  }
+
+  /**
+   * Repaints the screen from the server: subscribes again on the other
+   * channel of the same socket, resuming from what was written with a
+   * repaint (the output held back is replayed, then the screen repainted), or
+   * to another session after a switch; only then leaves the old channel, so
+   * the session never sees this viewer go. With the server away, the next
+   * subscription repaints (rows are still covered).
+   */
+  private resubscribe(): void {
     const link = this.link;
-    if (!this.noticeShown || !link?.isOpen || !this.subscribed) return;
+    if (!link?.isOpen || !this.subscribed) return;
     const old = this.channel;
     this.channel = old === CHANNELS[0] ? CHANNELS[1] : CHANNELS[0];
     this.dropAck();
@@ -567,17 +837,19 @@ export class AttachSession {
     this.finished = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.carryTimer) clearTimeout(this.carryTimer);
-    if (this.noticeTimer) clearTimeout(this.noticeTimer);
+    this.clearOverlay();
     this.dropAck();
     this.link?.close();
     this.link = null;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    const restore = leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
+    // Rows drawn over and not yet repainted are blanked rather than left showing the overlay.
+    const erase = this.coveredRows > 0 ? eraseOverlay(this.coveredRows, this.outerSize()) : '';
+    const restore = erase + leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
     const done = () => {
       if (this.rawMode) this.options.input.setRawMode(false);
       this.resolveOutcome(outcome);
     };
-    if (this.painted || this.statusShown || this.noticeShown) this.options.output.write(restore, done);
+    if (this.painted || this.statusShown || this.coveredRows > 0) this.options.output.write(restore, done);
     else done();
   }
 }

@@ -5,18 +5,20 @@ import type { Verb } from '../verb.js';
 import { CliError } from '../client.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
 import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
+import { describePrefixKeys } from '../attach/prefix-keys.js';
 import { describeExit } from '../../protocol/exit-status.js';
+import type { SessionChoice } from '../attach/session-picker.js';
+import type { SessionInfo } from '../../protocol/api/index.js';
 
-interface SessionSummary {
-  id: string;
-  name: string | null;
-  status: string;
-  exitCode: number | null;
-  exitSignal: number | null;
+type SessionSummary = Pick<SessionInfo, 'id' | 'name' | 'status' | 'exitCode' | 'exitSignal'>;
+
+function label(s: { id: string; name: string | null }): string {
+  return s.name ? `:${s.name} (${s.id})` : s.id;
 }
 
-function label(s: SessionSummary): string {
-  return s.name ? `:${s.name} (${s.id})` : s.id;
+/** How to name a session on the command line again. */
+function targetOf(s: { id: string; name: string | null }): string {
+  return s.name ? `:${s.name}` : s.id;
 }
 
 export const attachVerb: Verb = {
@@ -25,15 +27,19 @@ export const attachVerb: Verb = {
   usage: `tend attach TARGET [--read-only] [--detach-key KEY]
 
 Shows the session in this terminal: its screen, then everything it prints,
-and what you type goes to it. Leave with the detach key, Ctrl-\\ then d; the
-session keeps running. Press the prefix twice to send it to the session.
-If the server restarts or dies, the attach reconnects (starting the server
-when none is running) and goes on where it was; what you type meanwhile is
-sent once it is back.
+and what you type goes to it; your terminal keeps its own scrollback. Leave
+with the detach key, Ctrl-\\ then d; the session keeps running. A line at the
+bottom says so on entry, until the first output or key. If the server
+restarts or dies, the attach reconnects (starting the server when none is
+running) and goes on where it was; what you type meanwhile is sent once it
+is back.
+
+Keys after the prefix:
+${describePrefixKeys(DEFAULT_DETACH_PREFIX).map((line) => `  ${line}`).join('\n')}
 
   -r, --read-only       watch without typing or resizing the session
-  -k, --detach-key KEY  the detach prefix, e.g. C-a or ^] (default C-\\;
-                        also TEND_DETACH_KEY); d after it detaches`,
+  -k, --detach-key KEY  the prefix, e.g. C-a or ^] (default C-\\;
+                        also TEND_DETACH_KEY)`,
   options: { 'read-only': { type: 'boolean', short: 'r' }, 'detach-key': { type: 'string', short: 'k' } },
   async run({ args, client, stdout, stderr }) {
     const [target, extra] = args.positionals;
@@ -69,6 +75,7 @@ sent once it is back.
     const attach = new AttachSession({
       socketPath: client.paths.serverSocket,
       sessionId: session.id,
+      sessionName: session.name,
       readOnly: args.values['read-only'] === true,
       detachPrefix: prefix,
       input: process.stdin,
@@ -78,18 +85,22 @@ sent once it is back.
       ensureServer: async () => {
         if (!(await client.isRunning())) await client.startServer();
       },
+      listSessions: () => client.call<SessionChoice[]>('GET', '/v1/sessions'),
+      ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
     });
     const outcome = await attach.start();
+    // `prefix s` may have switched to another session: the messages name the one shown last.
+    const shown = attach.session;
     switch (outcome.kind) {
       case 'detached':
-        stdout.write(`[detached from ${label(session)}]\n`);
+        stdout.write(`[detached from ${label(shown)}]\n`);
         return 0;
       case 'exited': {
-        stdout.write(`[session ${label(session)} ${describeExit(outcome)}]\n`);
+        stdout.write(`[session ${label(shown)} ${describeExit(outcome)}]\n`);
         return 0;
       }
       case 'lost':
-        stderr.write(`tend: lost the server and could not reconnect (${outcome.why}); session ${label(session)} is still running — \`tend attach ${target}\` to try again\n`);
+        stderr.write(`tend: lost the server and could not reconnect (${outcome.why}); session ${label(shown)} is still running — \`tend attach ${targetOf(shown)}\` to try again\n`);
         return 1;
       case 'error':
         stderr.write(`tend: ${outcome.message}\n`);

@@ -71,6 +71,8 @@ export interface AttachOptions {
   repaint?: boolean;
   /** Called when the channel ends by itself (a protocol violation), after it is detached. */
   onClosed?(reason: CloseReason, message: string): void;
+  /** The same viewer's channel to this session that this one replaces (a repaint): its place for the size is kept. */
+  succeeds?: ViewerChannel;
 }
 
 export class SessionViewers extends DisposableBase {
@@ -159,7 +161,7 @@ export class SessionViewers extends DisposableBase {
     if (terminal) this.terminals.add(channel);
     // A terminal that has painted this session before (KEEPS_HISTORY) is reconnecting.
     const rejoin = options.keepsHistory === true;
-    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly, terminal, rejoin });
+    this.sizes.join(channel, { cols: options.cols, rows: options.rows, readOnly: options.readOnly, terminal, rejoin }, options.succeeds);
     // The size first (a lone terminal takes it; a reconnecting one leaves the PTY as it is), then
     // whether this viewer is shown the stream or a view.
     if (!rejoin) this.applyPolicy();

@@ -80,6 +80,18 @@ describe('SizePolicy latest', () => {
     assert.deepEqual(p.desired(), { cols: 100, rows: 30 }, 'b is the one terminal left');
   });
 
+  test('a viewer subscribing again to be repainted keeps its place: a later opener does not get the size', () => {
+    const p = policy();
+    p.join('a', terminal(100, 30));
+    // a draws over its screen, then subscribes again on another channel (KEEPS_HISTORY) and leaves the old one.
+    p.join('a2', { ...terminal(100, 30), rejoin: true }, 'a');
+    p.leave('a');
+    p.join('b', terminal(80, 24));
+    assert.deepEqual(p.desired(), { cols: 100, rows: 30 });
+    p.input('b');
+    assert.deepEqual(p.desired(), { cols: 80, rows: 24 });
+  });
+
   test('with no viewer left the PTY keeps its size', () => {
     const p = policy();
     p.join('a', terminal(80, 24));

@@ -62,7 +62,18 @@ export class SizePolicy<ViewerKey> {
 
   constructor(readonly policy: WindowSizePolicy = DEFAULT_WINDOW_SIZE_POLICY) {}
 
-  join(viewer: ViewerKey, join: ViewerJoin): void {
+  /**
+   * A viewer opens. One that `succeeds` another still attached is the same
+   * viewer subscribing again to be repainted (`tend attach` after drawing
+   * over its screen): it keeps that one's place, so a repaint neither takes
+   * the size nor gives it up to whoever joined last.
+   */
+  join(viewer: ViewerKey, join: ViewerJoin, succeeds?: ViewerKey): void {
+    const previous = succeeds === undefined ? undefined : this.viewers.get(succeeds);
+    if (previous !== undefined) {
+      this.viewers.set(viewer, { ...join, activity: previous.activity, joined: previous.joined });
+      return;
+    }
     const alone = !join.readOnly && join.terminal && join.rejoin !== true && !this.hasWritable();
     const tick = ++this.clock;
     this.viewers.set(viewer, { ...join, activity: alone ? tick : 0, joined: tick });

@@ -170,6 +170,8 @@ export class ViewerConnection extends DisposableBase {
       this.channelError(frame.channel, ViewerErrorCode.NO_SUCH_SESSION, `no session ${JSON.stringify(frame.sessionId)}`);
       return;
     }
+    // A terminal subscribing again to a session it shows on another channel is being repainted.
+    const shown = this.clientKind === 'cli' ? [...this.subscriptions.values()].find((s) => s.session === session && !s.channel.isClosed) : undefined;
     const channel = session.attach({
       channel: frame.channel,
       send: (f) => this.sendFrame(f),
@@ -181,6 +183,7 @@ export class ViewerConnection extends DisposableBase {
       keepsHistory: frame.keepsHistory === true,
       repaint: frame.repaint === true,
       onClosed: () => this.subscriptions.delete(frame.channel),
+      ...(shown ? { succeeds: shown.channel } : {}),
     });
     if (!channel.isClosed) this.subscriptions.set(frame.channel, { session, channel });
   }
