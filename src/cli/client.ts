@@ -10,12 +10,10 @@ import { resolvePaths, ensureRuntimeDirs, writeBlockerOf, type TendPaths } from 
 import { awaitReady } from '../protocol/ready-pipe.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { diskTroubleOf } from '../common/disk-trouble.js';
+import { CliError, errorFromApi } from './cli-error.js';
 
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-  }
-}
+// CliError is defined with the way errors are said (cli-error.ts); verbs and the attach take it from here.
+export { CliError } from './cli-error.js';
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -82,11 +80,11 @@ export class TendClient {
     try {
       res = await this.raw<T>(method, path, body);
     } catch (err) {
-      if (!isNoServer(err)) throw new CliError(`cannot talk to the tend server: ${(err as Error).message}`);
+      if (!isNoServer(err)) throw unreachable(err);
       await this.startServer();
       res = await this.raw<T>(method, path, body);
     }
-    if (res.status >= 400) throw new CliError(apiErrorMessage(res.body), res.status === 400 ? 2 : 1);
+    if (res.status >= 400) throw errorFromApi(res.status, res.body);
     return res.body;
   }
 
@@ -111,11 +109,11 @@ export class TendClient {
 
   /** Starts a detached server and waits until it serves (or says why it cannot). */
   async startServer(): Promise<number> {
-    if (!existsSync(serverMain)) throw new CliError(`the server is not built (${serverMain} is missing); run \`npm install\``);
+    if (!existsSync(serverMain)) throw startFailed(`the server is not built (${serverMain} is missing); run \`npm install\``);
     try {
       ensureRuntimeDirs(this.paths);
     } catch (err) {
-      throw new CliError(`the tend server could not start: ${startFailureMessage(err, this.paths)}`);
+      throw startFailed(`the tend server could not start: ${startFailureMessage(err, this.paths)}`);
     }
     const child = spawn(process.execPath, serverArgs(serverMain), {
       detached: true,
@@ -145,7 +143,7 @@ export class TendClient {
       const running = await this.waitRunning(SERVER_START_TIMEOUT_MS);
       if (running) return running.pid;
     }
-    throw new CliError(`the tend server could not start: ${message}`);
+    throw startFailed(`the tend server could not start: ${message}`);
   }
 
   /**
@@ -178,10 +176,16 @@ export function isNoServer(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ECONNREFUSED';
 }
 
+/** A server that is there but cannot be talked to (a reset, a timeout). */
+export function unreachable(err: unknown): CliError {
+  return new CliError(`cannot talk to the tend server: ${(err as Error).message}`, 1, { code: 'server_unreachable' });
+}
+
+function startFailed(message: string): CliError {
+  return new CliError(message, 1, { code: 'server_start_failed' });
+}
+
+/** The message of an API error answer (see errorFromApi for the whole error). */
 export function apiErrorMessage(body: unknown): string {
-  if (typeof body === 'object' && body !== null && 'error' in body) {
-    const e = (body as { error: { message?: string } }).error;
-    if (e?.message) return e.message;
-  }
-  return typeof body === 'string' && body ? body : 'the server answered with an error';
+  return errorFromApi(0, body).message;
 }

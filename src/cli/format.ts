@@ -1,25 +1,9 @@
 // How the CLI shows sessions to a person.
 import { describeExitShort } from '../protocol/exit-status.js';
+import type { SessionInfo } from '../protocol/api/index.js';
 
-export interface SessionView {
-  index?: number;
-  id: string;
-  name: string | null;
-  status: string;
-  exitCode: number | null;
-  exitSignal: number | null;
-  pid: number | null;
-  cwd: string;
-  title: string;
-  cols: number;
-  rows: number;
-  createdAt: number;
-  lastOutputAt: number | null;
-  viewers: number;
-  degraded?: boolean;
-  /** Set while the server cannot save the session's screen (a full or read-only disk). */
-  warning?: string;
-}
+/** A session as the API shows it, with its `tend ls` index when listed. */
+export type SessionView = SessionInfo & { index?: number };
 
 export function ago(ms: number | null, now = Date.now()): string {
   if (ms === null) return '-';
@@ -42,4 +26,25 @@ export function table(rows: string[][]): string {
 
 export function sessionLabel(s: { id: string; name: string | null }): string {
   return s.name ? `:${s.name} (${s.id})` : s.id;
+}
+
+/** A word as a shell would need it typed: bare when it holds nothing special, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What a session runs, as one line a person reads: the program's name (not
+ * its whole path) and its arguments as they would be typed.
+ */
+export function commandText(argv: readonly string[]): string {
+  const [program, ...rest] = argv;
+  if (program === undefined) return '-';
+  return [program.slice(program.lastIndexOf('/') + 1) || program, ...rest].map(shellWord).join(' ');
+}
+
+/** `text` cut to at most `chars` characters, the cut marked with "…". */
+export function shorten(text: string, chars: number): string {
+  const all = [...text];
+  return all.length <= chars ? text : `${all.slice(0, Math.max(0, chars - 1)).join('')}…`;
 }

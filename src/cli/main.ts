@@ -1,7 +1,12 @@
-// `tend VERB ...`: finds the verb, parses its options, runs it, and turns
-// errors into one line and an exit code (2 for usage, 1 otherwise).
-import { parseArgs } from 'node:util';
-import { TendClient, CliError } from './client.js';
+// `tend VERB ...`: finds the verb, reads its command line against its table,
+// runs it, and says any error in one place (cli-error.ts): one line, or JSON
+// with --json, and an exit status from exit-codes.ts.
+import { TendClient } from './client.js';
+import { CliError, internalError, usageError, writeError } from './cli-error.js';
+import { EXIT } from './exit-codes.js';
+import { mainHelp, verbHelp } from './help.js';
+import { readVerbArgs } from './verb-args.js';
+import { nearest } from '../common/nearest.js';
 import type { Verb } from './verb.js';
 import { newVerb } from './verbs/new.js';
 import { attachVerb } from './verbs/attach.js';
@@ -27,30 +32,28 @@ export const verbs: Verb[] = [
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
 ];
 
-function helpText(): string {
-  const width = Math.max(...verbs.map((v) => v.name.length));
-  return `tend: terminals that outlive everything around them
-
-usage: tend VERB [ARGS...]   (tend help VERB, or tend VERB --help, for more)
-
-${verbs.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`).join('\n')}
-
-Environment: TEND_HOME (default ~/.tend) holds the store, checkpoints and logs.
-`;
-}
-
-/** The exit status of a program killed by SIGPIPE (128 + 13), as `seq | head` gives. */
-const CLOSED_PIPE_EXIT = 141;
-
 /**
  * `tend search ... | head`: the reader left, so there is nobody to tell;
  * end quietly, as programs killed by SIGPIPE do, never with a stack trace.
  */
 function endQuietlyWhenOutputCloses(): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(CLOSED_PIPE_EXIT);
+    if (err.code === 'EPIPE') process.exit(EXIT.outputClosed);
     throw err;
   });
+}
+
+/** An unknown verb, with the nearest ones (`tend atach`: did you mean attach?). */
+function unknownVerb(name: string): CliError {
+  if (name.startsWith('-')) return usageError(`${name} is an option, not a verb: options go after the verb (tend VERB ${name}); \`tend help\` lists the verbs`);
+  const close = nearest(name, verbs.map((v) => v.name));
+  const suggestion = close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
+  return usageError(`no verb "${name}"${suggestion}; \`tend help\` lists them`, close.length > 0 ? { candidates: close } : {});
+}
+
+function fail(err: CliError, json: boolean): number {
+  writeError(err, { json, stderr: process.stderr });
+  return err.exitCode;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -58,51 +61,34 @@ export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     const topic = name === 'help' ? rest[0] : undefined;
-    const verb = topic ? verbs.find((v) => v.name === topic) : undefined;
-    if (topic && !verb) {
-      process.stderr.write(`tend: no verb "${topic}"\n${helpText()}`);
-      return 2;
+    if (topic === undefined) {
+      process.stdout.write(mainHelp(verbs));
+      return EXIT.ok;
     }
-    process.stdout.write(verb ? `${verb.usage}\n` : helpText());
-    return 0;
+    const verb = verbs.find((v) => v.name === topic);
+    if (!verb) return fail(unknownVerb(topic), false);
+    process.stdout.write(verbHelp(verb));
+    return EXIT.ok;
   }
   if (name === '--version' || name === '-V') {
     const { TEND_VERSION } = await import('../common/version.js');
     process.stdout.write(`tend ${TEND_VERSION}\n`);
-    return 0;
+    return EXIT.ok;
   }
   const verb = verbs.find((v) => v.name === name);
   if (!verb) {
-    process.stderr.write(`tend: no verb "${name}"; \`tend help\` lists them\n`);
-    return 2;
+    const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    return fail(unknownVerb(name), options.includes('--json') || options.includes('-j'));
   }
-  const dash = rest.indexOf('--');
-  const before = dash === -1 ? rest : rest.slice(0, dash);
-  const after = dash === -1 ? null : rest.slice(dash + 1);
-  if (before.includes('--help') || before.includes('-h')) {
-    process.stdout.write(`${verb.usage}\n`);
-    return 0;
+  const read = readVerbArgs(verb, rest);
+  if (read.help) {
+    process.stdout.write(verbHelp(verb));
+    return EXIT.ok;
   }
-  let parsed;
+  if (read.problem) return fail(read.problem, read.json);
   try {
-    parsed = parseArgs({ args: before, options: verb.options, allowPositionals: true, strict: true });
+    return await verb.run({ args: read.args, client: new TendClient(), stdout: process.stdout, stderr: process.stderr });
   } catch (err) {
-    process.stderr.write(`tend ${verb.name}: ${(err as Error).message.split('\n')[0]}\nusage: ${verb.usage.split('\n')[0]}\n`);
-    return 2;
-  }
-  try {
-    return await verb.run({
-      args: { values: parsed.values, positionals: parsed.positionals, rest: after },
-      client: new TendClient(),
-      stdout: process.stdout,
-      stderr: process.stderr,
-    });
-  } catch (err) {
-    if (err instanceof CliError) {
-      process.stderr.write(`tend: ${err.message}\n`);
-      return err.exitCode;
-    }
-    process.stderr.write(`tend: internal error: ${(err as Error).message ?? String(err)} (please report it)\n`);
-    return 1;
+    return fail(err instanceof CliError ? err : internalError(err), read.json);
   }
 }

@@ -5,7 +5,8 @@
 // through here: an await named by its id (the server answers the await it
 // started instead of typing again), input named by its key (the session's
 // holder drops what it already has).
-import { CliError, apiErrorMessage, isNoServer, type TendClient } from './client.js';
+import { CliError, isNoServer, unreachable, type TendClient } from './client.js';
+import { errorFromApi } from './cli-error.js';
 
 /** How long a server that went away is waited for (a recovery of many sessions takes seconds). */
 export const RIDE_THROUGH_MS = 60_000;
@@ -45,8 +46,8 @@ export class RideThroughConnection {
       try {
         res = await this.client.raw<T>(method, path, body);
       } catch (err) {
-        if (!isConnectionLost(err)) throw new CliError(`cannot talk to the tend server: ${(err as Error).message}`);
-        if (Date.now() > giveUpAt) throw new CliError(this.messages.gaveUp((err as Error).message));
+        if (!isConnectionLost(err)) throw unreachable(err);
+        if (Date.now() > giveUpAt) throw new CliError(this.messages.gaveUp((err as Error).message), 1, { code: 'server_unreachable' });
         this.noteAway();
         await this.reconnect(err);
         continue;
@@ -56,7 +57,7 @@ export class RideThroughConnection {
         await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
         continue;
       }
-      if (res.status >= 400) throw new CliError(apiErrorMessage(res.body), res.status === 400 ? 2 : 1);
+      if (res.status >= 400) throw errorFromApi(res.status, res.body);
       return res.body;
     }
   }

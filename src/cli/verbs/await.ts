@@ -1,10 +1,12 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import { EXIT } from '../exit-codes.js';
 import { AwaitConnection, newAwaitId } from './await-connection.js';
+import { AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
 
 /** The exit status of a wait that ran out, as timeout(1) uses. */
-export const AWAIT_TIMED_OUT_EXIT = 124;
+export const AWAIT_TIMED_OUT_EXIT = EXIT.timedOut;
 /**
  * One HTTP call waits at most this long; longer waits are a loop of calls.
  * Short because Node's default HTTP agent drops a socket that has been idle
@@ -13,15 +15,8 @@ export const AWAIT_TIMED_OUT_EXIT = 124;
 const WAIT_PER_CALL_MS = 3000;
 const MAX_TIMEOUT_S = 7 * 24 * 3600;
 
-interface AwaitReply {
-  id: string;
-  session: string;
-  location: string;
-  status: 'pending' | 'done';
-  exitCode?: number | null;
-  output?: string | null;
-  command?: { number: number; commandLine: string };
-}
+/** What POST …/await and GET /v1/awaits/:id answer (a failure is an error answer). */
+type AwaitReply = AwaitPending | AwaitDone;
 
 function parseTimeout(value: unknown): number | null {
   if (value === undefined) return null;
@@ -30,6 +25,13 @@ function parseTimeout(value: unknown): number | null {
     throw new CliError(`--timeout takes seconds (e.g. 30 or 0.5), not "${String(value)}"`, 2);
   }
   return Math.round(seconds * 1000);
+}
+
+/** INPUT as the server takes it: a command line, and not over its limit. */
+function checkInput(input: string): void {
+  if (input.trim() === '') throw new CliError('missing INPUT: the command line to run, after -- (tend await TARGET -- INPUT...)', 2);
+  const bytes = Buffer.byteLength(input);
+  if (bytes > MAX_AWAIT_INPUT_BYTES) throw new CliError(`INPUT is ${bytes} bytes; tend await types at most ${MAX_AWAIT_INPUT_BYTES} (1 MiB)`, 2);
 }
 
 /** Polls the await's location until it settles or the deadline passes. */
@@ -72,6 +74,12 @@ same command's result. The command is never typed twice.
   -r, --resume ID   collect an earlier await instead of starting one
   -j, --json        { id, status, exitCode, output, command }`,
   options: { ...jsonOption, timeout: { type: 'string', short: 't' }, resume: { type: 'string', short: 'r' } },
+  operands: '[TARGET] [INPUT...]',
+  afterDash: 'INPUT...',
+  exits: [
+    { status: AWAIT_TIMED_OUT_EXIT, meaning: 'still running after --timeout S; nothing was cancelled' },
+    { status: 'else', meaning: "the command's own exit status (or 1, 2 as above)" },
+  ],
   async run({ args, client, stdout, stderr }) {
     const timeoutMs = parseTimeout(args.values.timeout);
     const deadline = timeoutMs === null ? null : Date.now() + timeoutMs;
@@ -80,13 +88,15 @@ same command's result. The command is never typed twice.
     if (typeof args.values.resume === 'string') {
       if (args.positionals.length > 0 || args.rest !== null) throw new CliError('--resume ID takes no target or input', 2);
       const id = args.values.resume;
+      if (!AWAIT_ID_PATTERN.test(id)) throw new CliError(`--resume takes the id \`tend await\` printed ("w" and 12 hex digits), not "${id}"`, 2);
       conn = new AwaitConnection(client, id, stderr);
       reply = await conn.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(id)}?waitMs=${Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS)}`);
     } else {
       const [target, ...words] = args.positionals;
       const inputWords = args.rest ?? words;
-      if (target === undefined || inputWords.length === 0) throw new CliError('usage: tend await TARGET [--timeout S] -- INPUT...', 2);
+      if (target === undefined) throw new CliError('missing TARGET: the session to run INPUT in (its id, :name, or index from `tend ls`)', 2);
       if (args.rest !== null && words.length > 0) throw new CliError(`put the whole input after --: tend await ${target} -- ${[...words, ...inputWords].join(' ')}`, 2);
+      checkInput(inputWords.join(' '));
       // Chosen here, so a start whose answer a restart cut off is asked again by it (and not typed again).
       const id = newAwaitId();
       conn = new AwaitConnection(client, id, stderr);

@@ -1,17 +1,9 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
 import { ago, table } from '../format.js';
+import type { CommandRecord } from '../../protocol/api/index.js';
 
-export interface CommandRow {
-  number: number;
-  commandLine: string;
-  exitCode: number | null;
-  running: boolean;
-  startedAt: number;
-  endedAt: number | null;
-  cwd: string | null;
-}
+export type CommandRow = CommandRecord;
 
 function duration(c: CommandRow, now = Date.now()): string {
   const ms = (c.endedAt ?? now) - c.startedAt;
@@ -31,9 +23,9 @@ status, when, how long, where, and the command line. \`tend output TARGET
 
   -j, --json   an array of { number, commandLine, exitCode, running, startedAt, endedAt, cwd }`,
   options: { ...jsonOption },
+  operands: 'TARGET',
   async run({ args, client, stdout }) {
-    const [target] = args.positionals;
-    if (target === undefined || args.positionals.length > 1) throw new CliError('usage: tend commands TARGET', 2);
+    const target = args.positionals[0]!;
     const commands = await client.call<CommandRow[]>('GET', `/v1/sessions/${encodeURIComponent(target)}/commands`);
     if (args.values.json) {
       printJson(stdout, commands);

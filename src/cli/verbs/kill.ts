@@ -1,6 +1,5 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
 import { sessionLabel, type SessionView } from '../format.js';
 
 export const killVerb: Verb = {
@@ -11,8 +10,8 @@ export const killVerb: Verb = {
 Ends each session's program (SIGHUP, then SIGKILL) and forgets the session.
 TARGET is an id, a unique id prefix, :name, or an index from \`tend ls\`.`,
   options: { ...jsonOption },
+  operands: 'TARGET...',
   async run({ args, client, stdout }) {
-    if (args.positionals.length === 0) throw new CliError('tend kill: which session? (give an id, :name or index)', 2);
     const killed: SessionView[] = [];
     for (const t of args.positionals) killed.push(await client.call<SessionView>('DELETE', `/v1/sessions/${encodeURIComponent(t)}`));
     if (args.values.json) printJson(stdout, killed);

@@ -3,12 +3,8 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
 import { envNameProblem } from '../../protocol/env-name.js';
-
-export function parseSize(text: string): { cols: number; rows: number } {
-  const m = /^(\d{1,4})x(\d{1,4})$/.exec(text);
-  if (!m) throw new CliError(`--size must look like COLSxROWS (e.g. 120x40), not "${text}"`, 2);
-  return { cols: Number(m[1]), rows: Number(m[2]) };
-}
+import { DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
+import { checkDirectory, checkName, checkTerm, fittedSize, parseSize } from '../argument-checks.js';
 
 /**
  * This process's environment for a session it starts, without TERM: that
@@ -36,7 +32,10 @@ export function parseEnvOptions(given: unknown): Record<string, string> {
     const name = text.slice(0, eq);
     const problem = envNameProblem(name);
     if (problem !== null) throw new CliError(`--env "${text}": the variable's name ${problem}; give NAME=VALUE with a NAME`, 2);
-    env[name] = text.slice(eq + 1);
+    const value = text.slice(eq + 1);
+    // The server would refuse it by its field ("env.TERM"); said here by the option it was typed in.
+    if (name === 'TERM' && value !== '') checkTerm('--env TERM', value);
+    env[name] = value;
   }
   return env;
 }
@@ -60,24 +59,31 @@ its viewers or the server, and prints its id.
       --no-shell-integration  start a shell without tend's prompt marks (await needs them)
   -j, --json            print the session as JSON`,
   options: { ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, term: { type: 'string', short: 't' }, env: { type: 'string', short: 'e', multiple: true }, workspace: { type: 'string', short: 'w' }, 'no-shell-integration': { type: 'boolean' } },
+  operands: '[CMD...]',
+  afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
+    if (args.rest !== null && args.positionals.length > 0) {
+      throw new CliError(`put the whole command after --: tend new -- ${[...args.positionals, ...args.rest].join(' ')}`, 2);
+    }
+    // Every value is checked before the session starts: a refused --workspace must not leave a session behind.
     const size = typeof args.values.size === 'string'
-      ? parseSize(args.values.size)
-      : stdout.isTTY ? { cols: stdout.columns, rows: stdout.rows } : { cols: 80, rows: 24 };
+      ? parseSize('--size', args.values.size)
+      : stdout.isTTY ? fittedSize(stdout.columns, stdout.rows) : { cols: DEFAULT_SESSION_COLS, rows: DEFAULT_SESSION_ROWS };
+    const workspace = typeof args.values.workspace === 'string' ? checkName('--workspace', args.values.workspace) : undefined;
     const body: Record<string, unknown> = {
-      cwd: typeof args.values.cwd === 'string' ? (await import('node:path')).resolve(args.values.cwd) : process.cwd(),
+      cwd: typeof args.values.cwd === 'string' ? checkDirectory('--cwd', args.values.cwd) : process.cwd(),
       cols: size.cols,
       rows: size.rows,
       env: { ...callerEnvironment(), ...parseEnvOptions(args.values.env) },
     };
-    if (typeof args.values.term === 'string') body.term = args.values.term;
-    if (typeof args.values.name === 'string') body.name = args.values.name;
+    if (typeof args.values.term === 'string') body.term = checkTerm('--term', args.values.term);
+    if (typeof args.values.name === 'string') body.name = checkName('--name', args.values.name);
     if (args.values['no-shell-integration']) body.shellIntegration = false;
     const argv = args.rest ?? (args.positionals.length ? args.positionals : null);
     if (argv) body.argv = argv;
     const session = await client.call<SessionView>('POST', '/v1/sessions', body);
-    if (typeof args.values.workspace === 'string') {
-      await client.call('POST', `/v1/workspaces/${encodeURIComponent(args.values.workspace)}/sessions`, { session: session.id });
+    if (workspace !== undefined) {
+      await client.call('POST', `/v1/workspaces/${encodeURIComponent(workspace)}/sessions`, { session: session.id });
     }
     if (args.values.json) printJson(stdout, session);
     else stdout.write(`${session.id}\n`);

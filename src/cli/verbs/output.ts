@@ -1,14 +1,9 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import type { CommandOutputReply } from '../../protocol/api/index.js';
 
-interface OutputView {
-  number: number;
-  commandLine: string;
-  text: string;
-  complete: boolean;
-  exitCode: number | null;
-}
+type OutputView = CommandOutputReply;
 
 export const outputVerb: Verb = {
   name: 'output',
@@ -23,9 +18,9 @@ what it has written so far.
   -l, --last    the last command (the default)
   -j, --json    { number, commandLine, text, complete, exitCode }`,
   options: { ...jsonOption, cmd: { type: 'string', short: 'c' }, last: { type: 'boolean', short: 'l' } },
+  operands: 'TARGET',
   async run({ args, client, stdout, stderr }) {
-    const [target] = args.positionals;
-    if (target === undefined || args.positionals.length > 1) throw new CliError('usage: tend output TARGET (--cmd N | --last)', 2);
+    const target = args.positionals[0]!;
     const cmd = args.values.cmd;
     if (typeof cmd === 'string' && args.values.last) throw new CliError('give --cmd N or --last, not both', 2);
     if (typeof cmd === 'string' && !/^[1-9][0-9]*$/.test(cmd)) throw new CliError(`--cmd takes a command number from \`tend commands\`, not "${cmd}"`, 2);

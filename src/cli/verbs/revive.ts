@@ -1,6 +1,5 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
 import { sessionLabel, type SessionView } from '../format.js';
 
 export const reviveVerb: Verb = {
@@ -12,9 +11,10 @@ A session is cold when its process is gone (the machine rebooted, the holder
 was killed). Its last screen is kept; revive starts a new shell (or CMD) in
 its last working directory, below that screen.`,
   options: { ...jsonOption },
+  operands: 'TARGET',
+  afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
-    const [target] = args.positionals;
-    if (target === undefined) throw new CliError('usage: tend revive TARGET', 2);
+    const target = args.positionals[0]!;
     const body = args.rest ? { argv: args.rest } : {};
     const s = await client.call<SessionView>('POST', `/v1/sessions/${encodeURIComponent(target)}/revive`, body);
     if (args.values.json) printJson(stdout, s);

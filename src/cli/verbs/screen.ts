@@ -1,20 +1,11 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { parseWholeNumber } from '../argument-checks.js';
+import { MAX_SCREEN_SCROLLBACK_ROWS } from '../../protocol/api/index.js';
 import { describeExit } from '../../protocol/exit-status.js';
+import type { ScreenTextReply } from '../../protocol/api/index.js';
 
-interface ScreenView {
-  text: string;
-  cols: number;
-  rows: number;
-  cursor: { x: number; y: number };
-  degraded: boolean;
-  status: string;
-  exitCode?: number | null;
-  exitSignal?: number | null;
-  /** Rows of scrollback shown, there are, and no longer held past the oldest (`lost` of them from a damaged history file, the rest by the server's memory budget). */
-  scrollback?: { shown: number; available: number; dropped: number; lost?: number };
-}
+type ScreenView = ScreenTextReply;
 
 /** Why rows are missing: a damaged history file lost some (each reads as lost where it was), the server's memory budget dropped the rest. */
 function droppedRowsNotice(s: { dropped: number; lost?: number; shown: number }): string {
@@ -41,13 +32,13 @@ Prints the visible screen as text, one line per row.
   -j, --json           text with size, cursor, title, status (exitCode, exitSignal once it
                        has exited) and scrollback {shown, available, dropped, lost}`,
   options: { ...jsonOption, ansi: { type: 'boolean', short: 'a' }, scrollback: { type: 'string', short: 'S' } },
+  operands: 'TARGET',
   async run({ args, client, stdout, stderr }) {
-    const [target] = args.positionals;
-    if (target === undefined) throw new CliError('usage: tend screen TARGET', 2);
+    const target = args.positionals[0]!;
     const q = new URLSearchParams({ format: args.values.ansi ? 'ansi' : 'text' });
     if (typeof args.values.scrollback === 'string') {
-      if (!/^\d+$/.test(args.values.scrollback)) throw new CliError('--scrollback takes a number of rows', 2);
-      q.set('scrollback', args.values.scrollback);
+      const rows = parseWholeNumber('--scrollback', args.values.scrollback, { min: 0, max: MAX_SCREEN_SCROLLBACK_ROWS, what: 'rows' });
+      q.set('scrollback', String(rows));
     }
     const s = await client.call<ScreenView>('GET', `/v1/sessions/${encodeURIComponent(target)}/screen?${q}`);
     if (args.values.json) printJson(stdout, s);

@@ -1,14 +1,22 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
+import { parseWholeNumber } from '../argument-checks.js';
+import { MAX_SEARCH_MATCHES, MAX_SEARCH_PATTERN_CHARS } from '../../protocol/api/index.js';
+import type { SearchReply } from '../../protocol/api/index.js';
 
-interface SearchView {
-  matches: Array<{ row: number; line: string }>;
-  total: number;
-  truncated: boolean;
-  firstRow: number;
-  endRow: number;
-  dropped: number;
+type SearchView = SearchReply;
+
+/** TEXT as the server will take it: not empty, not too long, and with --regex a pattern (in the server's flags). */
+function checkSearchText(text: string, how: { regex: boolean; ignoreCase: boolean }): void {
+  if (text === '') throw usageError('TEXT is empty: give the text to find');
+  if (text.length > MAX_SEARCH_PATTERN_CHARS) throw usageError(`TEXT is ${text.length} characters; tend searches for at most ${MAX_SEARCH_PATTERN_CHARS}`);
+  if (!how.regex) return;
+  try {
+    new RegExp(text, how.ignoreCase ? 'iu' : 'u');
+  } catch (err) {
+    throw usageError(`TEXT is not a regular expression (--regex): ${(err as Error).message}`);
+  }
 }
 
 export const searchVerb: Verb = {
@@ -30,15 +38,16 @@ screen that contain TEXT, oldest first, each after its row number, as
     'ignore-case': { type: 'boolean', short: 'i' },
     max: { type: 'string', short: 'm' },
   },
+  operands: 'TARGET TEXT',
+  exits: [{ status: 1, meaning: 'nothing matched (as grep), or failed (the message says why)' }],
   async run({ args, client, stdout, stderr }) {
-    const [target, text] = args.positionals;
-    if (target === undefined || text === undefined || args.positionals.length > 2) throw new CliError('usage: tend search TARGET TEXT', 2);
+    const [target, text] = args.positionals as [string, string];
+    checkSearchText(text, { regex: args.values.regex === true, ignoreCase: args.values['ignore-case'] === true });
     const q = new URLSearchParams({ q: text });
     if (args.values.regex) q.set('regex', '1');
     if (args.values['ignore-case']) q.set('ignore-case', '1');
     if (typeof args.values.max === 'string') {
-      if (!/^[1-9][0-9]*$/.test(args.values.max)) throw new CliError(`--max takes a number of matches, not "${args.values.max}"`, 2);
-      q.set('max', args.values.max);
+      q.set('max', String(parseWholeNumber('--max', args.values.max, { min: 1, max: MAX_SEARCH_MATCHES, what: 'matches' })));
     }
     const found = await client.call<SearchView>('GET', `/v1/sessions/${encodeURIComponent(target)}/search?${q}`);
     if (args.values.json) {

@@ -46,9 +46,10 @@ to 60 s) and the send completed, nothing doubled.`,
     keys: { type: 'string', short: 'k', multiple: true },
     key: { type: 'string' },
   },
+  operands: 'TARGET [TEXT...]',
   async run({ args, client, stdout, stderr }) {
-    const [target, ...words] = args.positionals;
-    if (target === undefined) throw new CliError('usage: tend send TARGET [TEXT...] [--keys K,K...]', 2);
+    const [target, ...words] = args.positionals as [string, ...string[]];
+    const text = words.join(' ');
     // Parsed before anything is sent, so a misspelt key sends nothing at all.
     let keys = '';
     const keySpecs = args.values.keys;
@@ -59,6 +60,10 @@ to 60 s) and the send completed, nothing doubled.`,
         if (err instanceof KeyNameError) throw new CliError(`--keys: ${err.message}`, 2);
         throw err;
       }
+    }
+    // A send of nothing succeeding would tell a script its input arrived.
+    if (text === '' && keys === '' && !args.values.enter && !args.values.stdin) {
+      throw new CliError('nothing to send: give TEXT, --keys K, --enter or --stdin', 2);
     }
     const givenKey = args.values.key;
     if (givenKey !== undefined && (typeof givenKey !== 'string' || !KEY_PATTERN.test(givenKey))) {
@@ -78,7 +83,7 @@ to 60 s) and the send completed, nothing doubled.`,
       for await (const c of process.stdin) chunks.push(c as Buffer);
       sent += await write('stdin', { base64: Buffer.concat(chunks).toString('base64') });
     }
-    if (words.length > 0) sent += await write('text', { text: words.join(' ') });
+    if (text !== '') sent += await write('text', { text });
     if (keys !== '') sent += await write('keys', { base64: Buffer.from(keys, 'utf8').toString('base64') });
     // Enter goes as its own write: input boxes treat a pasted newline as text.
     if (args.values.enter) sent += await write('enter', { text: '\r' });

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError, type TendClient } from '../client.js';
+import { nearest } from '../../common/nearest.js';
 
 const STOP_WAIT_MS = 15_000;
 
@@ -25,6 +26,11 @@ async function stop(client: TendClient): Promise<number | null> {
   return running.pid;
 }
 
+function nearestAction(typed: string): string {
+  const close = nearest(typed, ['start', 'stop', 'restart', 'status']);
+  return close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
+}
+
 export const serverVerb: Verb = {
   name: 'server',
   summary: 'start, stop, restart or check the server',
@@ -35,9 +41,9 @@ it closes no terminal: sessions keep running in their holders and the next
 server picks them up with their screens. \`status\` names the server's log,
 which \`tend logs\` prints.`,
   options: { ...jsonOption },
+  operands: '[ACTION]',
   async run({ args, client, stdout }) {
-    const [action = 'status', ...extra] = args.positionals;
-    if (extra.length) throw new CliError(`tend server: unexpected "${extra.join(' ')}"`, 2);
+    const [action = 'status'] = args.positionals;
     const json = args.values.json === true;
     const say = (text: string, value: unknown) => (json ? printJson(stdout, value) : stdout.write(`${text}\n`));
     switch (action) {
@@ -75,7 +81,7 @@ which \`tend logs\` prints.`,
         return 0;
       }
       default:
-        throw new CliError(`tend server: unknown action "${action}" (start, stop, restart or status)`, 2);
+        throw new CliError(`no action "${action}"${nearestAction(action)}; server takes start, stop, restart or status`, 2);
     }
   },
 };

@@ -19,9 +19,9 @@ read. Shells that tend starts itself load it without this.
 
   -j, --json   { shell, snippet }`,
   options: { ...jsonOption },
+  operands: 'SHELL',
   async run({ args, stdout }) {
-    const [shell] = args.positionals;
-    if (shell === undefined || args.positionals.length > 1) throw new CliError(`usage: tend shell-integration ${INTEGRATED_SHELLS.join('|')}`, 2);
+    const shell = args.positionals[0]!;
     if (!isIntegratedShell(shell)) throw new CliError(`no shell integration for "${shell}"; there is one for ${INTEGRATED_SHELLS.join(', ')}`, 2);
     if (args.values.json) printJson(stdout, { shell, snippet: shellIntegration(shell) });
     else stdout.write(shellIntegration(shell));

@@ -1,14 +1,12 @@
-import { resolve } from 'node:path';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
 import { callerEnvironment } from './new.js';
+import { checkDirectory, checkName } from '../argument-checks.js';
+import type { SplitReply } from '../../protocol/api/index.js';
 
-interface SplitReply {
-  session: SessionView;
-  workspace: { name: string; sessions: string[] };
-}
+
 
 export const splitVerb: Verb = {
   name: 'split',
@@ -31,14 +29,14 @@ workspace gets one ("default") made around it. Prints the new session's id.
     name: { type: 'string', short: 'n' },
     cwd: { type: 'string', short: 'C' },
   },
+  operands: 'TARGET',
+  afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
-    const [target, ...extra] = args.positionals;
-    if (target === undefined) throw new CliError('usage: tend split TARGET [--right|--down] [-- CMD]', 2);
-    if (extra.length > 0) throw new CliError(`put the command after --: tend split ${target} -- ${extra.join(' ')}`, 2);
+    const target = args.positionals[0]!;
     if (args.values.right && args.values.down) throw new CliError('give --right or --down, not both', 2);
     const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: callerEnvironment() };
-    if (typeof args.values.name === 'string') body.name = args.values.name;
-    if (typeof args.values.cwd === 'string') body.cwd = resolve(args.values.cwd);
+    if (typeof args.values.name === 'string') body.name = checkName('--name', args.values.name);
+    if (typeof args.values.cwd === 'string') body.cwd = checkDirectory('--cwd', args.values.cwd);
     if (args.rest !== null && args.rest.length > 0) body.argv = args.rest;
     const reply = await client.call<SplitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/split`, body);
     if (args.values.json) printJson(stdout, reply);

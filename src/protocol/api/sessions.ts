@@ -55,6 +55,9 @@ export const DEFAULT_SESSION_COLS = 80;
 export const DEFAULT_SESSION_ROWS = 24;
 export const SESSION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const SESSION_NAME_RULE = '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+/** A session's TERM ("term", or TERM in "env"): a terminfo name, no path and no spaces. */
+export const TERM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+export const TERM_NAME_RULE = '1-64 letters, digits, ".", "_", "+" or "-", starting with a letter or digit (like xterm-256color)';
 export const MAX_ARGV_ITEMS = 4096;
 export const MAX_ARG_CHARS = 128 * 1024;
 export const MAX_CWD_CHARS = 4096;

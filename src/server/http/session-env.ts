@@ -13,10 +13,9 @@
 import { badRequest } from './errors.js';
 import { optString, optStringMap } from './validate.js';
 import { envNameProblem, envValueProblem } from '../../protocol/env-name.js';
+import { TERM_NAME_PATTERN as TERM_PATTERN } from '../../protocol/api/index.js';
 
 export const DEFAULT_SESSION_TERM = 'xterm-256color';
-/** A terminfo name: letters, digits and . _ + - (no path, no spaces). */
-const TERM_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 const MAX_ENV_ENTRIES = 4096;
 const MAX_ENV_ENTRY_CHARS = 128 * 1024;
 
