@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Verb } from '../verb.js';
 import { completionGrammar } from './grammar.js';
 
-function verb(fields: Partial<Verb> & Pick<Verb, 'name' | 'usage'> & { operands?: string }): Verb {
+function verb(fields: Partial<Verb> & Pick<Verb, 'name' | 'usage'>): Verb {
   return { summary: `${fields.name} things`, options: {}, run: async () => 0, ...fields };
 }
 

@@ -29,16 +29,6 @@ export interface VerbSpec {
   commandAfterDashes: boolean;
 }
 
-/**
- * What a verb may declare beyond its usage: its operands ("TARGET NAME") and
- * what follows a bare `--` ("CMD ARGS..."), as the dispatcher checks them.
- * Read as optional, so a verb that declares neither completes from its usage.
- */
-interface DeclaredOperands {
-  operands?: string;
-  afterDash?: string;
-}
-
 /** Placeholders in a usage text that name a directory. */
 const DIRECTORY_PLACEHOLDERS = new Set(['DIR', 'DIRECTORY']);
 /** The words a usage writes for a session target. */
@@ -96,7 +86,7 @@ function describedOption(usage: string, long: string): string | null {
  * has targets. The words one may choose from are the usage's (`tend server
  * start|stop|restart|status`), where `operands` may say only ACTION.
  */
-function operandsOf(verb: Verb & DeclaredOperands): Pick<VerbSpec, 'operands' | 'lastRepeats' | 'commandAfterDashes'> {
+function operandsOf(verb: Verb): Pick<VerbSpec, 'operands' | 'lastRepeats' | 'commandAfterDashes'> {
   const firstLine = verb.usage.split('\n')[0] ?? '';
   const synopsis = readOperands(synopsisOperands(firstLine));
   const declared = verb.operands === undefined ? synopsis : readOperands(verb.operands);
