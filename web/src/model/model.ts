@@ -1,11 +1,13 @@
 // The state of a piece of the page, kept in a plain class a component only
 // renders: `state` is a new object after every change (so React sees the
 // change), `subscribe` hears each one. Components read it through useModel.
+import { Emitter } from '../../../src/common/event.js';
+
 export type Listener = () => void;
 
 export abstract class Model<S extends object> {
   private current: S;
-  private readonly listeners = new Set<Listener>();
+  private readonly changes = new Emitter<void>();
 
   protected constructor(initial: S) {
     this.current = initial;
@@ -17,8 +19,8 @@ export abstract class Model<S extends object> {
 
   /** Arrow-bound, so it can be handed to useSyncExternalStore as it is. */
   readonly subscribe = (listener: Listener): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const subscription = this.changes.on(listener);
+    return () => subscription.dispose();
   };
 
   /** Changes the state (a no-op when nothing in `change` differs) and tells every listener. */
@@ -29,11 +31,11 @@ export abstract class Model<S extends object> {
     }
     if (!changed) return;
     this.current = { ...this.current, ...change };
-    for (const l of [...this.listeners]) l();
+    this.changes.fire();
   }
 
   /** Forgets every listener (the owner disposes the model). */
   protected forgetListeners(): void {
-    this.listeners.clear();
+    this.changes.dispose();
   }
 }
