@@ -4,7 +4,7 @@
 // emoji, combining marks), scroll regions, the alternate screen, wraps at the
 // margin and tabs.
 //
-// It draws from src/server/screen/random-stream.ts's vocabulary but leaves out
+// It draws from test/support/random-stream.ts's vocabulary but leaves out
 // what that generator exists to probe at the edges and a recovery cannot be
 // held to: OSC 8 links and charsets (snapshot corners its own test allows
 // ~5 % of streams to miss), and long random interleavings that make xterm.js
