@@ -45,7 +45,9 @@ export function readVerbArgs(verb: Verb, words: readonly string[]): ReadVerbArgs
   for (const t of options) {
     const spec = verb.options[t.name];
     if (spec === undefined) {
-      refuse(...unknownOption(verb, t.rawName));
+      const [said, close] = unknownOption(verb, t.rawName);
+      const moved = close.length === 0 ? commandAfterDash(verb, tokens, before, t.index) : null;
+      refuse(moved === null ? said : `${said}: ${verb.afterDash} go after --, as in \`${moved}\``, close);
       continue;
     }
     if (spec.type === 'boolean') {
@@ -71,6 +73,22 @@ export function readVerbArgs(verb: Verb, words: readonly string[]): ReadVerbArgs
     if (wrong !== null) refuse(wrong);
   }
   return { args, json, help, problem };
+}
+
+/**
+ * `tend new vim -u NONE`: an unknown option after the words of a command
+ * is most likely the command's own, which goes after --. The command line
+ * with it there, or null when the option came before any command word.
+ */
+function commandAfterDash(verb: Verb, tokens: readonly Token[], words: readonly string[], optionIndex: number): string | null {
+  if (verb.afterDash === undefined || verb.operands === undefined) return null;
+  // The verb's own operands (TARGET) stay before --; what a repeating operand would take is the command.
+  const kept = operandWords(verb.operands).filter((w) => !w.repeats).length;
+  const positionals = tokens.filter((t): t is Extract<Token, { kind: 'positional' }> => t.kind === 'positional');
+  const start = positionals[kept];
+  if (start === undefined || start.index > optionIndex) return null;
+  const own = positionals.slice(0, kept).map((p) => `${p.value} `).join('');
+  return `tend ${verb.name} ${own}-- ${words.slice(start.index).join(' ')}`;
 }
 
 /** The usage's first line: the verb's synopsis. */

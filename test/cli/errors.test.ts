@@ -74,6 +74,13 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
     assertUsageError(r, /^tend: unknown option --bogus-flag$/, 'tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--term TERM] [--env NAME=VALUE]... [--workspace W] [--json] [-- CMD ARGS...]');
     assert.doesNotMatch(r.stderr, /To specify a positional argument|ERR_PARSE_ARGS/, 'not the argument parser\'s words');
     assertUsageError(await t.cli(['ls', '--jsn']), /^tend: unknown option --jsn \(did you mean --json\?\)$/, 'tend ls [--json]');
+    const near = await t.cli(['ls', '--jsn', '--json']);
+    assert.equal(near.code, 2);
+    assert.deepEqual(jsonError(near).candidates, ['--json']);
+    // An option after a command's words is the command's: said where it goes.
+    assertUsageError(await t.cli(['split', ':x', 'vim', '-u', 'NONE']),
+      /^tend: unknown option -u: CMD ARGS\.\.\. go after --, as in `tend split :x -- vim -u NONE`$/,
+      'tend split TARGET [--right | --down] [--name N] [--cwd DIR] [--json] [-- CMD ARGS...]');
     assertUsageError(await t.cli(['screen', ':x', '--ansi=yes']), /^tend: --ansi takes no value \(given "yes"\)$/, SCREEN_USAGE);
     assertUsageError(await t.cli(['new', '--size']), /^tend: --size needs a value$/, 'tend new [--name N] [--cwd DIR] [--size COLSxROWS] [--term TERM] [--env NAME=VALUE]... [--workspace W] [--json] [-- CMD ARGS...]');
     assert.equal(t.serverPid(), null);
@@ -90,7 +97,8 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
     assertUsageError(await t.cli(['ls', 'extra']), /^tend: unexpected argument "extra"$/, 'tend ls [--json]');
     assertUsageError(await t.cli(['screen', ':x', 'extra']), /^tend: unexpected argument "extra"$/, SCREEN_USAGE);
     assertUsageError(await t.cli(['commands', ':x', 'extra']), /^tend: unexpected argument "extra"$/, 'tend commands TARGET [--json]');
-    assertUsageError(await t.cli(['revive', ':x', 'vim', '-n']), /^tend: unknown option -n$/, REVIVE_USAGE);
+    assertUsageError(await t.cli(['revive', ':x', '-n']), /^tend: unknown option -n$/, REVIVE_USAGE);
+    assertUsageError(await t.cli(['revive', ':x', 'vim', '-n']), /^tend: unknown option -n: CMD ARGS\.\.\. go after --, as in `tend revive :x -- vim -n`$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['revive', ':x', 'vim']), /^tend: unexpected argument "vim": put CMD ARGS\.\.\. after --, as in `tend revive :x -- vim`$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['send', ':x']), /^tend: nothing to send: give TEXT, --keys K, --enter or --stdin$/);
     assertUsageError(await t.cli(['send', ':x', '']), /^tend: nothing to send/);
