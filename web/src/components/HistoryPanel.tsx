@@ -6,7 +6,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Terminal } from '@xterm/xterm';
 import type { HistoryLoader } from '../terminal/history-loader.js';
-import type { TerminalLink } from '../terminal/terminal-link.js';
 import type { ThemeName } from '../theme.js';
 import { HistoryView } from '../history/history-view.js';
 import { connectionNotice, gapNotice, historySummary } from '../history/history-text.js';
@@ -17,8 +16,8 @@ export interface HistoryPanelProps {
   sessionId: string;
   label: string;
   loader: HistoryLoader;
-  /** The pane's live terminal and link: read (width, font, whether it trimmed rows), never written. */
-  live: { terminal: Terminal; link: TerminalLink };
+  /** The pane's live terminal: read (width, font, its scrollback), never written. */
+  live: Terminal;
   theme: ThemeName;
   /** Bumped when the search key is pressed for this pane from outside the panel's terminal. */
   searchRequest: number;
@@ -113,7 +112,7 @@ export function HistoryPanel(props: HistoryPanelProps) {
       )}
       {gap && (
         <div className="history-notice history-gap" role="note">
-          {gapNotice(props.live.terminal.options.scrollback ?? 0)}
+          {gapNotice(props.live.options.scrollback ?? 0)}
         </div>
       )}
       {searching && search && <SearchBar search={search} onClose={() => view.closeSearch()} />}

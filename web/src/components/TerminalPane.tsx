@@ -113,7 +113,7 @@ export function TerminalPane(props: TerminalPaneProps) {
             sessionId={props.sessionId}
             label={props.label}
             loader={historyLoader}
-            live={{ terminal: parts.terminal, link: parts.link }}
+            live={parts.terminal}
             theme={props.theme}
             searchRequest={historySearch}
             onFocus={() => props.onFocus()}

@@ -12,7 +12,6 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import type { HistoryLoader, HistoryState } from '../terminal/history-loader.js';
-import type { TerminalLink } from '../terminal/terminal-link.js';
 import { registerDebugHistory, type DebugHistoryView } from '../debug-hook.js';
 import { commandForKey } from '../layout/shortcuts.js';
 import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
@@ -44,8 +43,8 @@ const PLAIN = '\x1b[0m';
 export interface HistoryViewOptions {
   sessionId: string;
   loader: HistoryLoader;
-  /** The pane's live terminal and link: read (width, font), never written. */
-  live: { terminal: Terminal; link: TerminalLink };
+  /** The pane's live terminal: read (width, font), never written. */
+  live: Terminal;
   theme: ThemeName;
   /** Read at each use: the latest from the component. */
   onClose: () => void;
@@ -70,7 +69,7 @@ export class HistoryView extends Model<HistoryViewState> {
   /** Makes the view's terminal in `element`; returns what takes it down. */
   attach(element: HTMLElement): () => void {
     const { options } = this;
-    const live = options.live.terminal;
+    const live = options.live;
     const term = new Terminal({
       cols: live.cols,
       rows: Math.max(1, live.rows),

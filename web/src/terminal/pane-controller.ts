@@ -25,7 +25,7 @@ import type { PaneRows } from './history-join.js';
 import { registerDebugPane, reportProblem } from '../debug-hook.js';
 import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
-import { onPaneCommand } from '../workspace/pane-commands.js';
+import { onPaneCommand, type PaneCommandKind } from '../workspace/pane-commands.js';
 import { Model } from '../model/model.js';
 
 /** The server keeps 10 000 rows live; the page keeps as many, so scrolling back finds the same lines. */
@@ -319,7 +319,7 @@ export class PaneController extends Model<PaneState> {
   }
 
   /** The search, history and copy keys pressed while the focus was on the page, for this pane. */
-  private paneCommand(kind: 'search' | 'history' | 'copy'): void {
+  private paneCommand(kind: PaneCommandKind): void {
     if (kind === 'search') {
       if (this.state.historyOpen) this.update({ historySearch: this.state.historySearch + 1 });
       else this.openSearch();

@@ -13,6 +13,7 @@ import { ApiError, sessionsApi, type SessionInfo } from '../api/sessions.js';
 import { enclosingSplit, leaf, leaves, neighbour, removeLeaf, sameLayout, setRatio, splitLeaf, type LayoutNode, type NodePath } from '../layout/layout-tree.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { Model } from '../model/model.js';
+import type { PaneCommandKind } from './pane-commands.js';
 import type { Startable } from '../model/use-owned-model.js';
 
 /** How often the page looks for layout changes made elsewhere (another browser, the CLI). */
@@ -40,7 +41,7 @@ export interface WorkspaceModelOptions {
   focus?: string | null;
   navigate(path: string): void;
   /** A pane command for one pane (search, history, copy): the pane hears it. */
-  paneCommand(sessionId: string, kind: 'search' | 'history' | 'copy'): void;
+  paneCommand(sessionId: string, kind: PaneCommandKind): void;
 }
 
 async function resolveSession(name: string): Promise<SessionInfo | null> {
