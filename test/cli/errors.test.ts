@@ -100,6 +100,8 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
     assertUsageError(await t.cli(['revive', ':x', '-n']), /^tend: unknown option -n$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['revive', ':x', 'vim', '-n']), /^tend: unknown option -n: CMD ARGS\.\.\. go after --, as in `tend revive :x -- vim -n`$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['revive', ':x', 'vim']), /^tend: unexpected argument "vim": put CMD ARGS\.\.\. after --, as in `tend revive :x -- vim`$/, REVIVE_USAGE);
+    assertUsageError(await t.cli(['logs', 'extra']), /^tend: unexpected argument "extra"$/, 'tend logs [--lines N] [--follow] [--json]');
+    assertUsageError(await t.cli(['completion']), /^tend: missing SHELL: bash, zsh, fish$/);
     assertUsageError(await t.cli(['send', ':x']), /^tend: nothing to send: give TEXT, --keys K, --enter or --stdin$/);
     assertUsageError(await t.cli(['send', ':x', '']), /^tend: nothing to send/);
     assertUsageError(await t.cli(['server', 'stat']), /^tend: no action "stat" \(did you mean start\?\); server takes start, stop, restart or status$/);

@@ -25,6 +25,8 @@ asks a running server for as you type; it never starts one.
 Load it again after upgrading tend: it holds the verbs of the tend that wrote it.`,
     // --list is for the scripts themselves (what only the server knows), so the usage leaves it out.
     options: { list: { type: 'string' } },
+    // Optional only for the scripts' --list; run() asks for it otherwise.
+    operands: '[SHELL]',
     async run({ args, client, stdout }) {
       const list = args.values.list;
       if (typeof list === 'string') {
@@ -33,7 +35,7 @@ Load it again after upgrading tend: it holds the verbs of the tend that wrote it
         return 0;
       }
       const [shell] = args.positionals;
-      if (shell === undefined || args.positionals.length > 1) throw new CliError(`usage: tend completion ${COMPLETED_SHELLS.join('|')}`, 2);
+      if (shell === undefined) throw new CliError(`missing SHELL: ${COMPLETED_SHELLS.join(', ')}`, 2);
       if (!isCompletedShell(shell)) throw new CliError(`no completion for "${shell}"; there is one for ${COMPLETED_SHELLS.join(', ')}`, 2);
       stdout.write(completionScript(shell, verbTable()));
       return 0;

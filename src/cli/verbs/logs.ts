@@ -21,8 +21,8 @@ the errors it met. Reading the log never starts a server.
                   log's rotation, until Ctrl-C
   -j, --json      { log, lines } (not with --follow)`,
   options: { ...jsonOption, lines: { type: 'string', short: 'n' }, follow: { type: 'boolean', short: 'f' } },
+  operands: '',
   async run({ args, client, stdout, stderr }) {
-    if (args.positionals.length > 0) throw new CliError(`tend logs takes no operands ("${args.positionals.join(' ')}")`, 2);
     const count = lineCount(args.values.lines);
     const follow = args.values.follow === true;
     const json = args.values.json === true;
