@@ -2,7 +2,8 @@
 // target, with the target's pane focused, or the target alone when no
 // workspace holds it; and a page that stops asking for a workspace the
 // server does not have (a lone session's page, a workspace removed
-// elsewhere) instead of polling a route that answers 404 forever.
+// elsewhere) instead of polling a route that answers 404 forever, and
+// follows one again once it is made elsewhere.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -58,7 +59,7 @@ describe('tend open and the page it opens', { timeout: WEB_TEST_TIMEOUT_MS, skip
     assert.equal(await alone.locator('.pane').count(), 1);
   });
 
-  test('the page stops polling a workspace the server answers 404 for, and says why', async (t) => {
+  test('the page stops polling a workspace the server answers 404 for, says why, and follows it again once it is made elsewhere', async (t) => {
     const scope = useTestScope(t);
     const h = await startWebHarness(scope);
     const lone = await h.newSession({ name: 'lone' });
@@ -97,5 +98,12 @@ describe('tend open and the page it opens', { timeout: WEB_TEST_TIMEOUT_MS, skip
     assert.equal(pairAsks.count, asksAtNote, 'no GET of the removed workspace after its 404');
     // The panes stay.
     assert.equal(await other.locator('.pane').count(), 2);
+
+    // Made again elsewhere (one pane now): the page follows it again.
+    const again = await h.server.api('PUT', '/v1/workspaces/pair', { layout: { type: 'session', sessionId: b } });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    await other.locator(`.pane[data-session="${a}"]`).waitFor({ state: 'detached', timeout: 30_000 });
+    await waitFor(async () => (await note.count()) === 0, { what: 'the note to go' });
+    await waitFor(() => pairAsks.count > asksAtNote, { what: 'the polling to start again', timeoutMs: 30_000 });
   });
 });

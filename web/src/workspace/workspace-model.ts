@@ -5,10 +5,12 @@
 // its first split creates the workspace.
 //
 // Changes made elsewhere are polled for, only while the workspace exists: a
-// page showing a lone session asks nothing until its first split saves one,
-// and a workspace removed elsewhere (the route answers 404) stops the polling
-// and says so; the panes stay, and the next change saves the layout again.
-import { loadWorkspace, saveWorkspace } from '../api/workspaces.js';
+// page showing a lone session does not ask for a workspace the server does
+// not have, and a workspace removed elsewhere (the route answers 404) stops
+// the polling and says so; the panes stay, and the next change saves the
+// layout again. Meanwhile the list of workspaces (which always answers) tells
+// when one of this name appears, made elsewhere: the page follows it again.
+import { listWorkspaces, loadWorkspace, saveWorkspace } from '../api/workspaces.js';
 import { ApiError, sessionsApi, type SessionInfo } from '../api/sessions.js';
 import { enclosingSplit, leaf, leaves, neighbour, removeLeaf, sameLayout, setRatio, splitLeaf, type LayoutNode, type NodePath } from '../layout/layout-tree.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
@@ -224,6 +226,20 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
       if (this.running) this.update({ sessions: new Map(list.map((s) => [s.id, s])) });
     } catch {
       /* the banner shows the server is away */
+    }
+    if (!this.state.saved && this.state.layout !== null) await this.lookForWorkspace();
+  }
+
+  /** Not following a workspace: whether one of this name has been made elsewhere since. */
+  private async lookForWorkspace(): Promise<void> {
+    const version = this.localVersion;
+    try {
+      const found = (await listWorkspaces()).find((w) => w.name === this.options.name);
+      if (!this.running || !found?.layout || this.state.saved || version !== this.localVersion || this.saving > 0) return;
+      this.update({ saved: true, note: null });
+      if (!sameLayout(found.layout, this.state.layout)) this.setLayout(found.layout);
+    } catch {
+      /* asked again at the next look */
     }
   }
 
