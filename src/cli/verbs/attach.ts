@@ -41,9 +41,9 @@ ${describePrefixKeys(DEFAULT_DETACH_PREFIX).map((line) => `  ${line}`).join('\n'
   -k, --detach-key KEY  the prefix, e.g. C-a or ^] (default C-\\;
                         also TEND_DETACH_KEY)`,
   options: { 'read-only': { type: 'boolean', short: 'r' }, 'detach-key': { type: 'string', short: 'k' } },
+  operands: 'TARGET',
   async run({ args, client, stdout, stderr }) {
-    const [target, extra] = args.positionals;
-    if (target === undefined || extra !== undefined) throw new CliError('usage: tend attach TARGET [--read-only] [--detach-key KEY]', 2);
+    const target = args.positionals[0]!;
     const keySpec = typeof args.values['detach-key'] === 'string' ? args.values['detach-key'] : process.env.TEND_DETACH_KEY;
     let prefix = DEFAULT_DETACH_PREFIX;
     if (keySpec !== undefined && keySpec !== '') {

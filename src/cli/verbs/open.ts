@@ -41,6 +41,7 @@ dashboard, or at the workspace that holds TARGET with TARGET's pane focused
   -p, --print   only print the address
   -j, --json    print { url } as JSON (and open nothing)`,
   options: { ...jsonOption, print: { type: 'boolean', short: 'p' } },
+  operands: '[TARGET]',
   async run({ args, client, stdout }) {
     const health = await client.call<Pick<HealthReply, 'port'>>('GET', '/v1/health');
     if (health.port === null) {
