@@ -2,6 +2,7 @@
 // tmux's usage is from its cmd_entry), each ending with what the exit
 // statuses mean.
 import { exitStatusHelp } from './exit-codes.js';
+import { CLI_ERROR_CODES } from './cli-error.js';
 import type { Verb } from './verb.js';
 
 export function mainHelp(verbs: readonly Verb[]): string {
@@ -14,8 +15,8 @@ ${verbs.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`).join('\n')}
 
 With --json, a verb prints JSON, and an error is one JSON object on stderr:
 {"error": {"code", "message", "candidates"?, ...}}, the API's code when the
-server refused (docs/api.md), else usage, failed, server_unreachable,
-server_start_failed or internal.
+server refused (docs/api.md), else one of the CLI's own:
+${Object.keys(CLI_ERROR_CODES).join(', ')}.
 
 ${exitStatusHelp()}
 
