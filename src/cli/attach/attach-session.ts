@@ -16,10 +16,9 @@
 // the holder drops those it has: each arrives once.
 //
 // The keys after the prefix (prefix-keys.ts) detach, show the keys, or list
-// the sessions and switch this attach to another one. What the attach draws
-// over the session's screen — the hint on entry, the read-only marker, those
-// panels, the notice that the screen is incomplete — holds back the stream
-// until the server repaints the screen (overlay.ts says why).
+// the sessions and switch this attach to another one, over the same socket.
+// What the attach draws over the session's screen (screen-overlays.ts) holds
+// back the stream until the server repaints the screen (overlay.ts says why).
 //
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
@@ -35,11 +34,10 @@ import {
 } from '../../protocol/viewer-frames.js';
 import { UntakenInput, newWriterId } from '../../protocol/untaken-input.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import { describeDetachKey } from './detach-key.js';
 import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
-import { drawOverlay, eraseOverlay, type OverlayLine } from './overlay.js';
-import { PrefixKeyFilter, describePrefixKeys, type PrefixCommand } from './prefix-keys.js';
-import { SessionPicker, sessionLabel, type SessionChoice } from './session-picker.js';
+import { PrefixKeyFilter, type PrefixCommand } from './prefix-keys.js';
+import { DEGRADED_NOTICE, ScreenOverlays } from './screen-overlays.js';
+import { sessionLabel, type SessionChoice } from './session-picker.js';
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 
@@ -83,15 +81,7 @@ const INPUT_RESUME_BYTES = 64 * 1024;
 const UNTAKEN_MAX_BYTES = 1024 * 1024;
 /** After the server said it is stopping, give whoever restarts it this long before starting one ourselves. */
 const RESTART_GRACE_MS = 5000;
-/** How long the notice that the screen is incomplete stays on the bottom row (a key dismisses it sooner). */
-const NOTICE_SHOW_MS = 4000;
-/** How long the hint on entry stays on the bottom row if no output or key ends it sooner. */
-const HINT_SHOW_MS = 4000;
-/** How long the read-only marker stays after the last key typed into a read-only attach. */
-const READ_ONLY_MARKER_SHOW_MS = 3000;
 const RECONNECTING_TEXT = 'tend: reconnecting… (the session keeps running; what you type is sent when it is back)';
-// Not why (a ring gap, a damaged history file: the server's log says): the line fits 80 columns.
-const DEGRADED_NOTICE = 'tend: part of this session\'s output was lost; the screen is incomplete';
 /** Written bytes that are acked at once (the server stops sending at 256 KiB unacked)... */
 const ACK_EAGER_BYTES = 32 * 1024;
 /** ...else acked this long after the write, or sooner with the next keystroke. */
@@ -135,17 +125,6 @@ export interface AttachSessionOptions {
   selfSessionId?: string;
 }
 
-/**
- * Something drawn over the session's screen. The hint and the read-only
- * marker give way to output (the first DATA ends them); the notice and the
- * panels hold the output back until they end. A panel takes the keys.
- */
-type Overlay =
-  | { kind: 'hint' | 'read-only' | 'notice' }
-  | { kind: 'keys' }
-  /** The session list; no picker while the list is being fetched, or when it could not be. */
-  | { kind: 'sessions'; picker: SessionPicker | null; lines: OverlayLine[] };
-
 export class AttachSession {
   private link: ServerLink | null = null;
   private readonly backoff: Backoff;
@@ -179,18 +158,9 @@ export class AttachSession {
   private readonly channelSession = new Map<number, string>();
   /** The link the untaken input was last (re)sent on: a new one is sent it all again. */
   private inputLink: ServerLink | null = null;
-  /** What is drawn over the screen now, if anything (see Overlay). */
-  private overlay: Overlay | null = null;
-  private overlayTimer: NodeJS.Timeout | null = null;
-  /**
-   * Bottom rows drawn over since the last snapshot was painted: stream bytes
-   * are dropped until the repaint that covers them (the server replays them
-   * on resume), since output would scroll the drawn rows into the history.
-   */
-  private coveredRows = 0;
+  /** The hint, the markers and the panels drawn over the screen. */
+  private readonly overlays: ScreenOverlays;
   private noticeGiven = false;
-  /** The hint was shown for the session shown (once on entry, once after a switch). */
-  private hintGiven = false;
   private lastAcked: number | null = null;
   /** Written and not yet acked: the seq to ack, the bytes since the last ack, the timer that sends it. */
   private ackOwed: number | null = null;
@@ -217,6 +187,23 @@ export class AttachSession {
     this.prefixKeys = new PrefixKeyFilter(options.detachPrefix);
     this.sessionId = options.sessionId;
     this.sessionName = options.sessionName;
+    this.overlays = new ScreenOverlays(
+      {
+        size: () => this.outerSize(),
+        canDraw: () => this.options.output.isTTY === true && this.painted,
+        write: (text) => this.options.output.write(text),
+        repaint: () => this.resubscribe(),
+        switchTo: (session) => this.switchTo(session),
+        typed: (bytes) => this.typed(bytes),
+        session: () => this.session,
+      },
+      {
+        readOnly: options.readOnly,
+        prefix: options.detachPrefix,
+        ...(options.listSessions ? { listSessions: options.listSessions } : {}),
+        ...(options.selfSessionId !== undefined ? { selfSessionId: options.selfSessionId } : {}),
+      },
+    );
     this.outcome = new Promise((resolve) => (this.resolveOutcome = resolve));
   }
 
@@ -279,17 +266,15 @@ export class AttachSession {
 
   private typed(chunk: Uint8Array): void {
     if (this.finished) return;
-    const overlay = this.overlay;
-    if (overlay?.kind === 'keys' || overlay?.kind === 'sessions') {
-      this.panelTyped(chunk);
+    if (this.overlays.panelShown) {
+      this.overlays.panelTyped(chunk);
       return;
     }
-    // A key ends the hint or the notice, and goes on to the session.
-    if (overlay !== null && overlay.kind !== 'read-only') this.endOverlay();
+    this.overlays.keyTyped();
     const { forward, command, rest } = this.prefixKeys.feed(chunk);
     if (forward.length > 0) {
       // The terminal's own reports (the mouse moving, focus) are not typing: they bring no marker.
-      if (this.options.readOnly && !holdsMouseReport(forward) && !isFocusReport(forward)) this.showReadOnlyMarker();
+      if (this.options.readOnly && !holdsMouseReport(forward) && !isFocusReport(forward)) this.overlays.showReadOnlyMarker();
       else if (!this.options.readOnly) this.sendInput(this.carry.push(forward));
     }
     if (command !== null) {
@@ -363,14 +348,13 @@ export class AttachSession {
   }
 
   private outerResized(): void {
-    // A panel holds back the snapshot the new size brings: it is drawn again for that size.
-    if (this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions') this.drawOverlayNow();
+    this.overlays.resized();
     // Read-only too: it never sizes the PTY, but the server renders its view for its size.
     if (!this.subscribed) return;
     this.link?.send({ type: 'resize-request', channel: this.channel, ...this.outerSize() });
   }
 
-  // ---- the keys after the prefix, and what they draw -----------------------
+  // ---- the keys after the prefix -------------------------------------------
 
   private prefixCommand(command: PrefixCommand, rest: Uint8Array): void {
     switch (command) {
@@ -378,159 +362,35 @@ export class AttachSession {
         this.finish({ kind: 'detached' });
         return;
       case 'keys':
-        if (!this.canDraw()) return;
-        this.showOverlay({ kind: 'keys' });
+        this.overlays.showKeys();
         break;
       case 'sessions':
-        if (!this.canDraw() || !this.options.listSessions) return;
-        this.listSessions();
+        this.overlays.showSessions();
         break;
     }
     if (rest.length > 0) this.typed(rest);
-  }
-
-  /** Something can be drawn over the screen: a terminal, and a session screen painted on it to repaint. */
-  private canDraw(): boolean {
-    return this.options.output.isTTY === true && this.painted;
-  }
-
-  private listSessions(): void {
-    const overlay: Overlay = { kind: 'sessions', picker: null, lines: [{ text: 'tend: listing the sessions…' }] };
-    this.showOverlay(overlay);
-    this.options.listSessions!().then(
-      (sessions) => {
-        if (this.overlay !== overlay) return; // left before the list came
-        overlay.picker = new SessionPicker(sessions, this.sessionId, this.options.selfSessionId);
-        this.drawOverlayNow();
-      },
-      (err: unknown) => {
-        if (this.overlay !== overlay) return;
-        overlay.lines = [{ text: `tend: could not list the sessions (${err instanceof Error ? err.message : String(err)}); any key returns` }];
-        this.drawOverlayNow();
-      },
-    );
-  }
-
-  /**
-   * Keys while a panel is shown. The keys panel ends at any key, the list at
-   * its own keys (session-picker.ts); the prefix leaves either and counts as
-   * typed, so `prefix d` detaches from a panel too.
-   */
-  private panelTyped(chunk: Uint8Array): void {
-    const overlay = this.overlay!;
-    const prefixAt = chunk.indexOf(this.options.detachPrefix);
-    const picker = overlay.kind === 'sessions' ? overlay.picker : null;
-    if (picker === null || prefixAt >= 0) {
-      this.endOverlay();
-      if (prefixAt >= 0) this.typed(chunk.subarray(prefixAt));
-      return;
-    }
-    const action = picker.key(chunk);
-    switch (action.kind) {
-      case 'none':
-        return;
-      case 'redraw':
-        this.drawOverlayNow();
-        return;
-      case 'cancel':
-        this.endOverlay();
-        return;
-      case 'switch':
-        this.switchTo(action.session, picker);
-        return;
-    }
   }
 
   /**
    * Shows another session in this attach, over the same socket: subscribes
    * to it on the other channel and leaves the old one, as a repaint does. Its
    * snapshot carries its history (the outer scrollback has another session's).
+   * Returns why it cannot, or null.
    */
-  private switchTo(session: SessionChoice, picker: SessionPicker): void {
+  private switchTo(session: SessionChoice): string | null {
     // Typed input belongs to the session it was typed for: it must be there before the keys go elsewhere.
-    if (this.untaken.untakenBytes > 0 || this.carry.holding) {
-      picker.refuse(`what you typed has not reached ${sessionLabel(this.session)} yet; try again in a moment`);
-      this.drawOverlayNow();
-      return;
-    }
-    if (!this.link?.isOpen || !this.subscribed) {
-      picker.refuse('the server is away; try again once it is back');
-      this.drawOverlayNow();
-      return;
-    }
-    this.clearOverlay();
+    if (this.untaken.untakenBytes > 0 || this.carry.holding) return `what you typed has not reached ${sessionLabel(this.session)} yet; try again in a moment`;
+    if (!this.link?.isOpen || !this.subscribed) return 'the server is away; try again once it is back';
+    this.overlays.sessionChanged();
     this.sessionId = session.id;
     this.sessionName = session.name;
     this.written = null;
     this.exit = null;
     this.noticeGiven = false;
-    this.hintGiven = false;
     // The new session's untaken input (if it was shown before) goes again on this link, from what its holder has.
     this.inputLink = null;
     this.resubscribe();
-  }
-
-  private showOverlay(overlay: Overlay): void {
-    this.clearOverlay();
-    this.overlay = overlay;
-    this.drawOverlayNow();
-    const showMs = overlay.kind === 'hint' ? HINT_SHOW_MS : overlay.kind === 'notice' ? NOTICE_SHOW_MS : overlay.kind === 'read-only' ? READ_ONLY_MARKER_SHOW_MS : null;
-    if (showMs !== null) this.overlayTimer = setTimeout(() => this.endOverlay(), showMs);
-  }
-
-  private drawOverlayNow(): void {
-    const lines = this.overlayLines();
-    if (lines.length === 0) return;
-    const size = this.outerSize();
-    this.coveredRows = Math.max(this.coveredRows, Math.min(lines.length, size.rows));
-    this.options.output.write(drawOverlay(lines, size));
-  }
-
-  private overlayLines(): OverlayLine[] {
-    const overlay = this.overlay;
-    const prefix = describeDetachKey(this.options.detachPrefix);
-    const label = sessionLabel(this.session);
-    switch (overlay?.kind) {
-      case undefined:
-        return [];
-      case 'hint':
-        return [{ text: `tend: ${this.options.readOnly ? 'watching' : 'attached to'} ${label}${this.options.readOnly ? ' read-only' : ''} · ${prefix} d detaches, ${prefix} ? lists the keys` }];
-      case 'read-only':
-        return [{ text: `tend: read-only: what you type is not sent to ${label} · ${prefix} d detaches` }];
-      case 'notice':
-        return [{ text: DEGRADED_NOTICE }];
-      case 'keys':
-        return [
-          { text: `tend attach: the keys after the prefix, ${prefix} (showing ${label}${this.options.readOnly ? ', read-only: what you type is not sent' : ''})` },
-          ...describePrefixKeys(this.options.detachPrefix).map((text) => ({ text: `  ${text}` })),
-          { text: 'any key returns' },
-        ];
-      case 'sessions':
-        return overlay.picker ? overlay.picker.lines(this.outerSize().rows) : overlay.lines;
-    }
-  }
-
-  /** Typing into a read-only attach does nothing: the marker says why, for a while after the last key. */
-  private showReadOnlyMarker(): void {
-    if (!this.canDraw()) return;
-    if (this.overlay?.kind === 'read-only') {
-      if (this.overlayTimer !== null) clearTimeout(this.overlayTimer);
-      this.overlayTimer = setTimeout(() => this.endOverlay(), READ_ONLY_MARKER_SHOW_MS);
-      return;
-    }
-    this.showOverlay({ kind: 'read-only' });
-  }
-
-  private clearOverlay(): void {
-    if (this.overlayTimer !== null) clearTimeout(this.overlayTimer);
-    this.overlayTimer = null;
-    this.overlay = null;
-  }
-
-  /** Ends what is drawn over the screen; the screen is repainted (stream bytes wait until it is). */
-  private endOverlay(): void {
-    this.clearOverlay();
-    this.resubscribe();
+    return null;
   }
 
   // ---- the server ------------------------------------------------------------
@@ -562,16 +422,15 @@ export class AttachSession {
       case 'snapshot':
         this.backoff.reset();
         // A panel stays until it ends; the repaint then asks for the screen as it is.
-        if (this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions') return;
+        if (this.overlays.panelShown) return;
         this.statusShown = false;
-        this.clearOverlay();
-        this.coveredRows = 0;
+        this.overlays.painted();
         this.historyOf = this.sessionId;
         if (frame.view) {
           this.writeOut(paintView(frame, { inAltScreen: this.altScreen.active }), frame.boot, frame.seq);
           this.altScreen.active = true;
           this.viewShown = this.painted = true;
-          this.showHint();
+          this.overlays.showHint();
           return;
         }
         this.viewShown = false;
@@ -582,14 +441,14 @@ export class AttachSession {
         this.altScreen.active = frame.modes.altScreen;
         this.altScreen.originMode = frame.modes.originMode;
         this.painted = true;
-        this.showHint();
+        this.overlays.showHint();
         return;
       case 'data':
         this.backoff.reset();
         // While rows are drawn over, output would scroll them into the
         // history: it waits, and the repaint that ends them replays it.
-        if (this.coveredRows > 0) {
-          if (this.overlay?.kind === 'hint' || this.overlay?.kind === 'read-only') this.endOverlay();
+        if (this.overlays.coveredRows > 0) {
+          this.overlays.outputHeld();
           return;
         }
         this.altScreen.feed(frame.data);
@@ -636,7 +495,7 @@ export class AttachSession {
     const link = this.link!;
     // After a view the outer screen is not the stream's: a replay would garble it.
     const resume = this.viewShown ? undefined : (this.written ?? undefined);
-    const repaint = resume !== undefined && (this.statusShown || this.coveredRows > 0);
+    const repaint = resume !== undefined && (this.statusShown || this.overlays.coveredRows > 0);
     this.channelSession.set(this.channel, this.sessionId);
     link.send({
       type: 'subscribe',
@@ -791,20 +650,7 @@ export class AttachSession {
     // Every snapshot of such a screen says so (the repaint that ends the notice too): once is enough.
     if (this.noticeGiven) return;
     this.noticeGiven = true;
-    this.showOverlay({ kind: 'notice' });
-  }
-
-  /**
-   * The hint on entry (and after a switch), on the bottom row: which session
-   * this is and the keys that matter. tend has no status line to keep it on
-   * (the session gets every row), and a line printed before the first paint
-   * would only be seen in the scrollback; so it is drawn over the screen
-   * until the first output, a key or HINT_SHOW_MS, then repainted away.
-   */
-  private showHint(): void {
-    if (this.hintGiven || !this.canDraw()) return;
-    this.hintGiven = true;
-    this.showOverlay({ kind: 'hint' });
+    this.overlays.showNotice();
   }
 
   /**
@@ -837,19 +683,17 @@ export class AttachSession {
     this.finished = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.carryTimer) clearTimeout(this.carryTimer);
-    this.clearOverlay();
     this.dropAck();
     this.link?.close();
     this.link = null;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    // Rows drawn over and not yet repainted are blanked rather than left showing the overlay.
-    const erase = this.coveredRows > 0 ? eraseOverlay(this.coveredRows, this.outerSize()) : '';
-    const restore = erase + leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
+    const covered = this.overlays.coveredRows > 0;
+    const restore = this.overlays.leaving() + leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
     const done = () => {
       if (this.rawMode) this.options.input.setRawMode(false);
       this.resolveOutcome(outcome);
     };
-    if (this.painted || this.statusShown || this.coveredRows > 0) this.options.output.write(restore, done);
+    if (this.painted || this.statusShown || covered) this.options.output.write(restore, done);
     else done();
   }
 }

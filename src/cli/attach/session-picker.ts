@@ -108,7 +108,7 @@ export class SessionPicker {
     const status = session.status === 'running' ? '' : `  [${session.status}]`;
     const what = session.title || session.cwd || '';
     const id = session.name ? ` (${session.id})` : '';
-    return { text: `${index} ${mark} ${sessionLabel(session)}${id}${status}  ${what}`, highlight: at === this.selected };
+    return { text: `${index} ${mark} ${sessionLabel(session)}${id}${status}${what ? `  ${what}` : ''}`, highlight: at === this.selected };
   }
 
   private move(by: number): boolean {
