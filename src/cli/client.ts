@@ -184,8 +184,3 @@ export function unreachable(err: unknown): CliError {
 function startFailed(message: string): CliError {
   return new CliError(message, 1, { code: 'server_start_failed' });
 }
-
-/** The message of an API error answer (see errorFromApi for the whole error). */
-export function apiErrorMessage(body: unknown): string {
-  return errorFromApi(0, body).message;
-}

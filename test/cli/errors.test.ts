@@ -194,6 +194,26 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 });
 
+describe('tend kill', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('looks every target up before it ends any: indexes do not shift under it, and a misspelt one ends nothing', async () => {
+    const names = ['kill-a', 'kill-b', 'kill-c'];
+    for (const name of names) assert.equal((await t.cli(['new', '--name', name, '--', 'sleep', '600'])).code, 0);
+    await t.holderPids();
+    const listed = async () => (JSON.parse((await t.cli(['ls', '--json'])).stdout) as Array<{ index: number; name: string }>);
+    const before = await listed();
+    const missed = await t.cli(['kill', ':kill-a', ':kill-x']);
+    assert.equal(missed.code, 1);
+    assert.equal(missed.stdout, '');
+    assert.deepEqual((await listed()).map((s) => s.name), before.map((s) => s.name), 'nothing was killed');
+    const [a, b] = [before.find((s) => s.name === 'kill-a')!, before.find((s) => s.name === 'kill-b')!];
+    const killed = await t.cli(['kill', String(a.index), String(b.index)]);
+    assert.equal(killed.code, 0, killed.stderr);
+    assert.match(killed.stdout, /^killed :kill-a \(\w+\)\nkilled :kill-b \(\w+\)\n$/);
+    const left = (await listed()).map((s) => s.name);
+    assert.ok(left.includes('kill-c') && !left.includes('kill-a') && !left.includes('kill-b'), left.join(' '));
+  });
+});
+
 describe('tend ls', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('shows the command each session runs, shortened to fit, and --json keeps the whole argv', async () => {
     const long = ['sh', '-c', `sleep 600 # ${'a'.repeat(60)}`];

@@ -12,10 +12,20 @@ TARGET is an id, a unique id prefix, :name, or an index from \`tend ls\`.`,
   options: { ...jsonOption },
   operands: 'TARGET...',
   async run({ args, client, stdout }) {
+    // Every target is looked up before any session ends: indexes shift as sessions go (`tend kill 1 2`
+    // would end the first and the third), and a misspelt target must end nothing.
+    const ids: string[] = [];
+    for (const t of args.positionals) {
+      const { id } = await client.call<SessionView>('GET', `/v1/sessions/${encodeURIComponent(t)}`);
+      if (!ids.includes(id)) ids.push(id);
+    }
     const killed: SessionView[] = [];
-    for (const t of args.positionals) killed.push(await client.call<SessionView>('DELETE', `/v1/sessions/${encodeURIComponent(t)}`));
+    for (const id of ids) {
+      const s = await client.call<SessionView>('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+      killed.push(s);
+      if (!args.values.json) stdout.write(`killed ${sessionLabel(s)}\n`);
+    }
     if (args.values.json) printJson(stdout, killed);
-    else for (const s of killed) stdout.write(`killed ${sessionLabel(s)}\n`);
     return 0;
   },
 };
