@@ -9,7 +9,7 @@ import { sessionLabel, type SessionInfo } from '../api/sessions.js';
 import { leaves } from '../layout/layout-tree.js';
 import { StatusBadge } from './StatusBadge.js';
 import { SessionListModel, type NewSessionForm } from '../dashboard/session-list-model.js';
-import { commandLine, shortCommandLine } from '../dashboard/command-line.js';
+import { commandLine, shortCommandLine } from '../../../src/common/command-line.js';
 import { useModel } from '../model/use-model.js';
 import { useOwnedModel } from '../model/use-owned-model.js';
 
@@ -22,6 +22,9 @@ function relativeTime(ms: number | null | undefined, now: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
   return new Date(ms).toLocaleDateString();
 }
+
+/** The Command cell shows at most this many characters; the whole line is its tooltip. */
+const COMMAND_CELL_MAX_CHARS = 60;
 
 const pathOf = (s: SessionInfo) => `/w/${encodeURIComponent(s.name ?? s.id)}`;
 
@@ -84,7 +87,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
                   <StatusBadge session={s} />
                 </td>
                 <td className="command" title={commandLine(s.argv)} data-label="runs">
-                  {shortCommandLine(s.argv)}
+                  {shortCommandLine(s.argv, COMMAND_CELL_MAX_CHARS)}
                 </td>
                 <td className="title" title={s.title ?? ''}>
                   {s.title ?? ''}
