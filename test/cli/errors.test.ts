@@ -127,6 +127,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
       [['search', ':target', '(', '--regex'], /^tend: TEXT is not a regular expression \(--regex\): /],
       [['search', ':target', 'x', '--max', '20000'], /^tend: --max takes a number of matches from 1 to 10000, not "20000"$/],
       [['screen', ':target', '--scrollback', '2000000'], /^tend: --scrollback takes a number of rows from 0 to 1000000, not "2000000"$/],
+      [['output', ':target', '--cmd', '99999999999999999999'], /^tend: --cmd takes a command number from `tend commands`, not "99999999999999999999"$/],
       [['await', '--resume', 'bogus'], /^tend: --resume takes the id `tend await` printed/],
       [['await', ':target', '--', ' '], /^tend: missing INPUT/],
     ];
@@ -134,7 +135,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
       const r = await t.cli(args);
       assertUsageError(r, said);
       // The API's field names, as the server words them: "cols", "q", "max", "name", "term", "input"…
-      assert.doesNotMatch(r.stderr, /"(cols|rows|q|max|scrollback|name|term|env\.TERM|cwd|input|id)"/, `${args.join(' ')}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /"(cols|rows|q|max|scrollback|name|term|env\.TERM|cwd|input|id|cmd)"/, `${args.join(' ')}: ${r.stderr}`);
     }
     assert.equal(await sessionCount(), 1, 'nothing was started by a refused command');
   });

@@ -19,6 +19,9 @@ export interface CommandRecord {
 /** GET …/commands answers at most this many, the newest. */
 export const MAX_LISTED_COMMANDS = 10_000;
 
+/** A command's number as ?cmd= takes it: 1 and up, at most 10 digits. */
+export const COMMAND_NUMBER_PATTERN = /^[1-9][0-9]{0,9}$/;
+
 /** GET …/output?cmd=N|last */
 export interface CommandOutputReply {
   number: number;

@@ -8,6 +8,7 @@ import {
   MAX_AWAIT_INPUT_BYTES,
   MAX_AWAIT_WAIT_MS,
   MAX_LISTED_COMMANDS,
+  COMMAND_NUMBER_PATTERN,
   type AwaitDone,
   type AwaitPending,
   type CommandOutputReply,
@@ -79,7 +80,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const session = registry.resolve(req.params.target ?? '');
     const index = indexOf(session);
     const which = req.query.get('cmd') ?? 'last';
-    if (which !== 'last' && !/^[1-9][0-9]{0,9}$/.test(which)) throw badRequest(`"cmd" must be a command number (from \`tend commands\`) or "last", not ${JSON.stringify(which)}`);
+    if (which !== 'last' && !COMMAND_NUMBER_PATTERN.test(which)) throw badRequest(`"cmd" must be a command number (from \`tend commands\`) or "last", not ${JSON.stringify(which)}`);
     const { commands: list, atPrompt } = await index.state();
     let command: CommandInfo | undefined;
     if (which === 'last') {
