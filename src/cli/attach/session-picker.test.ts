@@ -4,7 +4,7 @@ import { SessionPicker, type SessionChoice } from './session-picker.js';
 
 const bytes = (s: string) => Uint8Array.from(Buffer.from(s, 'utf8'));
 const SESSIONS: SessionChoice[] = [
-  { id: 'a1', name: 'one', status: 'running', index: 1, cwd: '/w' },
+  { id: 'a1', name: 'one', status: 'running', index: 1, argv: ['/usr/bin/vim', 'notes.txt'], cwd: '/w' },
   { id: 'b2', name: null, status: 'running', index: 2, title: 'htop' },
   { id: 'c3', name: 'old', status: 'cold', index: 3 },
 ];
@@ -14,7 +14,7 @@ describe('SessionPicker', () => {
     const lines = new SessionPicker(SESSIONS, 'b2', undefined).lines(24);
     assert.match(lines[0]!.text, /^tend: sessions/);
     assert.deepEqual(lines.slice(1).map((l) => [l.text, l.highlight]), [
-      ['  1   :one (a1)  /w', false],
+      ['  1   :one (a1)  vim notes.txt  /w', false],
       ['  2 * b2  htop', true],
       ['  3   :old (c3)  [cold]', false],
     ]);

@@ -5,6 +5,7 @@
 // q or Ctrl-C go back. Only running sessions can be switched to; picking
 // another says why not on the list's last row. This is the list's state and
 // its keys; attach-session.ts draws it (overlay.ts) and does the switch.
+import { commandText } from '../format.js';
 import type { OverlayLine } from './overlay.js';
 
 /** What the list needs of a session (a subset of the API's session). */
@@ -13,6 +14,7 @@ export interface SessionChoice {
   name: string | null;
   status: string;
   index?: number;
+  argv?: string[];
   title?: string;
   cwd?: string;
 }
@@ -106,7 +108,8 @@ export class SessionPicker {
     const mark = session.id === this.currentId ? '*' : ' ';
     const index = String(session.index ?? at + 1).padStart(3);
     const status = session.status === 'running' ? '' : `  [${session.status}]`;
-    const what = session.title || session.cwd || '';
+    // What runs, then its title or directory, as `tend ls` shows them.
+    const what = [session.argv?.length ? commandText(session.argv) : '', session.title || session.cwd || ''].filter((part) => part !== '').join('  ');
     const id = session.name ? ` (${session.id})` : '';
     return { text: `${index} ${mark} ${sessionLabel(session)}${id}${status}${what ? `  ${what}` : ''}`, highlight: at === this.selected };
   }
