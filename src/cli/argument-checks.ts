@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  SESSION_NAME_PATTERN, SESSION_NAME_RULE, SESSION_SIZE_MAX, SESSION_SIZE_MIN, TERM_NAME_PATTERN, TERM_NAME_RULE,
+  MAX_ARG_CHARS, MAX_ARGV_ITEMS, SESSION_NAME_PATTERN, SESSION_NAME_RULE, SESSION_SIZE_MAX, SESSION_SIZE_MIN, TERM_NAME_PATTERN, TERM_NAME_RULE,
 } from '../protocol/api/index.js';
 import { usageError } from './cli-error.js';
 
@@ -60,4 +60,17 @@ export function checkDirectory(option: string, dir: string): string {
   if (!existsSync(path)) throw usageError(`${option} ${dir}: the directory does not exist`);
   if (!statSync(path).isDirectory()) throw usageError(`${option} ${dir}: not a directory`);
   return path;
+}
+
+/**
+ * The command to start (CMD ARGS..., after `--`), or null when none was
+ * given: a bare `--` with nothing after it means the default shell, as no
+ * `--` does (the server would refuse an empty "argv").
+ */
+export function commandAfterDash(rest: string[] | null): string[] | null {
+  if (rest === null || rest.length === 0) return null;
+  if (rest.length > MAX_ARGV_ITEMS) throw usageError(`the command has ${rest.length} words; a session's command has at most ${MAX_ARGV_ITEMS}`);
+  const long = rest.find((word) => word.length > MAX_ARG_CHARS);
+  if (long !== undefined) throw usageError(`a word of the command is ${long.length} characters; at most ${MAX_ARG_CHARS}`);
+  return rest;
 }

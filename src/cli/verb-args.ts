@@ -46,7 +46,7 @@ export function readVerbArgs(verb: Verb, words: readonly string[]): ReadVerbArgs
     const spec = verb.options[t.name];
     if (spec === undefined) {
       const [said, close] = unknownOption(verb, t.rawName);
-      const moved = close.length === 0 ? commandAfterDash(verb, tokens, before, t.index) : null;
+      const moved = close.length === 0 ? commandMovedAfterDash(verb, tokens, before, t.index) : null;
       refuse(moved === null ? said : `${said}: ${verb.afterDash} go after --, as in \`${moved}\``, close);
       continue;
     }
@@ -80,7 +80,7 @@ export function readVerbArgs(verb: Verb, words: readonly string[]): ReadVerbArgs
  * is most likely the command's own, which goes after --. The command line
  * with it there, or null when the option came before any command word.
  */
-function commandAfterDash(verb: Verb, tokens: readonly Token[], words: readonly string[], optionIndex: number): string | null {
+function commandMovedAfterDash(verb: Verb, tokens: readonly Token[], words: readonly string[], optionIndex: number): string | null {
   if (verb.afterDash === undefined || verb.operands === undefined) return null;
   // The verb's own operands (TARGET) stay before --; what a repeating operand would take is the command.
   const kept = operandWords(verb.operands).filter((w) => !w.repeats).length;

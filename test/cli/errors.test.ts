@@ -128,6 +128,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
       [['search', ':target', 'x', '--max', '20000'], /^tend: --max takes a number of matches from 1 to 10000, not "20000"$/],
       [['screen', ':target', '--scrollback', '2000000'], /^tend: --scrollback takes a number of rows from 0 to 1000000, not "2000000"$/],
       [['output', ':target', '--cmd', '99999999999999999999'], /^tend: --cmd takes a command number from `tend commands`, not "99999999999999999999"$/],
+      [['new', '--', 'echo', ...Array.from({ length: 4096 }, (_, i) => String(i))], /^tend: the command has 4097 words; a session's command has at most 4096$/],
       [['await', '--resume', 'bogus'], /^tend: --resume takes the id `tend await` printed/],
       [['await', ':target', '--', ' '], /^tend: missing INPUT/],
     ];
@@ -135,7 +136,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
       const r = await t.cli(args);
       assertUsageError(r, said);
       // The API's field names, as the server words them: "cols", "q", "max", "name", "term", "input"…
-      assert.doesNotMatch(r.stderr, /"(cols|rows|q|max|scrollback|name|term|env\.TERM|cwd|input|id|cmd)"/, `${args.join(' ')}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /"(cols|rows|q|max|scrollback|name|term|env\.TERM|cwd|input|id|cmd|argv)"/, `${args.join(' ')}: ${r.stderr}`);
     }
     assert.equal(await sessionCount(), 1, 'nothing was started by a refused command');
   });

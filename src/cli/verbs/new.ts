@@ -4,7 +4,7 @@ import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
 import { envNameProblem } from '../../protocol/env-name.js';
 import { DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
-import { checkDirectory, checkName, checkTerm, fittedSize, parseSize } from '../argument-checks.js';
+import { checkDirectory, checkName, checkTerm, commandAfterDash, fittedSize, parseSize } from '../argument-checks.js';
 
 /**
  * This process's environment for a session it starts, without TERM: that
@@ -79,8 +79,8 @@ its viewers or the server, and prints its id.
     if (typeof args.values.term === 'string') body.term = checkTerm('--term', args.values.term);
     if (typeof args.values.name === 'string') body.name = checkName('--name', args.values.name);
     if (args.values['no-shell-integration']) body.shellIntegration = false;
-    const argv = args.rest ?? (args.positionals.length ? args.positionals : null);
-    if (argv) body.argv = argv;
+    const argv = commandAfterDash(args.rest ?? args.positionals);
+    if (argv !== null) body.argv = argv;
     const session = await client.call<SessionView>('POST', '/v1/sessions', body);
     if (workspace !== undefined) {
       await client.call('POST', `/v1/workspaces/${encodeURIComponent(workspace)}/sessions`, { session: session.id });

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { sessionLabel, type SessionView } from '../format.js';
+import { commandAfterDash } from '../argument-checks.js';
 
 export const reviveVerb: Verb = {
   name: 'revive',
@@ -15,7 +16,8 @@ its last working directory, below that screen.`,
   afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
     const target = args.positionals[0]!;
-    const body = args.rest ? { argv: args.rest } : {};
+    const argv = commandAfterDash(args.rest);
+    const body = argv === null ? {} : { argv };
     const s = await client.call<SessionView>('POST', `/v1/sessions/${encodeURIComponent(target)}/revive`, body);
     if (args.values.json) printJson(stdout, s);
     else stdout.write(`revived ${sessionLabel(s)}\n`);

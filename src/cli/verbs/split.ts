@@ -3,7 +3,7 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import type { SessionView } from '../format.js';
 import { callerEnvironment } from './new.js';
-import { checkDirectory, checkName } from '../argument-checks.js';
+import { checkDirectory, checkName, commandAfterDash } from '../argument-checks.js';
 import type { SplitReply } from '../../protocol/api/index.js';
 
 
@@ -37,7 +37,8 @@ workspace gets one ("default") made around it. Prints the new session's id.
     const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: callerEnvironment() };
     if (typeof args.values.name === 'string') body.name = checkName('--name', args.values.name);
     if (typeof args.values.cwd === 'string') body.cwd = checkDirectory('--cwd', args.values.cwd);
-    if (args.rest !== null && args.rest.length > 0) body.argv = args.rest;
+    const argv = commandAfterDash(args.rest);
+    if (argv !== null) body.argv = argv;
     const reply = await client.call<SplitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/split`, body);
     if (args.values.json) printJson(stdout, reply);
     else stdout.write(`${reply.session.id}\n`);
