@@ -33,6 +33,11 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Words as one line a person could type again (quoted where a shell needs it). */
+export function shellLine(words: readonly string[]): string {
+  return words.map(shellWord).join(' ');
+}
+
 /**
  * What a session runs, as one line a person reads: the program's name (not
  * its whole path) and its arguments as they would be typed.
@@ -40,7 +45,7 @@ function shellWord(word: string): string {
 export function commandText(argv: readonly string[]): string {
   const [program, ...rest] = argv;
   if (program === undefined) return '-';
-  return [program.slice(program.lastIndexOf('/') + 1) || program, ...rest].map(shellWord).join(' ');
+  return shellLine([program.slice(program.lastIndexOf('/') + 1) || program, ...rest]);
 }
 
 /** `text` cut to at most `chars` characters, the cut marked with "…". */

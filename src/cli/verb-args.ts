@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { nearest } from '../common/nearest.js';
 import { usageError, type CliError } from './cli-error.js';
+import { shellLine } from './format.js';
 import type { Verb, VerbArgs } from './verb.js';
 
 /** What an operand is, said when it is missing. */
@@ -87,8 +88,7 @@ function commandMovedAfterDash(verb: Verb, tokens: readonly Token[], words: read
   const positionals = tokens.filter((t): t is Extract<Token, { kind: 'positional' }> => t.kind === 'positional');
   const start = positionals[kept];
   if (start === undefined || start.index > optionIndex) return null;
-  const own = positionals.slice(0, kept).map((p) => `${p.value} `).join('');
-  return `tend ${verb.name} ${own}-- ${words.slice(start.index).join(' ')}`;
+  return shellLine(['tend', verb.name, ...positionals.slice(0, kept).map((p) => p.value), '--', ...words.slice(start.index)]);
 }
 
 /** The usage's first line: the verb's synopsis. */
@@ -131,5 +131,5 @@ function operandProblem(verb: Verb, spec: string, given: string[]): string | nul
   const extra = given.slice(words.length);
   const said = `unexpected argument ${JSON.stringify(extra[0])}`;
   if (verb.afterDash === undefined) return said;
-  return `${said}: put ${verb.afterDash} after --, as in \`tend ${verb.name} ${given.slice(0, words.length).join(' ')} -- ${extra.join(' ')}\``;
+  return `${said}: put ${verb.afterDash} after --, as in \`${shellLine(['tend', verb.name, ...given.slice(0, words.length), '--', ...extra])}\``;
 }

@@ -1,7 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
-import type { SessionView } from '../format.js';
+import { shellLine, type SessionView } from '../format.js';
 import { envNameProblem } from '../../protocol/env-name.js';
 import { DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
 import { checkDirectory, checkName, checkTerm, commandAfterDash, fittedSize, parseSize } from '../argument-checks.js';
@@ -63,7 +63,7 @@ its viewers or the server, and prints its id.
   afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
     if (args.rest !== null && args.positionals.length > 0) {
-      throw new CliError(`put the whole command after --: tend new -- ${[...args.positionals, ...args.rest].join(' ')}`, 2);
+      throw new CliError(`put the whole command after --: ${shellLine(['tend', 'new', '--', ...args.positionals, ...args.rest])}`, 2);
     }
     // Every value is checked before the session starts: a refused --workspace must not leave a session behind.
     const size = typeof args.values.size === 'string'
