@@ -7,15 +7,17 @@
 // contract.
 import { randomBytes } from 'node:crypto';
 import type { Router } from './router.js';
+import { INPUT_KEY_PATTERN, MAX_INPUT_BODY_BYTES, type InputReply } from '../../protocol/api/index.js';
 import { ApiError, badRequest } from './errors.js';
 import { optString } from './validate.js';
 import { SessionStateError, type Session } from '../session.js';
 import { InputHoleError, InputNotTakenError, WRITER_ID_BYTES } from '../input/durable-input.js';
 
-export const INPUT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
-const KEY_PATTERN = /^[0-9a-f]{32}$/;
+export const INPUT_BODY_LIMIT_BYTES = MAX_INPUT_BODY_BYTES;
+const KEY_PATTERN = INPUT_KEY_PATTERN;
 
-export interface InputRequest {
+/** A checked input body, as the server types it. */
+export interface ParsedInput {
   bytes: Buffer;
   /** The write's name, 16 bytes; chosen here when the caller gave none. */
   writer: Buffer;
@@ -24,7 +26,7 @@ export interface InputRequest {
 }
 
 /** The request body, checked whole before anything is typed. */
-export function parseInputBody(body: Record<string, unknown>): InputRequest {
+export function parseInputBody(body: Record<string, unknown>): ParsedInput {
   const text = optString(body, 'text', { max: INPUT_BODY_LIMIT_BYTES });
   const base64 = optString(body, 'base64', { max: INPUT_BODY_LIMIT_BYTES });
   if ((text === undefined) === (base64 === undefined)) throw badRequest('give exactly one of "text" (UTF-8) or "base64" (raw bytes)');
@@ -58,7 +60,7 @@ export function addInputRoute(router: Router, target: (t: string | undefined) =>
     } catch (err) {
       throw inputError(session, err, input.bytes.length, key);
     }
-    return { status: 200, json: { bytes: input.bytes.length, key, alreadyHad } };
+    return { status: 200, json: { bytes: input.bytes.length, key, alreadyHad } satisfies InputReply };
   });
 }
 

@@ -6,12 +6,8 @@
 // a time budget; past it, it stops with a SearchStoppedError.
 import type { IBufferLine } from '@xterm/headless';
 
-export interface SearchMatch {
-  /** The row number the matching logical line starts at. */
-  row: number;
-  /** The logical line (wrapped rows joined), trailing blanks trimmed. */
-  line: string;
-}
+import type { SearchMatch } from '../../protocol/api/index.js';
+export type { SearchMatch };
 
 export interface SearchResult {
   /** The last matches, oldest first. */
