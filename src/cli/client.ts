@@ -11,6 +11,7 @@ import { awaitReady } from '../protocol/ready-pipe.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { diskTroubleOf } from '../common/disk-trouble.js';
 import { CliError, errorFromApi } from './cli-error.js';
+import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery } from '../protocol/api/index.js';
 
 // CliError is defined with the way errors are said (cli-error.ts); verbs and the attach take it from here.
 export { CliError } from './cli-error.js';
@@ -74,6 +75,12 @@ export class TendClient {
     });
   }
 
+  /** A call to a route of the API's contract (see call). */
+  callRoute<T>(route: ApiRoute, params: Record<string, string> = {}, body?: unknown, query?: RouteQuery): Promise<T> {
+    const { method, path } = routeRequest(route, params, query);
+    return this.call<T>(method, path, body);
+  }
+
   /** A request that starts the server when none is running, and turns API errors into CliError. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     let res: ApiResponse<T>;
@@ -90,7 +97,7 @@ export class TendClient {
 
   async isRunning(): Promise<{ pid: number; boot: string; version: string } | null> {
     try {
-      const res = await this.raw<{ pid: number; boot: string; version: string }>('GET', '/v1/health', undefined, 5000);
+      const res = await this.raw<Pick<HealthReply, 'pid' | 'boot' | 'version'>>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5000);
       return res.status === 200 ? res.body : null;
     } catch {
       return null;

@@ -7,6 +7,7 @@
 // holder drops what it already has).
 import { CliError, isNoServer, unreachable, type TendClient } from './client.js';
 import { errorFromApi } from './cli-error.js';
+import { routeRequest, type ApiRoute, type RouteQuery } from '../protocol/api/index.js';
 
 /** How long a server that went away is waited for (a recovery of many sessions takes seconds). */
 export const RIDE_THROUGH_MS = 60_000;
@@ -37,6 +38,12 @@ export class RideThroughConnection {
     /** Answers with these statuses are the server going away mid-call, too: the call is made again. */
     private readonly retryStatuses: readonly number[] = [],
   ) {}
+
+  /** A call to a route of the API's contract (see call). */
+  callRoute<T>(route: ApiRoute, params: Record<string, string> = {}, body?: unknown, query?: RouteQuery): Promise<T> {
+    const { method, path } = routeRequest(route, params, query);
+    return this.call<T>(method, path, body);
+  }
 
   /** One call; API errors become CliError, a lost server is waited for. */
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -11,8 +11,9 @@ import {
   type FrameFromViewer,
 } from '../../protocol/viewer-frames.js';
 import { UnixWebSocket } from './unix-websocket.js';
+import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 
-export const VIEWER_ENDPOINT_PATH = '/v1/viewer';
+export const VIEWER_ENDPOINT_PATH = VIEWER_SOCKET_PATH;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export interface ServerLinkHandlers {

@@ -3,7 +3,7 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { EXIT } from '../exit-codes.js';
 import { AwaitConnection, newAwaitId } from './await-connection.js';
-import { AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
+import { API_ROUTES, AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
 
 /** The exit status of a wait that ran out, as timeout(1) uses. */
 export const AWAIT_TIMED_OUT_EXIT = EXIT.timedOut;
@@ -40,7 +40,7 @@ async function collect(conn: AwaitConnection, first: AwaitReply, deadline: numbe
   while (reply.status === 'pending') {
     const left = deadline === null ? WAIT_PER_CALL_MS : deadline - Date.now();
     if (left <= 0) break;
-    reply = await conn.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(reply.id)}?waitMs=${Math.min(left, WAIT_PER_CALL_MS)}`);
+    reply = await conn.callRoute<AwaitReply>(API_ROUTES.getAwait, { id: reply.id }, undefined, { waitMs: Math.min(left, WAIT_PER_CALL_MS) });
   }
   return reply;
 }
@@ -90,7 +90,7 @@ same command's result. The command is never typed twice.
       const id = args.values.resume;
       if (!AWAIT_ID_PATTERN.test(id)) throw new CliError(`--resume takes the id \`tend await\` printed ("w" and 12 hex digits), not "${id}"`, 2);
       conn = new AwaitConnection(client, id, stderr);
-      reply = await conn.call<AwaitReply>('GET', `/v1/awaits/${encodeURIComponent(id)}?waitMs=${Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS)}`);
+      reply = await conn.callRoute<AwaitReply>(API_ROUTES.getAwait, { id }, undefined, { waitMs: Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS) });
     } else {
       const [target, ...words] = args.positionals;
       const inputWords = args.rest ?? words;
@@ -100,7 +100,7 @@ same command's result. The command is never typed twice.
       // Chosen here, so a start whose answer a restart cut off is asked again by it (and not typed again).
       const id = newAwaitId();
       conn = new AwaitConnection(client, id, stderr);
-      reply = await conn.call<AwaitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/await`, {
+      reply = await conn.callRoute<AwaitReply>(API_ROUTES.startAwait, { target }, {
         id,
         input: inputWords.join(' '),
         timeoutMs: Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS),

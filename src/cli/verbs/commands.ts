@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { ago, table } from '../format.js';
 import type { CommandRecord } from '../../protocol/api/index.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 export type CommandRow = CommandRecord;
 
@@ -26,7 +27,7 @@ status, when, how long, where, and the command line. \`tend output TARGET
   operands: 'TARGET',
   async run({ args, client, stdout }) {
     const target = args.positionals[0]!;
-    const commands = await client.call<CommandRow[]>('GET', `/v1/sessions/${encodeURIComponent(target)}/commands`);
+    const commands = await client.callRoute<CommandRow[]>(API_ROUTES.listCommands, { target });
     if (args.values.json) {
       printJson(stdout, commands);
       return 0;

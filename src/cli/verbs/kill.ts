@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { sessionLabel, type SessionView } from '../format.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 export const killVerb: Verb = {
   name: 'kill',
@@ -16,12 +17,12 @@ TARGET is an id, a unique id prefix, :name, or an index from \`tend ls\`.`,
     // would end the first and the third), and a misspelt target must end nothing.
     const ids: string[] = [];
     for (const t of args.positionals) {
-      const { id } = await client.call<SessionView>('GET', `/v1/sessions/${encodeURIComponent(t)}`);
+      const { id } = await client.callRoute<SessionView>(API_ROUTES.getSession, { target: t });
       if (!ids.includes(id)) ids.push(id);
     }
     const killed: SessionView[] = [];
     for (const id of ids) {
-      const s = await client.call<SessionView>('DELETE', `/v1/sessions/${encodeURIComponent(id)}`);
+      const s = await client.callRoute<SessionView>(API_ROUTES.killSession, { target: id });
       killed.push(s);
       if (!args.values.json) stdout.write(`killed ${sessionLabel(s)}\n`);
     }

@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { ago, commandText, shorten, statusText, table } from '../format.js';
 import type { ListedSession } from '../../protocol/api/index.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 /** The COMMAND column's width when the output is no terminal (scripts that want it whole read --json). */
 const COMMAND_CHARS_PIPED = 40;
@@ -23,7 +24,7 @@ index and the id both work as targets.
   options: { ...jsonOption },
   operands: '',
   async run({ args, client, stdout, stderr }) {
-    const sessions = await client.call<ListedSession[]>('GET', '/v1/sessions');
+    const sessions = await client.callRoute<ListedSession[]>(API_ROUTES.listSessions);
     if (args.values.json) {
       printJson(stdout, sessions);
       return 0;

@@ -3,7 +3,7 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { shellLine, type SessionView } from '../format.js';
 import { envNameProblem } from '../../protocol/env-name.js';
-import { DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
+import { API_ROUTES, DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
 import { checkDirectory, checkName, checkTerm, commandAfterDash, fittedSize, parseSize } from '../argument-checks.js';
 
 /**
@@ -81,9 +81,9 @@ its viewers or the server, and prints its id.
     if (args.values['no-shell-integration']) body.shellIntegration = false;
     const argv = commandAfterDash(args.rest ?? args.positionals);
     if (argv !== null) body.argv = argv;
-    const session = await client.call<SessionView>('POST', '/v1/sessions', body);
+    const session = await client.callRoute<SessionView>(API_ROUTES.createSession, {}, body);
     if (workspace !== undefined) {
-      await client.call('POST', `/v1/workspaces/${encodeURIComponent(workspace)}/sessions`, { session: session.id });
+      await client.callRoute(API_ROUTES.addToWorkspace, { name: workspace }, { session: session.id });
     }
     if (args.values.json) printJson(stdout, session);
     else stdout.write(`${session.id}\n`);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
-import type { HealthReply, SessionInfo, Workspace } from '../../protocol/api/index.js';
+import { API_ROUTES, type HealthReply, type SessionInfo, type Workspace } from '../../protocol/api/index.js';
 
 /** Opens a URL with the desktop's opener, if there is one; never waits for it. */
 function openInBrowser(url: string): boolean {
@@ -43,15 +43,15 @@ dashboard, or at the workspace that holds TARGET with TARGET's pane focused
   options: { ...jsonOption, print: { type: 'boolean', short: 'p' } },
   operands: '[TARGET]',
   async run({ args, client, stdout }) {
-    const health = await client.call<Pick<HealthReply, 'port'>>('GET', '/v1/health');
+    const health = await client.callRoute<Pick<HealthReply, 'port'>>(API_ROUTES.health);
     if (health.port === null) {
       throw new CliError('the server has no 127.0.0.1 listener (its port was taken?); see TEND_PORT and the server log');
     }
     const [target] = args.positionals;
     let path = '/';
     if (target !== undefined) {
-      const session = await client.call<Pick<SessionInfo, 'id' | 'name'>>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
-      const workspaces = await client.call<Array<Pick<Workspace, 'name' | 'sessions'>>>('GET', '/v1/workspaces');
+      const session = await client.callRoute<Pick<SessionInfo, 'id' | 'name'>>(API_ROUTES.getSession, { target });
+      const workspaces = await client.callRoute<Array<Pick<Workspace, 'name' | 'sessions'>>>(API_ROUTES.listWorkspaces);
       path = pagePathFor(session, workspaces);
     }
     const url = `http://127.0.0.1:${health.port}${path}`;

@@ -1,7 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
-import { COMMAND_NUMBER_PATTERN, type CommandOutputReply } from '../../protocol/api/index.js';
+import { API_ROUTES, COMMAND_NUMBER_PATTERN, type CommandOutputReply } from '../../protocol/api/index.js';
 
 type OutputView = CommandOutputReply;
 
@@ -25,7 +25,7 @@ what it has written so far.
     if (typeof cmd === 'string' && args.values.last) throw new CliError('give --cmd N or --last, not both', 2);
     if (typeof cmd === 'string' && !COMMAND_NUMBER_PATTERN.test(cmd)) throw new CliError(`--cmd takes a command number from \`tend commands\`, not "${cmd}"`, 2);
     const q = new URLSearchParams({ cmd: typeof cmd === 'string' ? cmd : 'last' });
-    const out = await client.call<OutputView>('GET', `/v1/sessions/${encodeURIComponent(target)}/output?${q}`);
+    const out = await client.callRoute<OutputView>(API_ROUTES.commandOutput, { target }, undefined, Object.fromEntries(q));
     if (args.values.json) {
       printJson(stdout, out);
       return 0;

@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { checkName } from '../argument-checks.js';
 import type { SessionView } from '../format.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 export const renameVerb: Verb = {
   name: 'rename',
@@ -14,7 +15,7 @@ Gives the session a new name (target it as :NAME). An empty NAME ("") removes th
   async run({ args, client, stdout }) {
     const [target, typed] = args.positionals as [string, string];
     const name = typed === '' ? null : checkName('NAME', typed.replace(/^:/, ''));
-    const s = await client.call<SessionView>('PATCH', `/v1/sessions/${encodeURIComponent(target)}`, { name });
+    const s = await client.callRoute<SessionView>(API_ROUTES.renameSession, { target }, { name });
     if (args.values.json) printJson(stdout, s);
     else stdout.write(`${s.id} is now ${s.name ? `:${s.name}` : 'unnamed'}\n`);
     return 0;

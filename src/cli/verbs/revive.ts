@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { sessionLabel, type SessionView } from '../format.js';
 import { commandAfterDash } from '../argument-checks.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 export const reviveVerb: Verb = {
   name: 'revive',
@@ -18,7 +19,7 @@ its last working directory, below that screen.`,
     const target = args.positionals[0]!;
     const argv = commandAfterDash(args.rest);
     const body = argv === null ? {} : { argv };
-    const s = await client.call<SessionView>('POST', `/v1/sessions/${encodeURIComponent(target)}/revive`, body);
+    const s = await client.callRoute<SessionView>(API_ROUTES.reviveSession, { target }, body);
     if (args.values.json) printJson(stdout, s);
     else stdout.write(`revived ${sessionLabel(s)}\n`);
     return 0;

@@ -1,7 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { parseWholeNumber } from '../argument-checks.js';
-import { MAX_SCREEN_SCROLLBACK_ROWS } from '../../protocol/api/index.js';
+import { API_ROUTES, MAX_SCREEN_SCROLLBACK_ROWS } from '../../protocol/api/index.js';
 import { describeExit } from '../../protocol/exit-status.js';
 import type { ScreenTextReply } from '../../protocol/api/index.js';
 
@@ -40,7 +40,7 @@ Prints the visible screen as text, one line per row.
       const rows = parseWholeNumber('--scrollback', args.values.scrollback, { min: 0, max: MAX_SCREEN_SCROLLBACK_ROWS, what: 'rows' });
       q.set('scrollback', String(rows));
     }
-    const s = await client.call<ScreenView>('GET', `/v1/sessions/${encodeURIComponent(target)}/screen?${q}`);
+    const s = await client.callRoute<ScreenView>(API_ROUTES.readScreen, { target }, undefined, Object.fromEntries(q));
     if (args.values.json) printJson(stdout, s);
     else {
       if (s.status === 'exited') stderr.write(`tend: the program in ${target} ${describeExit({ code: s.exitCode ?? null, signal: s.exitSignal ?? null })}; this is its last screen\n`);

@@ -2,7 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { usageError } from '../cli-error.js';
 import { parseWholeNumber } from '../argument-checks.js';
-import { MAX_SEARCH_MATCHES, MAX_SEARCH_PATTERN_CHARS } from '../../protocol/api/index.js';
+import { API_ROUTES, MAX_SEARCH_MATCHES, MAX_SEARCH_PATTERN_CHARS } from '../../protocol/api/index.js';
 import type { SearchReply } from '../../protocol/api/index.js';
 
 type SearchView = SearchReply;
@@ -49,7 +49,7 @@ screen that contain TEXT, oldest first, each after its row number, as
     if (typeof args.values.max === 'string') {
       q.set('max', String(parseWholeNumber('--max', args.values.max, { min: 1, max: MAX_SEARCH_MATCHES, what: 'matches' })));
     }
-    const found = await client.call<SearchView>('GET', `/v1/sessions/${encodeURIComponent(target)}/search?${q}`);
+    const found = await client.callRoute<SearchView>(API_ROUTES.searchSession, { target }, undefined, Object.fromEntries(q));
     if (args.values.json) {
       printJson(stdout, found);
       return found.total > 0 ? 0 : 1;

@@ -9,6 +9,7 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { KeyNameError, parseKeys } from '../keys.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
+import { API_ROUTES, type InputReply } from '../../protocol/api/index.js';
 
 const KEY_PATTERN = /^[0-9a-f]{32}$/;
 /** The server answers 503 input_interrupted when it went away while the holder took a write: made again. */
@@ -74,9 +75,8 @@ to 60 s) and the send completed, nothing doubled.`,
       away: 'the server went away; waiting for it to come back to finish the send…',
       gaveUp: (why) => `the tend server went away and did not come back within ${RIDE_THROUGH_MS / 1000} s (${why}); part of the input may have arrived: run the same command with --key ${key} to send the rest, nothing twice`,
     }, stderr, [INTERRUPTED_STATUS]);
-    const path = `/v1/sessions/${encodeURIComponent(target)}/input`;
     const write = async (part: string, body: { text: string } | { base64: string }): Promise<number> =>
-      (await conn.call<{ bytes: number }>('POST', path, { ...body, key: partKey(key, part) })).bytes;
+      (await conn.callRoute<InputReply>(API_ROUTES.sendInput, { target }, { ...body, key: partKey(key, part) })).bytes;
     let sent = 0;
     if (args.values.stdin) {
       const chunks: Buffer[] = [];

@@ -2,6 +2,7 @@ import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError, type TendClient } from '../client.js';
 import { nearest } from '../../common/nearest.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 const STOP_WAIT_MS = 15_000;
 
@@ -21,7 +22,7 @@ async function waitGone(client: TendClient, pid: number): Promise<void> {
 async function stop(client: TendClient): Promise<number | null> {
   const running = await client.isRunning();
   if (!running) return null;
-  await client.raw('POST', '/v1/server/stop');
+  await client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path);
   await waitGone(client, running.pid);
   return running.pid;
 }
@@ -76,7 +77,7 @@ which \`tend logs\` prints.`,
           say(`not running (TEND_HOME ${client.paths.home})\nlog: ${log}`, { running: false, home: client.paths.home, log });
           return 1;
         }
-        const h = (await client.raw<Record<string, unknown>>('GET', '/v1/health')).body;
+        const h = (await client.raw<Record<string, unknown>>(API_ROUTES.health.method, API_ROUTES.health.path)).body;
         say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
         return 0;
       }

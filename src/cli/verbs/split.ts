@@ -5,6 +5,7 @@ import type { SessionView } from '../format.js';
 import { callerEnvironment } from './new.js';
 import { checkDirectory, checkName, commandAfterDash } from '../argument-checks.js';
 import type { SplitReply } from '../../protocol/api/index.js';
+import { API_ROUTES } from '../../protocol/api/index.js';
 
 
 
@@ -39,7 +40,7 @@ workspace gets one ("default") made around it. Prints the new session's id.
     if (typeof args.values.cwd === 'string') body.cwd = checkDirectory('--cwd', args.values.cwd);
     const argv = commandAfterDash(args.rest);
     if (argv !== null) body.argv = argv;
-    const reply = await client.call<SplitReply>('POST', `/v1/sessions/${encodeURIComponent(target)}/split`, body);
+    const reply = await client.callRoute<SplitReply>(API_ROUTES.splitSession, { target }, body);
     if (args.values.json) printJson(stdout, reply);
     else stdout.write(`${reply.session.id}\n`);
     return 0;

@@ -57,3 +57,14 @@ export function routePath(r: ApiRoute, params: Record<string, string> = {}): str
     return encodeURIComponent(value);
   });
 }
+
+/** Query parameters as a caller gives them: absent ones (undefined) are left out. */
+export type RouteQuery = Record<string, string | number | boolean | undefined>;
+
+/** A request to a route: its method, and its path with parameters filled in and the query appended. */
+export function routeRequest(r: ApiRoute, params: Record<string, string> = {}, query: RouteQuery = {}): { method: HttpMethod; path: string } {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, String(value));
+  const q = search.toString();
+  return { method: r.method, path: q === '' ? routePath(r, params) : `${routePath(r, params)}?${q}` };
+}

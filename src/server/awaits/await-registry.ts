@@ -25,6 +25,7 @@ export const MAX_AWAITS = 10_000;
 const SWEEP_INTERVAL_MS = 1000;
 /** An await id: chosen by the caller (so a retried request finds the first one) or by the server. */
 export { AWAIT_ID_PATTERN } from '../../protocol/api/index.js';
+import { API_ROUTES, routePath } from '../../protocol/api/index.js';
 
 /** What an await needs of its session; Session provides it. */
 export interface AwaitSession extends TypingTarget {
@@ -58,7 +59,7 @@ export class AwaitEntry {
   ) {}
 
   get location(): string {
-    return `/v1/awaits/${this.id}`;
+    return routePath(API_ROUTES.getAwait, { id: this.id });
   }
 
   /** Resolves true once settled, or false when `timeoutMs` passes first. */

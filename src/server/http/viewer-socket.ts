@@ -13,7 +13,8 @@ import { DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES, ViewerErrorCode, encodeFrameToView
 import { ViewerConnection } from '../viewers/viewer-connection.js';
 import type { SessionViewers } from '../viewers/session-viewers.js';
 
-export const VIEWER_SOCKET_PATH = '/v1/viewer';
+export { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
+import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 
 /**
  * Unsent bytes one socket may hold. Flow control keeps DATA to 256 KiB

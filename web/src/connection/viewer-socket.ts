@@ -18,6 +18,7 @@ import {
 import { UntakenInput, newWriterId } from '../../../src/protocol/untaken-input.js';
 import { Emitter } from '../../../src/common/event.js';
 import { ReconnectBackoff } from './backoff.js';
+import { VIEWER_SOCKET_PATH } from '../../../src/protocol/api/index.js';
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -40,7 +41,7 @@ export interface ViewerSocketOptions {
 /** A page-relative URL for the viewer endpoint: same host, ws or wss by the page's scheme. */
 export function viewerSocketUrl(location: Location): string {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/v1/viewer`;
+  return `${scheme}//${location.host}${VIEWER_SOCKET_PATH}`;
 }
 
 /**
