@@ -1,6 +1,7 @@
 // How the CLI shows sessions to a person.
 import { describeExitShort } from '../protocol/exit-status.js';
 import type { SessionInfo } from '../protocol/api/index.js';
+import { commandLine } from '../common/command-line.js';
 
 /** A session as the API shows it, with its `tend ls` index when listed. */
 export type SessionView = SessionInfo & { index?: number };
@@ -28,24 +29,16 @@ export function sessionLabel(s: { id: string; name: string | null }): string {
   return s.name ? `:${s.name} (${s.id})` : s.id;
 }
 
-/** A word as a shell would need it typed: bare when it holds nothing special, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Words as one line a person could type again (quoted where a shell needs it). */
-export function shellLine(words: readonly string[]): string {
-  return words.map(shellWord).join(' ');
-}
+/** Words as one line a shell would split back into the same words. */
+export { shellLine } from '../common/command-line.js';
 
 /**
  * What a session runs, as one line a person reads: the program's name (not
- * its whole path) and its arguments as they would be typed.
+ * its whole path) and its arguments as they would be typed; one formatter
+ * with the dashboard's (common/command-line.ts).
  */
 export function commandText(argv: readonly string[]): string {
-  const [program, ...rest] = argv;
-  if (program === undefined) return '-';
-  return shellLine([program.slice(program.lastIndexOf('/') + 1) || program, ...rest]);
+  return commandLine(argv) || '-';
 }
 
 /** `text` cut to at most `chars` characters, the cut marked with "…". */
