@@ -129,4 +129,61 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     await other.locator(`.pane[data-session="${right}"]`).waitFor({ state: 'detached' });
     assert.equal((await h.server.api<{ status: string }>('GET', `/v1/sessions/${right}`)).body.status, 'running');
   });
+
+  test("dividers reach the contract's ratio bounds (0.05–0.95) and move the split they belong to, nested ones too", async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const [a, b, c] = [await h.newSession({ name: 'a' }), await h.newSession({ name: 'b' }), await h.newSession({ name: 'c' })];
+    // Made elsewhere (as the CLI or a script would), at the very bounds the API accepts.
+    const put = await h.server.api('PUT', '/v1/workspaces/edge', {
+      layout: {
+        type: 'split',
+        direction: 'right',
+        ratio: 0.05,
+        first: { type: 'session', sessionId: a },
+        second: { type: 'split', direction: 'down', ratio: 0.95, first: { type: 'session', sessionId: b }, second: { type: 'session', sessionId: c } },
+      },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const page = await h.open('/w/edge');
+    const outer = page.locator('.divider[aria-orientation="vertical"]');
+    const inner = page.locator('.divider[aria-orientation="horizontal"]');
+    await inner.waitFor();
+    // Shown where the server has them, not pulled in to narrower bounds of the page's own.
+    assert.equal(await outer.getAttribute('aria-valuenow'), '5');
+    assert.equal(await inner.getAttribute('aria-valuenow'), '95');
+    const layoutOnServer = async () => (await h.server.api<WorkspaceBody>('GET', '/v1/workspaces/edge')).body.layout;
+
+    // The nested divider from the keyboard: only its own split (the root's second) moves.
+    await inner.focus();
+    await page.keyboard.press('ArrowUp');
+    const nudged = await waitFor(
+      async () => {
+        const l = await layoutOnServer();
+        return l?.second?.ratio !== 0.95 ? l : null;
+      },
+      { what: 'the nudged inner ratio on the server' },
+    );
+    assert.equal(nudged.second?.ratio, 0.93);
+    assert.equal(nudged.ratio, 0.05);
+
+    // The outer divider dragged past the right edge stops at the upper bound.
+    const box = (await outer.boundingBox())!;
+    const width = page.viewportSize()!.width;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(width / 2, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.move(width - 1, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const dragged = await waitFor(
+      async () => {
+        const l = await layoutOnServer();
+        return l && l.ratio !== 0.05 ? l : null;
+      },
+      { what: 'the dragged outer ratio on the server' },
+    );
+    assert.equal(dragged.ratio, 0.95);
+    assert.equal(dragged.second?.ratio, 0.93);
+    assert.equal(await outer.getAttribute('aria-valuenow'), '95');
+  });
 });

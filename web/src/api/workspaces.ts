@@ -1,51 +1,25 @@
 // Workspaces on the server (docs/api.md, /v1/workspaces): a named layout that
-// every browser shows the same. The server's tree is
-//   { type: "session", sessionId } | { type: "split", direction: "right"|"down", ratio, first, second }
-// ("right": second is right of first; ratio is first's share); the page works
-// on its own LayoutNode and converts at this edge only.
+// every browser shows the same. The page works on the contract's own tree
+// (src/protocol/api/layout.ts), so what the server answers is what the page
+// draws, and what the page changes is what it sends back.
 import { api, ApiError } from './sessions.js';
-import type { LayoutNode as ApiLayoutNode, Workspace as ApiWorkspace } from '../../../src/protocol/api/index.js';
-import type { LayoutNode } from '../layout/layout-tree.js';
-import { clampRatio } from '../layout/layout-tree.js';
+import type { LayoutNode, PutWorkspaceRequest, Workspace } from '../../../src/protocol/api/index.js';
 
-type WireNode = ApiLayoutNode;
-type WireWorkspace = ApiWorkspace;
+export type { Workspace } from '../../../src/protocol/api/index.js';
 
-export interface Workspace {
-  name: string;
-  /** null: the workspace exists but holds no pane (its last session went away). */
-  layout: LayoutNode | null;
+/** A saved ratio keeps this many decimals: a dragged divider need not store 17 digits. */
+const SAVED_RATIO_DECIMALS = 3;
+const RATIO_SCALE = 10 ** SAVED_RATIO_DECIMALS;
+
+function roundRatios(node: LayoutNode): LayoutNode {
+  if (node.type === 'session') return node;
+  return { ...node, ratio: Math.round(node.ratio * RATIO_SCALE) / RATIO_SCALE, first: roundRatios(node.first), second: roundRatios(node.second) };
 }
-
-export function layoutFromWire(node: WireNode | null | undefined): LayoutNode | null {
-  if (!node) return null;
-  if (node.type === 'session') return typeof node.sessionId === 'string' ? { kind: 'leaf', session: node.sessionId } : null;
-  if (node.type !== 'split') return null;
-  const a = layoutFromWire(node.first);
-  const b = layoutFromWire(node.second);
-  if (a === null) return b;
-  if (b === null) return a;
-  return { kind: 'split', direction: node.direction === 'down' ? 'vertical' : 'horizontal', ratio: clampRatio(Number(node.ratio)), a, b };
-}
-
-export function layoutToWire(node: LayoutNode): WireNode {
-  if (node.kind === 'leaf') return { type: 'session', sessionId: node.session };
-  return {
-    type: 'split',
-    direction: node.direction === 'vertical' ? 'down' : 'right',
-    // Rounded: a dragged divider need not store 17 digits.
-    ratio: Math.round(node.ratio * 1000) / 1000,
-    first: layoutToWire(node.a),
-    second: layoutToWire(node.b),
-  };
-}
-
-const fromWire = (w: WireWorkspace): Workspace => ({ name: w.name, layout: layoutFromWire(w.layout) });
 
 /** The workspace, or null when the server has none of that name. */
 export async function loadWorkspace(name: string): Promise<Workspace | null> {
   try {
-    return fromWire(await api<WireWorkspace>('GET', `/v1/workspaces/${encodeURIComponent(name)}`));
+    return await api<Workspace>('GET', `/v1/workspaces/${encodeURIComponent(name)}`);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
@@ -53,10 +27,11 @@ export async function loadWorkspace(name: string): Promise<Workspace | null> {
 }
 
 export async function saveWorkspace(name: string, layout: LayoutNode | null): Promise<Workspace> {
-  return fromWire(await api<WireWorkspace>('PUT', `/v1/workspaces/${encodeURIComponent(name)}`, { layout: layout ? layoutToWire(layout) : null }));
+  const body: PutWorkspaceRequest = { layout: layout ? roundRatios(layout) : null };
+  return api<Workspace>('PUT', `/v1/workspaces/${encodeURIComponent(name)}`, body);
 }
 
 export async function listWorkspaces(): Promise<Workspace[]> {
-  const list = await api<WireWorkspace[]>('GET', '/v1/workspaces');
-  return Array.isArray(list) ? list.map(fromWire) : [];
+  const list = await api<Workspace[]>('GET', '/v1/workspaces');
+  return Array.isArray(list) ? list : [];
 }

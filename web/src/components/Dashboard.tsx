@@ -6,10 +6,10 @@
 // scrolls sideways.
 import { useState } from 'react';
 import { sessionLabel, type SessionInfo } from '../api/sessions.js';
-import { leaves } from '../layout/layout-tree.js';
 import { StatusBadge } from './StatusBadge.js';
 import { SessionListModel, type NewSessionForm } from '../dashboard/session-list-model.js';
 import { commandLine, shortCommandLine } from '../../../src/common/command-line.js';
+import { layoutSessions } from '../../../src/protocol/api/index.js';
 import { useModel } from '../model/use-model.js';
 import { useOwnedModel } from '../model/use-owned-model.js';
 
@@ -137,7 +137,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
                 >
                   {w.name}
                 </a>{' '}
-                <span className="muted">{w.layout ? leaves(w.layout).length : 0} panes</span>
+                <span className="muted">{layoutSessions(w.layout).length} panes</span>
               </li>
             ))}
           </ul>

@@ -3,33 +3,11 @@
 // remounting it (a remount would mean a new xterm and a fresh snapshot).
 // Dividers drag with the mouse and move with the arrow keys when focused.
 import { useRef, type ReactNode } from 'react';
-import { rects, clampRatio, type LayoutNode, type NodePath, type Rect } from '../layout/layout-tree.js';
+import { MAX_SPLIT_RATIO, MIN_SPLIT_RATIO, type LayoutNode } from '../../../src/protocol/api/index.js';
+import { rects, clampRatio, dividers, type Divider, type NodePath } from '../layout/layout-tree.js';
 
 /** A keyboard nudge of a focused divider, as a share of its split. */
 const KEYBOARD_STEP_RATIO = 0.02;
-
-interface Divider {
-  path: NodePath;
-  direction: 'horizontal' | 'vertical';
-  ratio: number;
-  /** The split's rectangle, in the unit square. */
-  rect: Rect;
-}
-
-function dividers(node: LayoutNode, r: Rect = { x: 0, y: 0, w: 1, h: 1 }, path: NodePath = '', out: Divider[] = []): Divider[] {
-  if (node.kind === 'leaf') return out;
-  out.push({ path, direction: node.direction, ratio: node.ratio, rect: r });
-  if (node.direction === 'horizontal') {
-    const wa = r.w * node.ratio;
-    dividers(node.a, { ...r, w: wa }, path + 'a', out);
-    dividers(node.b, { ...r, x: r.x + wa, w: r.w - wa }, path + 'b', out);
-  } else {
-    const ha = r.h * node.ratio;
-    dividers(node.a, { ...r, h: ha }, path + 'a', out);
-    dividers(node.b, { ...r, y: r.y + ha, h: r.h - ha }, path + 'b', out);
-  }
-  return out;
-}
 
 const pct = (v: number) => `${(v * 100).toFixed(4)}%`;
 
@@ -54,7 +32,7 @@ export function SplitLayout(props: SplitLayoutProps) {
     const target = ev.currentTarget;
     target.setPointerCapture(ev.pointerId);
     const ratioAt = (e: PointerEvent) =>
-      d.direction === 'horizontal'
+      d.direction === 'right'
         ? clampRatio((e.clientX - box.left - d.rect.x * box.width) / (d.rect.w * box.width))
         : clampRatio((e.clientY - box.top - d.rect.y * box.height) / (d.rect.h * box.height));
     let last = d.ratio;
@@ -75,8 +53,8 @@ export function SplitLayout(props: SplitLayoutProps) {
   };
 
   const nudge = (d: Divider, ev: React.KeyboardEvent<HTMLDivElement>) => {
-    const back = d.direction === 'horizontal' ? 'ArrowLeft' : 'ArrowUp';
-    const forward = d.direction === 'horizontal' ? 'ArrowRight' : 'ArrowDown';
+    const back = d.direction === 'right' ? 'ArrowLeft' : 'ArrowUp';
+    const forward = d.direction === 'right' ? 'ArrowRight' : 'ArrowDown';
     if (ev.key !== back && ev.key !== forward) return;
     ev.preventDefault();
     props.onRatio(d.path, clampRatio(d.ratio + (ev.key === forward ? KEYBOARD_STEP_RATIO : -KEYBOARD_STEP_RATIO)), true);
@@ -99,8 +77,9 @@ export function SplitLayout(props: SplitLayoutProps) {
       })}
       {zoomed === null &&
         dividers(props.layout).map((d) => {
-          const horizontal = d.direction === 'horizontal';
-          const style = horizontal
+          // 'right': the panes sit side by side, so the divider is an upright bar.
+          const sideBySide = d.direction === 'right';
+          const style = sideBySide
             ? { left: pct(d.rect.x + d.rect.w * d.ratio), top: pct(d.rect.y), height: pct(d.rect.h) }
             : { top: pct(d.rect.y + d.rect.h * d.ratio), left: pct(d.rect.x), width: pct(d.rect.w) };
           return (
@@ -110,10 +89,10 @@ export function SplitLayout(props: SplitLayoutProps) {
               style={style}
               role="separator"
               tabIndex={0}
-              aria-orientation={horizontal ? 'vertical' : 'horizontal'}
+              aria-orientation={sideBySide ? 'vertical' : 'horizontal'}
               aria-valuenow={Math.round(d.ratio * 100)}
-              aria-valuemin={10}
-              aria-valuemax={90}
+              aria-valuemin={Math.round(MIN_SPLIT_RATIO * 100)}
+              aria-valuemax={Math.round(MAX_SPLIT_RATIO * 100)}
               aria-label="pane divider: drag, or use the arrow keys"
               data-path={d.path}
               onPointerDown={(ev) => startDrag(d, ev)}

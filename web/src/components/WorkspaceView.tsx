@@ -45,10 +45,10 @@ export function WorkspaceView(props: WorkspaceViewProps) {
           ← Sessions
         </button>
         <h1 className="workspace-name">{props.name}</h1>
-        <button type="button" className="small" onClick={() => void model.split('horizontal')} aria-label="split side by side">
+        <button type="button" className="small" onClick={() => void model.split('right')} aria-label="split side by side">
           Split ◫
         </button>
-        <button type="button" className="small" onClick={() => void model.split('vertical')} aria-label="split top and bottom">
+        <button type="button" className="small" onClick={() => void model.split('down')} aria-label="split top and bottom">
           Split ⊟
         </button>
         <button type="button" className="small" onClick={() => model.command({ kind: 'zoom' })} aria-pressed={zoomed !== null}>

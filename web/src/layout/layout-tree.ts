@@ -1,29 +1,19 @@
-// A workspace's split layout: a binary tree whose leaves are sessions and
-// whose inner nodes split their rectangle in two (side by side or stacked) at
-// a ratio. Pure functions over plain data, so the page, the dividers and the
-// keyboard all change it the same way and the result goes back to the server.
+// The page's geometry over a workspace's split layout. The tree itself, its
+// bounds and its edits (splitLeaf, removeLeaf, layoutSessions) are the HTTP
+// API's contract (src/protocol/api/layout.ts): the page draws and changes the
+// very tree the server stores. What is here is only what a screen needs
+// beyond that: each pane's rectangle, the pane next to another, the split a
+// divider belongs to, and moving that divider.
+import { MAX_SPLIT_RATIO, MIN_SPLIT_RATIO, type LayoutNode, type SplitDirection } from '../../../src/protocol/api/index.js';
 
-export type SplitDirection = 'horizontal' | 'vertical';
-
-export interface LeafNode {
-  kind: 'leaf';
-  session: string;
-}
-
-export interface SplitNode {
-  kind: 'split';
-  /** horizontal: a is left of b; vertical: a is above b. */
-  direction: SplitDirection;
-  /** a's share of the rectangle, 0..1. */
-  ratio: number;
-  a: LayoutNode;
-  b: LayoutNode;
-}
-
-export type LayoutNode = LeafNode | SplitNode;
-
-/** Where a node sits: the branch taken at each split from the root ('a' or 'b'). */
+/**
+ * Where a node sits: one step per split from the root, 'f' for its `first`
+ * and 's' for its `second` ('' is the root). A string, so it can name a
+ * divider in the DOM (data-path) and key it in React.
+ */
 export type NodePath = string;
+const FIRST_STEP = 'f';
+const SECOND_STEP = 's';
 
 export interface Rect {
   x: number;
@@ -32,79 +22,83 @@ export interface Rect {
   h: number;
 }
 
-/** Dividers can go this close to an edge and no closer, so no pane vanishes. */
-export const MIN_RATIO = 0.1;
-export const MAX_RATIO = 0.9;
+export const UNIT_RECT: Rect = { x: 0, y: 0, w: 1, h: 1 };
 
-export const leaf = (session: string): LeafNode => ({ kind: 'leaf', session });
-
+/** A ratio the contract accepts: a divider stops short of an edge, so no pane vanishes. */
 export function clampRatio(ratio: number): number {
   if (!Number.isFinite(ratio)) return 0.5;
-  return Math.min(MAX_RATIO, Math.max(MIN_RATIO, ratio));
+  return Math.min(MAX_SPLIT_RATIO, Math.max(MIN_SPLIT_RATIO, ratio));
 }
 
-/** Sessions in reading order (a before b). */
-export function leaves(node: LayoutNode): string[] {
-  return node.kind === 'leaf' ? [node.session] : [...leaves(node.a), ...leaves(node.b)];
+/** A split's rectangle cut in two at its ratio: `first`'s part, then `second`'s. */
+export function splitRect(r: Rect, direction: SplitDirection, ratio: number): [Rect, Rect] {
+  if (direction === 'right') {
+    const w = r.w * ratio;
+    return [
+      { x: r.x, y: r.y, w, h: r.h },
+      { x: r.x + w, y: r.y, w: r.w - w, h: r.h },
+    ];
+  }
+  const h = r.h * ratio;
+  return [
+    { x: r.x, y: r.y, w: r.w, h },
+    { x: r.x, y: r.y + h, w: r.w, h: r.h - h },
+  ];
 }
 
 export function nodeAt(node: LayoutNode, path: NodePath): LayoutNode | null {
   let n: LayoutNode = node;
   for (const step of path) {
-    if (n.kind !== 'split') return null;
-    n = step === 'a' ? n.a : n.b;
+    if (n.type !== 'split') return null;
+    n = step === FIRST_STEP ? n.first : n.second;
   }
   return n;
 }
 
 function replaceAt(node: LayoutNode, path: NodePath, fn: (n: LayoutNode) => LayoutNode): LayoutNode {
   if (path === '') return fn(node);
-  if (node.kind !== 'split') return node;
-  const [step, rest] = [path[0], path.slice(1)];
-  return step === 'a' ? { ...node, a: replaceAt(node.a, rest, fn) } : { ...node, b: replaceAt(node.b, rest, fn) };
+  if (node.type !== 'split') return node;
+  const rest = path.slice(1);
+  return path[0] === FIRST_STEP ? { ...node, first: replaceAt(node.first, rest, fn) } : { ...node, second: replaceAt(node.second, rest, fn) };
 }
 
-export function pathOf(node: LayoutNode, session: string, path: NodePath = ''): NodePath | null {
-  if (node.kind === 'leaf') return node.session === session ? path : null;
-  return pathOf(node.a, session, path + 'a') ?? pathOf(node.b, session, path + 'b');
+export function pathOf(node: LayoutNode, sessionId: string, path: NodePath = ''): NodePath | null {
+  if (node.type === 'session') return node.sessionId === sessionId ? path : null;
+  return pathOf(node.first, sessionId, path + FIRST_STEP) ?? pathOf(node.second, sessionId, path + SECOND_STEP);
 }
 
-/** The leaf of `session` split in two: the old session in a, the new one in b. */
-export function splitLeaf(node: LayoutNode, session: string, newSession: string, direction: SplitDirection): LayoutNode {
-  const path = pathOf(node, session);
-  if (path === null) return node;
-  return replaceAt(node, path, (old) => ({ kind: 'split', direction, ratio: 0.5, a: old, b: leaf(newSession) }));
-}
-
-/** The layout without `session`'s pane (its sibling takes the split's place); null when it was the last. */
-export function removeLeaf(node: LayoutNode, session: string): LayoutNode | null {
-  if (node.kind === 'leaf') return node.session === session ? null : node;
-  const a = removeLeaf(node.a, session);
-  const b = removeLeaf(node.b, session);
-  if (a === null) return b;
-  if (b === null) return a;
-  return a === node.a && b === node.b ? node : { ...node, a, b };
-}
-
+/** The tree with the split at `path` moved to `ratio` (kept within the contract's bounds). */
 export function setRatio(node: LayoutNode, path: NodePath, ratio: number): LayoutNode {
-  return replaceAt(node, path, (n) => (n.kind === 'split' ? { ...n, ratio: clampRatio(ratio) } : n));
+  return replaceAt(node, path, (n) => (n.type === 'split' ? { ...n, ratio: clampRatio(ratio) } : n));
 }
 
 /** Each session's rectangle in the unit square. */
-export function rects(node: LayoutNode, r: Rect = { x: 0, y: 0, w: 1, h: 1 }, out = new Map<string, Rect>()): Map<string, Rect> {
-  if (node.kind === 'leaf') {
-    out.set(node.session, r);
+export function rects(node: LayoutNode, r: Rect = UNIT_RECT, out = new Map<string, Rect>()): Map<string, Rect> {
+  if (node.type === 'session') {
+    out.set(node.sessionId, r);
     return out;
   }
-  if (node.direction === 'horizontal') {
-    const wa = r.w * node.ratio;
-    rects(node.a, { x: r.x, y: r.y, w: wa, h: r.h }, out);
-    rects(node.b, { x: r.x + wa, y: r.y, w: r.w - wa, h: r.h }, out);
-  } else {
-    const ha = r.h * node.ratio;
-    rects(node.a, { x: r.x, y: r.y, w: r.w, h: ha }, out);
-    rects(node.b, { x: r.x, y: r.y + ha, w: r.w, h: r.h - ha }, out);
-  }
+  const [first, second] = splitRect(r, node.direction, node.ratio);
+  rects(node.first, first, out);
+  rects(node.second, second, out);
+  return out;
+}
+
+export interface Divider {
+  path: NodePath;
+  direction: SplitDirection;
+  ratio: number;
+  /** The split's rectangle, in the unit square. */
+  rect: Rect;
+}
+
+/** Every split's divider, outermost first. */
+export function dividers(node: LayoutNode, r: Rect = UNIT_RECT, path: NodePath = '', out: Divider[] = []): Divider[] {
+  if (node.type === 'session') return out;
+  out.push({ path, direction: node.direction, ratio: node.ratio, rect: r });
+  const [first, second] = splitRect(r, node.direction, node.ratio);
+  dividers(node.first, first, path + FIRST_STEP, out);
+  dividers(node.second, second, path + SECOND_STEP, out);
   return out;
 }
 
@@ -113,17 +107,17 @@ export type FocusMove = 'left' | 'right' | 'up' | 'down';
 const EPSILON = 1e-6;
 
 /**
- * The pane next to `session` in a direction: among the panes beyond its edge
- * that overlap it across that axis, the nearest, then the one most aligned
- * with its centre. null at the edge of the workspace.
+ * The pane next to `sessionId` in a direction: among the panes beyond its
+ * edge that overlap it across that axis, the nearest, then the one most
+ * aligned with its centre. null at the edge of the workspace.
  */
-export function neighbour(node: LayoutNode, session: string, move: FocusMove): string | null {
+export function neighbour(node: LayoutNode, sessionId: string, move: FocusMove): string | null {
   const all = rects(node);
-  const from = all.get(session);
+  const from = all.get(sessionId);
   if (!from) return null;
   let best: { session: string; distance: number; offset: number } | null = null;
   for (const [other, r] of all) {
-    if (other === session) continue;
+    if (other === sessionId) continue;
     const horizontal = move === 'left' || move === 'right';
     const distance =
       move === 'left' ? from.x - (r.x + r.w) : move === 'right' ? r.x - (from.x + from.w) : move === 'up' ? from.y - (r.y + r.h) : r.y - (from.y + from.h);
@@ -140,21 +134,29 @@ export function neighbour(node: LayoutNode, session: string, move: FocusMove): s
   return best?.session ?? null;
 }
 
-/** The innermost split that `session`'s pane borders in the given direction, with the ratio change that grows the pane. */
-export function enclosingSplit(node: LayoutNode, session: string, move: FocusMove): { path: NodePath; ratio: number } | null {
-  const path = pathOf(node, session);
+/** The innermost split that `sessionId`'s pane borders in the given direction, with its ratio now. */
+export function enclosingSplit(node: LayoutNode, sessionId: string, move: FocusMove): { path: NodePath; ratio: number } | null {
+  const path = pathOf(node, sessionId);
   if (path === null) return null;
-  const wanted: SplitDirection = move === 'left' || move === 'right' ? 'horizontal' : 'vertical';
+  const wanted: SplitDirection = move === 'left' || move === 'right' ? 'right' : 'down';
   for (let i = path.length - 1; i >= 0; i--) {
     const splitPath = path.slice(0, i);
     const split = nodeAt(node, splitPath);
-    if (split?.kind === 'split' && split.direction === wanted) return { path: splitPath, ratio: split.ratio };
+    if (split?.type === 'split' && split.direction === wanted) return { path: splitPath, ratio: split.ratio };
   }
   return null;
 }
 
+/** Closer than this, two ratios are the same divider position. */
+const SAME_RATIO_EPSILON = 1e-4;
+
 export function sameLayout(x: LayoutNode | null, y: LayoutNode | null): boolean {
   if (x === null || y === null) return x === y;
-  if (x.kind === 'leaf' || y.kind === 'leaf') return x.kind === y.kind && (x as LeafNode).session === (y as LeafNode).session;
-  return x.direction === y.direction && Math.abs(x.ratio - y.ratio) < 1e-4 && sameLayout(x.a, y.a) && sameLayout(x.b, y.b);
+  if (x.type === 'session' || y.type === 'session') return x.type === 'session' && y.type === 'session' && x.sessionId === y.sessionId;
+  return (
+    x.direction === y.direction &&
+    Math.abs(x.ratio - y.ratio) < SAME_RATIO_EPSILON &&
+    sameLayout(x.first, y.first) &&
+    sameLayout(x.second, y.second)
+  );
 }

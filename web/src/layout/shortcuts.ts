@@ -2,12 +2,13 @@
 // program never sees Ctrl+Shift as anything but Ctrl, so taking these costs a
 // shell nothing, and they work the same whether focus is in a terminal or on
 // the page around it.
+import type { SplitDirection } from '../../../src/protocol/api/index.js';
 import type { FocusMove } from './layout-tree.js';
 
 export type PaneCommand =
   | { kind: 'focus'; move: FocusMove }
   | { kind: 'grow'; move: FocusMove }
-  | { kind: 'split'; direction: 'horizontal' | 'vertical' }
+  | { kind: 'split'; direction: SplitDirection }
   | { kind: 'close' }
   | { kind: 'zoom' }
   | { kind: 'search' }
@@ -27,9 +28,9 @@ export function commandForKey(ev: KeyboardEvent): PaneCommand | null {
   if (ev.altKey) return null;
   switch (ev.code) {
     case 'KeyD':
-      return { kind: 'split', direction: 'horizontal' };
+      return { kind: 'split', direction: 'right' };
     case 'KeyE':
-      return { kind: 'split', direction: 'vertical' };
+      return { kind: 'split', direction: 'down' };
     case 'KeyW':
       return { kind: 'close' };
     case 'KeyZ':

@@ -12,7 +12,8 @@
 // when one of this name appears, made elsewhere: the page follows it again.
 import { listWorkspaces, loadWorkspace, saveWorkspace } from '../api/workspaces.js';
 import { ApiError, sessionsApi, type SessionInfo } from '../api/sessions.js';
-import { enclosingSplit, leaf, leaves, neighbour, removeLeaf, sameLayout, setRatio, splitLeaf, type LayoutNode, type NodePath } from '../layout/layout-tree.js';
+import { layoutSessions, removeLeaf, splitLeaf, type LayoutNode, type SplitDirection } from '../../../src/protocol/api/index.js';
+import { enclosingSplit, neighbour, sameLayout, setRatio, type NodePath } from '../layout/layout-tree.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { Model } from '../model/model.js';
 import type { PaneCommandKind } from './pane-commands.js';
@@ -148,7 +149,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
   }
 
   /** A new shell beside the focused pane, in its directory. */
-  async split(direction: 'horizontal' | 'vertical'): Promise<void> {
+  async split(direction: SplitDirection): Promise<void> {
     const { layout, focused, sessions } = this.state;
     if (!layout || focused === null) return;
     try {
@@ -183,7 +184,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
       const ws = await loadWorkspace(name);
       if (!this.running) return;
       if (ws?.layout) {
-        const all = leaves(ws.layout);
+        const all = layoutSessions(ws.layout);
         const wanted = this.options.focus;
         this.update({ saved: true });
         this.setLayout(ws.layout, wanted && all.includes(wanted) ? wanted : (all[0] ?? null));
@@ -195,7 +196,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
         this.update({ error: `no workspace or session is named "${name}"` });
         return;
       }
-      this.setLayout(leaf(session.id), session.id);
+      this.setLayout({ type: 'session', sessionId: session.id }, session.id);
     } catch (err) {
       if (this.running) this.update({ error: (err as Error).message });
     }
@@ -272,7 +273,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
 
   /** A new layout; focus follows it (a focused pane that went away hands focus on), and so does maximise. */
   private setLayout(layout: LayoutNode, focus: string | null = this.state.focused): void {
-    const all = leaves(layout);
+    const all = layoutSessions(layout);
     const focused = focus !== null && all.includes(focus) ? focus : (all[0] ?? null);
     const zoomed = this.state.zoomed !== null && all.includes(this.state.zoomed) ? this.state.zoomed : null;
     this.update({ layout, focused, zoomed });
