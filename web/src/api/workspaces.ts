@@ -1,9 +1,9 @@
-// Workspaces on the server (docs/api.md, /v1/workspaces): a named layout that
+// Workspaces on the server (the contract's /v1/workspaces routes): a named layout that
 // every browser shows the same. The page works on the contract's own tree
 // (src/protocol/api/layout.ts), so what the server answers is what the page
 // draws, and what the page changes is what it sends back.
-import { api, ApiError } from './sessions.js';
-import type { LayoutNode, PutWorkspaceRequest, Workspace } from '../../../src/protocol/api/index.js';
+import { call, ApiError } from './sessions.js';
+import { API_ROUTES, type LayoutNode, type PutWorkspaceRequest, type Workspace } from '../../../src/protocol/api/index.js';
 
 export type { Workspace } from '../../../src/protocol/api/index.js';
 
@@ -19,7 +19,7 @@ function roundRatios(node: LayoutNode): LayoutNode {
 /** The workspace, or null when the server has none of that name. */
 export async function loadWorkspace(name: string): Promise<Workspace | null> {
   try {
-    return await api<Workspace>('GET', `/v1/workspaces/${encodeURIComponent(name)}`);
+    return await call<Workspace>(API_ROUTES.getWorkspace, { name });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
@@ -28,10 +28,10 @@ export async function loadWorkspace(name: string): Promise<Workspace | null> {
 
 export async function saveWorkspace(name: string, layout: LayoutNode | null): Promise<Workspace> {
   const body: PutWorkspaceRequest = { layout: layout ? roundRatios(layout) : null };
-  return api<Workspace>('PUT', `/v1/workspaces/${encodeURIComponent(name)}`, body);
+  return call<Workspace>(API_ROUTES.putWorkspace, { name }, body);
 }
 
 export async function listWorkspaces(): Promise<Workspace[]> {
-  const list = await api<Workspace[]>('GET', '/v1/workspaces');
+  const list = await call<Workspace[]>(API_ROUTES.listWorkspaces);
   return Array.isArray(list) ? list : [];
 }
