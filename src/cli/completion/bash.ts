@@ -1,9 +1,9 @@
 // The bash completion script: one function, _tend, with the verb table
 // written into it as a case per verb, so a Tab costs no process except for
 // session names, which only the server knows.
-import { optionNames, operandToken, type VerbSpec } from './grammar.js';
+import type { VerbSpec } from './grammar.js';
 import { posixCallFunction, type TendCallback } from './callback.js';
-import { posixQuote } from './shell-quote.js';
+import { posixVerbCaseArm } from './posix-case-arm.js';
 
 export function bashCompletion(grammar: readonly VerbSpec[], callback: TendCallback | null): string {
   return `# bash completion for tend, written by \`tend completion bash\` from tend's verbs.
@@ -41,7 +41,7 @@ _tend() {
   local -a flags=() valued=() directories=() operands=()
   local repeats=0 dash_command=0
   case \${words[1]} in
-${grammar.map(verbCase).join('\n')}
+${grammar.map((verb) => posixVerbCaseArm(verb)).join('\n')}
     *) return 0 ;;
   esac
   # Which operand the cursor is on: options and their values are not operands;
@@ -102,17 +102,3 @@ complete -F _tend tend
 `;
 }
 
-function verbCase(verb: VerbSpec): string {
-  const flags = verb.options.flatMap(optionNames);
-  const valued = verb.options.filter((o) => o.value !== null).flatMap(optionNames);
-  const directories = verb.options.filter((o) => o.value === 'directory').flatMap(optionNames);
-  const assignments = [
-    `flags=(${flags.join(' ')})`,
-    `valued=(${valued.join(' ')})`,
-    `directories=(${directories.join(' ')})`,
-    `operands=(${verb.operands.map(operandToken).map(posixQuote).join(' ')})`,
-    `repeats=${verb.lastRepeats ? 1 : 0}`,
-    `dash_command=${verb.commandAfterDashes ? 1 : 0}`,
-  ];
-  return `    ${posixQuote(verb.name)}) ${assignments.join('; ')} ;;`;
-}

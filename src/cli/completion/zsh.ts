@@ -1,8 +1,9 @@
 // The zsh completion script: a compsys function, _tend, with the verb table
 // written into it, offering verbs and options with their descriptions.
-import { optionNames, operandToken, type VerbSpec } from './grammar.js';
+import { optionNames, type VerbSpec } from './grammar.js';
 import { posixCallFunction, type TendCallback } from './callback.js';
 import { posixQuote } from './shell-quote.js';
+import { posixVerbCaseArm } from './posix-case-arm.js';
 
 export function zshCompletion(grammar: readonly VerbSpec[], callback: TendCallback | null): string {
   return `#compdef tend
@@ -21,7 +22,7 @@ _tend() {
     return
   fi
   case $words[2] in
-${grammar.map(verbCase).join('\n')}
+${grammar.map((verb) => posixVerbCaseArm(verb, (o) => optionNames(o).map((name) => described(name, o.description)))).join('\n')}
     *) return 1 ;;
   esac
   # Which operand the cursor is on: options and their values are not operands;
@@ -94,17 +95,3 @@ function described(word: string, description: string): string {
   return posixQuote(description ? `${escape(word)}:${escape(description)}` : escape(word));
 }
 
-function verbCase(verb: VerbSpec): string {
-  const flags = verb.options.flatMap((o) => optionNames(o).map((name) => described(name, o.description)));
-  const valued = verb.options.filter((o) => o.value !== null).flatMap(optionNames);
-  const directories = verb.options.filter((o) => o.value === 'directory').flatMap(optionNames);
-  const assignments = [
-    `flags=(${flags.join(' ')})`,
-    `valued=(${valued.join(' ')})`,
-    `directories=(${directories.join(' ')})`,
-    `operands=(${verb.operands.map(operandToken).map(posixQuote).join(' ')})`,
-    `repeats=${verb.lastRepeats ? 1 : 0}`,
-    `dash_command=${verb.commandAfterDashes ? 1 : 0}`,
-  ];
-  return `    ${posixQuote(verb.name)}) ${assignments.join('; ')} ;;`;
-}
