@@ -187,19 +187,23 @@ export interface SearchReply {
   dropped: number;
 }
 
-/** ?format=snapshot: the serialized screen a viewer writes into a fresh terminal in one write. */
-export interface ScreenSnapshotReply {
+/** A screen serialized for a viewer: one write into a fresh cols × rows terminal after a reset draws it. */
+export interface ScreenSnapshot {
   cols: number;
   rows: number;
   /** ANSI text: one write into a fresh cols × rows terminal after a reset. */
   data: string;
   /** Rows of scrollback included in data. */
   scrollbackRows: number;
-  /** The row number of its top scrollback row. */
+  /** The row number of its top scrollback row (rows older than it are history to ask for). */
   firstRow: number;
   title: string;
   cwd: string | null;
   cursor: CursorPlace;
+}
+
+/** ?format=snapshot: the snapshot, and where it stands in the session's output. */
+export interface ScreenSnapshotReply extends ScreenSnapshot {
   offset: number;
   degraded: boolean;
   status: SessionStatus;

@@ -124,19 +124,8 @@ export interface TerminalModes {
   synchronizedOutput: boolean;
 }
 
-export interface ScreenSnapshot {
-  cols: number;
-  rows: number;
-  /** ANSI text: one write into a fresh cols x rows terminal after a reset. */
-  data: string;
-  /** Rows of scrollback included in data. */
-  scrollbackRows: number;
-  /** The row number of its top scrollback row (rows older than it are history to ask for). */
-  firstRow: number;
-  title: string;
-  cwd: string | null;
-  cursor: { x: number; y: number; visible: boolean };
-}
+import type { ScreenSnapshot } from '../../protocol/api/index.js';
+export type { ScreenSnapshot };
 
 export type { ScrollbackShown };
 

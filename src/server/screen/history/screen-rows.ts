@@ -10,23 +10,13 @@ import { lineFactory, linkOf, type LineFactory, type LinkData } from '../xterm-p
 import type { History } from './history.js';
 import { HistoryLines } from './history-lines.js';
 import { OlderRows } from './older-rows.js';
+import type { ScrollbackCount } from '../../../protocol/api/index.js';
 
 /** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */
 const MAX_BUILDER_LINKS = 10_000;
 
-export interface ScrollbackShown {
-  /** Rows of scrollback included. */
-  shown: number;
-  /** Rows of scrollback there are, live and history. */
-  available: number;
-  /**
-   * Rows missing, when the request reached past the oldest row held (else 0): dropped by a memory
-   * budget beyond it, or lost from a damaged history file (those read as lost where they were).
-   */
-  dropped: number;
-  /** Of `dropped`, the rows a damaged or cut-short history file lost (the rest a budget dropped). */
-  lost: number;
-}
+/** Rows of scrollback shown, held and missing: the API's count (ScrollbackCount). */
+export type ScrollbackShown = ScrollbackCount;
 
 export class ScreenRows {
   private factory: LineFactory | undefined;
