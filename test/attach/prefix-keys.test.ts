@@ -10,6 +10,19 @@ import type { TestServer } from '../server/harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
+/** A program that says `ready`, then prints the rows 1 to 300 in one write for each read (no echo). */
+const BURST = [
+  process.execPath,
+  '-e',
+  "process.stdin.setRawMode(true); process.stdout.write('ready\\r\\n'); process.stdin.on('data', () => { let rows = ''; for (let i = 1; i <= 300; i++) rows += i + '\\r\\n'; process.stdout.write(rows); });",
+];
+
+/** Every row the outer terminal holds, scrollback and screen, oldest first. */
+function allLines(viewer: AttachedTerminal): string[] {
+  const buffer = viewer.terminal.buffer.active;
+  return Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)?.translateToString(true) ?? '');
+}
+
 /** What a HEX_ECHO program has read, every read's bytes in hex, run together. */
 async function bytesRead(server: TestServer, target: string): Promise<string> {
   return (await serverScreen(server, target)).text.replace('ready', '').replace(/[\[\]\s]/g, '');
@@ -73,6 +86,24 @@ describe('tend attach: the keys after the prefix', () => {
     await waitForSessionText(server, id, /^after-the-hint$/m);
     await viewer.waitForServerScreen(server, id);
     assert.doesNotMatch(viewer.output.slice(viewer.output.lastIndexOf('after-the-hint')), /attached to/);
+  });
+
+  test('output that ends the hint reaches the outer scrollback whole: every row once', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const id = await newSession(server, { argv: BURST });
+    await waitForSessionText(server, id, /ready/);
+    const viewer = await AttachedTerminal.start(scope, server, [id]);
+    await viewer.waitForScreen('the hint', (s) => /tend: attached to/.test(s));
+    // Hundreds of rows scroll past the hint's row in the first output it sees.
+    await server.api('POST', `/v1/sessions/${id}/input`, { text: 'x' });
+    await waitForSessionText(server, id, /^300$/m);
+    await viewer.waitForServerScreen(server, id);
+    const lines = allLines(viewer);
+    const notOnce = [];
+    for (let n = 1; n <= 300; n++) if (lines.filter((l) => l === String(n)).length !== 1) notOnce.push(n);
+    assert.deepEqual(notOnce, [], 'rows not in the outer terminal exactly once');
+    assert.ok(!lines.some((l) => /tend: attached to/.test(l)), 'the hint is in no row, scrollback included');
   });
 
   test('--read-only says so on entry and again when a key is typed; nothing typed reaches the session', T, async (t) => {

@@ -446,9 +446,15 @@ export class AttachSession {
       case 'data':
         this.backoff.reset();
         // While rows are drawn over, output would scroll them into the
-        // history: it waits, and the repaint that ends them replays it.
+        // history. The notice and the panels hold it back (the repaint that
+        // ends them replaces it); the hint and the marker give way: their row
+        // is blanked, the output written, and the screen repainted after it.
         if (this.overlays.coveredRows > 0) {
-          this.overlays.outputHeld();
+          if (!this.overlays.givesWayToOutput) return;
+          this.options.output.write(this.overlays.giveWay());
+          this.altScreen.feed(frame.data);
+          this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
+          this.resubscribe();
           return;
         }
         this.altScreen.feed(frame.data);
@@ -495,7 +501,7 @@ export class AttachSession {
     const link = this.link!;
     // After a view the outer screen is not the stream's: a replay would garble it.
     const resume = this.viewShown ? undefined : (this.written ?? undefined);
-    const repaint = resume !== undefined && (this.statusShown || this.overlays.coveredRows > 0);
+    const repaint = resume !== undefined && (this.statusShown || this.overlays.repaintOwed);
     this.channelSession.set(this.channel, this.sessionId);
     link.send({
       type: 'subscribe',

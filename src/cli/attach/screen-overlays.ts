@@ -4,9 +4,13 @@
 // (the keys, the session list), which take the keys typed until they end.
 // overlay.ts draws; this decides what is shown, keeps count of the rows drawn
 // over, and asks the attach (the host) to repaint when something ends. The
-// hint and the marker give way to output; the notice and the panels hold it
-// back (attach-session.ts drops stream bytes while rows are covered, and the
-// repaint replaces them).
+// notice and the panels hold output back (attach-session.ts drops stream
+// bytes while rows are covered, and the repaint replaces them: rows that
+// scrolled away meanwhile miss the outer scrollback). The hint and the
+// marker, shown on every attach and every key typed read-only, must cost
+// nothing of the sort: they give way, their row blanked before output or
+// when they end, so the stream goes on and the outer scrollback keeps every
+// row, and the repaint after puts back the row blanked.
 import { describeDetachKey } from './detach-key.js';
 import { drawOverlay, eraseOverlay, type OverlayLine } from './overlay.js';
 import { describePrefixKeys } from './prefix-keys.js';
@@ -55,6 +59,8 @@ export class ScreenOverlays {
   private overlay: Overlay | null = null;
   private timer: NodeJS.Timeout | null = null;
   private covered = 0;
+  /** Rows were blanked where an overlay was (it gave way): the screen waits for a repaint, the stream does not. */
+  private blanked = false;
   /** The hint was shown for the session shown (once on entry, once after a switch). */
   private hintGiven = false;
 
@@ -69,6 +75,16 @@ export class ScreenOverlays {
     return this.covered;
   }
 
+  /** The screen is not the session's until the server repaints it: rows drawn over, or blanked. */
+  get repaintOwed(): boolean {
+    return this.covered > 0 || this.blanked;
+  }
+
+  /** The hint or the marker is what covers rows: output ends it (giveWay) rather than waiting. */
+  get givesWayToOutput(): boolean {
+    return this.overlay?.kind === 'hint' || this.overlay?.kind === 'read-only';
+  }
+
   /** A panel is shown: it takes the keys typed, and snapshots wait until it ends. */
   get panelShown(): boolean {
     return this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions';
@@ -78,11 +94,19 @@ export class ScreenOverlays {
   painted(): void {
     this.clear();
     this.covered = 0;
+    this.blanked = false;
   }
 
-  /** Output came while rows are covered: the hint and the marker give way to it. */
-  outputHeld(): void {
-    if (this.overlay?.kind === 'hint' || this.overlay?.kind === 'read-only') this.end();
+  /**
+   * Ends the hint or the marker without holding the stream back: returns what
+   * blanks the rows drawn over (write it before the output, then ask for a repaint).
+   */
+  giveWay(): string {
+    this.clear();
+    const erase = eraseOverlay(this.covered, this.host.size());
+    this.covered = 0;
+    this.blanked = true;
+    return erase;
   }
 
   /** A key typed outside a panel ends the hint or the notice (the key goes on to the session). */
@@ -200,8 +224,9 @@ export class ScreenOverlays {
     if (showMs !== null) this.timer = setTimeout(() => this.end(), showMs);
   }
 
-  /** Ends what is drawn over the screen; the screen is repainted (stream bytes wait until it is). */
+  /** Ends what is drawn over the screen and asks for a repaint (the notice and the panels hold the stream until it comes). */
   private end(): void {
+    if (this.givesWayToOutput) this.host.write(this.giveWay());
     this.clear();
     this.host.repaint();
   }
