@@ -29,7 +29,8 @@ export const attachVerb: Verb = {
 Shows the session in this terminal: its screen, then everything it prints,
 and what you type goes to it; your terminal keeps its own scrollback. Leave
 with the detach key, Ctrl-\\ then d; the session keeps running. A line at the
-bottom says so on entry, until the first output or key. If the server
+bottom says so on entry, until the first output, a key or a few seconds
+(tend keeps no status line: the session has every row). If the server
 restarts or dies, the attach reconnects (starting the server when none is
 running) and goes on where it was; what you type meanwhile is sent once it
 is back.
