@@ -8,7 +8,7 @@ import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach
 import { describePrefixKeys } from '../attach/prefix-keys.js';
 import { describeExit } from '../../protocol/exit-status.js';
 import type { SessionChoice } from '../attach/session-picker.js';
-import type { SessionInfo } from '../../protocol/api/index.js';
+import { API_ROUTES, type SessionInfo } from '../../protocol/api/index.js';
 
 type SessionSummary = Pick<SessionInfo, 'id' | 'name' | 'status' | 'exitCode' | 'exitSignal'>;
 
@@ -61,7 +61,7 @@ ${describePrefixKeys(DEFAULT_DETACH_PREFIX).map((line) => `  ${line}`).join('\n'
       away: 'the server went away; waiting for it to come back…',
       gaveUp: (why) => `the tend server went away and did not come back within ${RIDE_THROUGH_MS / 1000} s (${why}); \`tend attach ${target}\` to try again`,
     }, stderr);
-    const session = await lookup.call<SessionSummary>('GET', `/v1/sessions/${encodeURIComponent(target)}`);
+    const session = await lookup.callRoute<SessionSummary>(API_ROUTES.getSession, { target });
     // Like tmux refusing to nest: a session shown inside itself echoes its own screen back without end.
     if (process.env.TEND_SESSION === session.id) {
       throw new CliError(`refusing to attach session ${label(session)} to itself: this terminal is that session; attach it from another terminal`);
@@ -86,7 +86,7 @@ ${describePrefixKeys(DEFAULT_DETACH_PREFIX).map((line) => `  ${line}`).join('\n'
       ensureServer: async () => {
         if (!(await client.isRunning())) await client.startServer();
       },
-      listSessions: () => client.call<SessionChoice[]>('GET', '/v1/sessions'),
+      listSessions: () => client.callRoute<SessionChoice[]>(API_ROUTES.listSessions),
       ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
     });
     const outcome = await attach.start();
