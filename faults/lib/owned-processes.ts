@@ -2,7 +2,7 @@
 // however it ends: the servers, the holders they started, the programs in
 // them, the CLIs and attaches the suite ran. Nothing is ever killed by name.
 
-import { isProcessAlive } from '../../test/helpers/processes.js';
+import { isProcessAlive } from '../../test/support/processes.js';
 
 const GONE_WAIT_MS = 10_000;
 const GONE_POLL_MS = 20;

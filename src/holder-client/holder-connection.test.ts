@@ -17,7 +17,7 @@ import {
   encodeFrame,
   encodeStatePayload,
 } from '../protocol/holder-frames.js';
-import { waitFor } from '../../test/helpers/wait-for.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 const STATE = encodeFrame(
   FrameType.STATE,

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoopMonitor } from './loop-monitor.js';
-import { waitFor } from '../../test/helpers/wait-for.js';
+import { waitFor } from '../../test/support/wait-for.js';
 
 test('the loop monitor samples only in a window someone opened, and closes one no one reads', async () => {
   const monitor = new LoopMonitor(200);

@@ -17,9 +17,9 @@ import {
   type ResumePoint,
 } from '../../src/protocol/viewer-frames.js';
 import { repoRoot, startTestServer, type TestServer } from '../server/harness.js';
-import type { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive, killQuietly } from '../helpers/processes.js';
+import type { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive, killQuietly } from '../support/processes.js';
 
 const { Terminal } = xtermHeadless;
 export type HeadlessTerminal = InstanceType<typeof Terminal>;

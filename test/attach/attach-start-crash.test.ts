@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive, killQuietly } from '../helpers/processes.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive, killQuietly } from '../support/processes.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 /** Bytes a process has written with write(2) and the like, from /proc. */

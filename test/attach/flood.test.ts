@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor } from './attach-harness.js';
 
 test('tend attach stays attached through a 24 MB flood and shows its end', { timeout: ATTACH_TEST_TIMEOUT_MS * 2 }, async (t) => {

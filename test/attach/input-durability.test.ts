@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive, killQuietly } from '../helpers/processes.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive, killQuietly } from '../support/processes.js';
 import type { TestServer } from '../server/harness.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, HEX_ECHO, RawViewer, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };

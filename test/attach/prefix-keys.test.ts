@@ -4,7 +4,7 @@
 // and repainted away, and `s` switches the attach to another session.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 import type { TestServer } from '../server/harness.js';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive } from '../helpers/processes.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive } from '../support/processes.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 test('a server SIGKILLed under an attached viewer: it shows reconnecting, then the same screen from the restarted server', { timeout: ATTACH_TEST_TIMEOUT_MS }, async (t) => {

@@ -4,8 +4,8 @@
 // cleanup by that socket name (never by process name).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import type { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 
 export class TmuxOuter {
   private constructor(private readonly socketName: string, private readonly env: NodeJS.ProcessEnv) {}

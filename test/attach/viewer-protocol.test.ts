@@ -4,8 +4,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CloseReason, FrameType, ViewerErrorCode, encodeFrameToServer } from '../../src/protocol/viewer-frames.js';
 import { HIGH_WATER_BYTES, REPLAY_MAX_BYTES } from '../../src/server/viewers/flow-limits.js';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };

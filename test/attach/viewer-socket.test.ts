@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { ViewerErrorCode, decodeFrameFromServer, encodeFrameToServer } from '../../src/protocol/viewer-frames.js';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, serverFor } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };

@@ -1,7 +1,7 @@
 // What a `tend attach` of another size than its session must show, and a
 // wait until it does: the server's screen in the window the server chose,
 // dots where the session does not reach (a viewer larger than the session).
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import type { TestServer } from '../server/harness.js';
 import { serverScreen, type AttachedTerminal, type ServerScreen } from './attach-harness.js';
 

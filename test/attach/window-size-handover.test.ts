@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 import { sizeOf, waitForWindow } from './window-check.js';
 

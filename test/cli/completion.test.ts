@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TendClient } from '../../src/cli/client.js';
-import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { repoRoot, startTestServer, waitFor, type TestServer } from '../server/harness.js';
 
 const TARGET_NAME = 'completion-target';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { isProcessAlive, killQuietly } from '../helpers/processes.js';
+import { isProcessAlive, killQuietly } from '../support/processes.js';
 import { repoRoot, startTestServer, waitFor } from '../server/harness.js';
 
 interface Follower {

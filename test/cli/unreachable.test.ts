@@ -7,7 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { TendClient } from '../../src/cli/client.js';
-import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { repoRoot } from '../server/harness.js';
 
 const TEST_TIMEOUT_MS = 60_000;

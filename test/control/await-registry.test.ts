@@ -11,8 +11,8 @@ import { watchIndex } from '../../src/server/commands/index.js';
 import { DurableInput } from '../../src/server/input/durable-input.js';
 import { typingWriter } from '../../src/server/awaits/command-typing.js';
 import { IntegratedShellSession, findShell, SHELL_TEST_TIMEOUT_MS } from '../shell-integration/integrated-shell.js';
-import { useTestScope, type TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope, type TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The entry's result; fails the test if it is not done. */
 function resultOf(entry: AwaitEntry): AwaitResult {

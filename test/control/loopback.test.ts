@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Router } from '../../src/server/http/router.js';
 import { startLoopbackListener, tryStartLoopbackListener, type LoopbackListener } from '../../src/server/http/loopback.js';
 import type { PeerLookup } from '../../src/server/http/peer-uid.js';
-import { useTestScope, type TestScope } from '../helpers/test-scope.js';
+import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { OTHER_USER } from '../support/as-another-user.js';
 
 const TEST_TIMEOUT_MS = 60_000;

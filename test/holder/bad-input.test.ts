@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestScope } from '../helpers/test-scope.js';
+import { TestScope } from '../support/test-scope.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
 import {
   ErrorCode,
@@ -14,7 +14,7 @@ import {
   encodeResize,
   errorCodeName,
 } from '../../src/protocol/holder-frames.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { HOLDER_TEST_TIMEOUT_MS, RawHolderSocket, assertHolderServes, startHolder, type StartedHolder } from './holder-fixture.js';
 
 function header(type: number, length: number): Uint8Array {

@@ -2,9 +2,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { isProcessAlive } from '../helpers/processes.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { isProcessAlive } from '../support/processes.js';
+import { waitFor } from '../support/wait-for.js';
 import { HOLDER_TEST_TIMEOUT_MS, INTERACTIVE_BASH, RecordingController, testEnv } from './holder-fixture.js';
 
 const holderClientUrl = new URL('../../src/holder-client/index.js', import.meta.url).href;

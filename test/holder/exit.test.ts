@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
-import { isProcessAlive } from '../helpers/processes.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { isProcessAlive } from '../support/processes.js';
+import { waitFor } from '../support/wait-for.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, socketExists, startHolder } from './holder-fixture.js';
 
 describe('the child exits, the holder reports it and goes', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, nodeProgram, startHolder } from './holder-fixture.js';
 
 const MIB = 1024 * 1024;

@@ -9,9 +9,9 @@ import { existsSync } from 'node:fs';
 import { HolderConnection, spawnHolder, type SpawnHolderOptions, type ExitEvent } from '../../src/holder-client/index.js';
 import { FrameReader, type RawFrame } from '../../src/holder-client/frame-reader.js';
 import { decodeHolderFrame, encodeHello, type HolderMessage } from '../../src/protocol/holder-frames.js';
-import type { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive } from '../helpers/processes.js';
+import type { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive } from '../support/processes.js';
 
 /** A per-test timeout generous enough for a loaded 2-core machine. */
 export const HOLDER_TEST_TIMEOUT_MS = 90_000;

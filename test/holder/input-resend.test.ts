@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { isProcessAlive } from '../helpers/processes.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive } from '../support/processes.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, startHolder } from './holder-fixture.js';
 import { RAW_READY, TakenLog, gatedDigest, newWriter, writerName } from './taken-log.js';
 

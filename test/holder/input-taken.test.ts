@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
 import { WRITERS_REMEMBERED, encodeHello } from '../../src/protocol/holder-frames.js';
 import { HOLDER_TEST_TIMEOUT_MS, RawHolderSocket, RecordingController, startHolder } from './holder-fixture.js';

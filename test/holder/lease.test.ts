@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
 import { ErrorCode, encodeFrame, FrameType, encodeDumpSince, encodeInput, encodeResize, encodeSignal } from '../../src/protocol/holder-frames.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { HOLDER_TEST_TIMEOUT_MS, RawHolderSocket, RecordingController, assertHolderServes, startHolder } from './holder-fixture.js';
 
 describe('one controller at a time', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {

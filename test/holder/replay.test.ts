@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, nodeProgram, startHolder } from './holder-fixture.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** A deterministic stream with multi-byte characters and escape sequences, then the program idles. */
 const STREAM_LINES = 4000;

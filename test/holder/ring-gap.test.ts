@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, nodeProgram, startHolder } from './holder-fixture.js';
 
 const RING_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { HOLDER_TEST_TIMEOUT_MS, INTERACTIVE_BASH, RecordingController, startHolder } from './holder-fixture.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { createHash } from 'node:crypto';
 
 describe('input in, output out through a real shell', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {

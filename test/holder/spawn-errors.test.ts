@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { spawnHolder } from '../../src/holder-client/index.js';
 import { HOLDER_TEST_TIMEOUT_MS, socketExists, testEnv } from './holder-fixture.js';
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HolderConnection } from '../../src/holder-client/index.js';
 import { WRITER_ID_BYTES } from '../../src/protocol/holder-frames.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The mark a program prints once its terminal is raw; what follows is input, byte for byte. */
 export const RAW_READY = 'RAW-READY';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { repoRoot, startTestServer, waitFor } from './harness.js';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { TmuxOuter } from '../attach/tmux-outer.js';
 
 const COLS = 80;

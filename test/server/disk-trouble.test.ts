@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, waitFor, killAndRestart, type TestServer } from './harness.js';
 import { mountSmallDisk, type SmallDisk } from './small-disk.js';
-import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const SMALL_DISK_BYTES = 4 * 1024 * 1024;

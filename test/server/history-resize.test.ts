@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadCheckpoint } from '../../src/server/checkpoint/files.js';
 import { killAndRestart, startTestServer, waitFor, type TestServer } from './harness.js';
 import { AttachedTerminal, serverFor } from '../attach/attach-harness.js';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 
 const T = { timeout: 180_000 };
 const ROW_PATTERN = '^row [0-9]+$';

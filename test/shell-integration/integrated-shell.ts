@@ -9,8 +9,8 @@ import type { Terminal } from '@xterm/headless';
 import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
 import { CommandIndex, type IndexedCommand } from '../../src/server/commands/index.js';
 import { injectShellIntegration, type IntegratedShell } from '../../src/shell-integration/index.js';
-import type { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import type { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 
 const { Terminal: HeadlessTerminal } = xtermHeadless;
 

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { shellIntegration, type IntegratedShell } from '../../src/shell-integration/index.js';
-import { useTestScope } from '../helpers/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { IntegratedShellSession, SHELL_TEST_TIMEOUT_MS, appendLines, findShell } from './integrated-shell.js';
 
 // What a user's rc file holds: their own prompt showing `$?`, their own

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { DebugHistoryView as HistoryView } from '../../web/src/debug-views.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import type { WebHarness } from './web-harness.js';
 
 export type { HistoryView };

@@ -9,8 +9,8 @@
 // its snapshot, so its rows cannot be joined to the server's: the gap notice.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, debugPanes, pageProblems, paneText, startWebHarness, typeInto, waitForLivePane, waitForSameScreen } from './web-harness.js';
 import { ALL_ROWS, SLOW, lines, loadToStart, runInSession } from './history-helpers.js';
 

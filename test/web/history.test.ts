@@ -7,8 +7,8 @@
 // server restart under an open view must be said and recoverable.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import {
   WEB_TEST_TIMEOUT_MS,
   browserUnavailable,

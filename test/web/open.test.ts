@@ -7,8 +7,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, startWebHarness, waitForLivePane, type WebHarness } from './web-harness.js';
 
 /** Counts the page's GETs of a path, as they go out. */

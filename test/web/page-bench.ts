@@ -6,8 +6,8 @@
 // Run after building: node dist/test/web/page-bench.js [--rounds N] [--mb N] [--renderer webgl|dom]
 import { parseArgs } from 'node:util';
 import type { Page } from 'playwright-core';
-import { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { browserUnavailable, paneText, startWebHarness, type WebHarness } from './web-harness.js';
 
 /** One display frame at 60 Hz. */

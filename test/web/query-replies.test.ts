@@ -5,8 +5,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, paneText, startWebHarness, typeInto, waitForLivePane } from './web-harness.js';
 
 // Asks twice (DA1 and CPR) once the test says "go", reports when the first

@@ -4,8 +4,8 @@
 // screen and takes input again.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import {
   WEB_TEST_TIMEOUT_MS,
   browserUnavailable,

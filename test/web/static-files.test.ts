@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { createStaticFiles } from '../../src/server/http/static-files.js';
-import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 
 interface Answer {
   status: number;

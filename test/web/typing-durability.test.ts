@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
-import { killQuietly } from '../helpers/processes.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { killQuietly } from '../support/processes.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, pageProblems, socketState, startWebHarness, typeInto, waitForLivePane } from './web-harness.js';
 
 /** A program that appends every byte it reads to a file (raw mode: the tty changes nothing) and says `ready`. */

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { repoRoot, startTestServer, type TestServer } from '../server/harness.js';
-import type { TestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import type { TestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { startLoopbackBridge } from './loopback-bridge.js';
 
 /** Generous: a browser, a server and a burst of output on a loaded 2-core machine. */

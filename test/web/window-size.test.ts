@@ -6,8 +6,8 @@
 // in the terminal takes it back, and the pane follows.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { AttachedTerminal, serverScreen } from '../attach/attach-harness.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, debugPanes, startWebHarness, typeInto, waitForLivePane, waitForSameScreen } from './web-harness.js';
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { useTestScope } from '../helpers/test-scope.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { repoRoot } from '../server/harness.js';
 import {
   RESULTS_DIR,
