@@ -27,7 +27,7 @@ export const API_ERRORS = {
   no_shell_integration: { status: 409, meaning: "a session whose shell has shown no integration marks" },
   shell_busy: { status: 409, meaning: 'an await at a shell that is not at its prompt: nothing was typed' },
   await_id_taken: { status: 409, meaning: "an await id that is another session's await" },
-  output_gone: { status: 410, meaning: "a command whose output has left the scrollback" },
+  output_gone: { status: 410, meaning: "a command whose output the session no longer keeps (its rows left the history)" },
   session_ended: { status: 410, meaning: 'an await whose session ended before its command did' },
   input_not_run: { status: 410, meaning: "an await whose line did not start the command that followed it" },
   command_forgotten: { status: 410, meaning: "an await whose command the session's index no longer keeps" },
