@@ -14,6 +14,8 @@ const apiDoc = readFileSync(join(repoRoot, 'docs', 'api.md'), 'utf8');
 
 /** Parameters that name nothing: each route must still be found (and answer "no such session", not "no such route"). */
 const NOWHERE = { target: ':no-such-session', id: 'w000000000000', name: 'no-such-workspace' };
+/** A body no route accepts (argv must name a program): a route is found, and nothing is started. */
+const REFUSED_BODY = { argv: [] };
 
 describe('the HTTP API contract', { timeout: TEST_TIMEOUT_MS }, () => {
   test('docs/api.md documents every route of the contract', () => {
@@ -45,13 +47,14 @@ describe('the HTTP API contract', { timeout: TEST_TIMEOUT_MS }, () => {
       const unserved: string[] = [];
       for (const [name, r] of Object.entries(API_ROUTES) as Array<[string, ApiRoute]>) {
         if (name === 'stopServer') continue; // served, and would stop the server: asked last
-        const res = await server.api(r.method, routePath(r, NOWHERE), r.method === 'GET' || r.method === 'DELETE' ? undefined : {});
+        const res = await server.api(r.method, routePath(r, NOWHERE), r.method === 'GET' || r.method === 'DELETE' ? undefined : REFUSED_BODY);
         const error = (res.body as { error?: { code?: string; message?: string } } | null)?.error;
         const noRoute = res.status === 405 || (res.status === 404 && error?.code === 'not_found' && /^no such route/.test(error.message ?? ''));
         if (noRoute) unserved.push(`${r.method} ${r.path}`);
         if (error !== undefined) assert.ok(error.code !== undefined && error.code in API_ERRORS, `${r.method} ${r.path} answered a code the contract lacks: ${error.code}`);
       }
       assert.deepEqual(unserved, [], 'routes of the contract the server does not serve');
+      assert.deepEqual(await server.holderPids(), [], 'no route asked started a session');
       const stop = await server.api(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path);
       assert.equal(stop.status, 202);
     } finally {
