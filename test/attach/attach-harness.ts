@@ -100,6 +100,8 @@ export class AttachedTerminal {
   /** Everything the attach wrote to its terminal, as text (for "[detached ..." and the status line). */
   output = '';
   exit: { code: number | null; signal: number | null } | null = null;
+  /** The outer terminal's window title, as the attach last set it. */
+  title = '';
   private parsedBytes = 0;
   private receivedBytes = 0;
 
@@ -111,6 +113,7 @@ export class AttachedTerminal {
     rows: number,
   ) {
     this.terminal = new Terminal({ cols, rows, scrollback: 5000, allowProposedApi: true });
+    this.terminal.onTitleChange((title) => (this.title = title));
     const feed = (bytes: Uint8Array) => {
       this.receivedBytes += bytes.length;
       this.output += Buffer.from(bytes).toString('utf8');

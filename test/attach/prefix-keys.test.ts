@@ -5,6 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 import type { TestServer } from '../server/harness.js';
 
@@ -160,5 +161,23 @@ describe('tend attach: the keys after the prefix', () => {
     viewer.type('\x1cd');
     assert.equal((await viewer.waitForExit()).code, 0);
     assert.match(viewer.output, new RegExp(`\\[detached from :one \\(${one}\\)\\]`));
+  });
+  test('prefix s to a session with no title leaves no other session\'s title on the window', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const titled = await newSession(server, { name: 'titled', argv: ['sh', '-c', "printf '\\033]2;the-titled-one\\007titled-ready'; exec sleep 600"] });
+    const plain = await newSession(server, { name: 'plain', argv: HEX_ECHO });
+    await waitForSessionText(server, titled, /titled-ready/);
+    await waitForSessionText(server, plain, /ready/);
+    const viewer = await AttachedTerminal.start(scope, server, [':titled']);
+    await viewer.waitForServerScreen(server, titled);
+    await waitFor(() => viewer.title === 'the-titled-one', { what: 'the titled session\'s title on the window' });
+    viewer.type('\x1cs');
+    await viewer.waitForScreen('the session list', (s) => /^ +2 {3}:plain \(/m.test(s));
+    viewer.type('2');
+    await viewer.waitForServerScreen(server, plain);
+    assert.equal(viewer.title, '');
+    viewer.type('\x1cd');
+    assert.equal((await viewer.waitForExit()).code, 0);
   });
 });

@@ -389,6 +389,8 @@ export class AttachSession {
     this.noticeGiven = false;
     // The new session's untaken input (if it was shown before) goes again on this link, from what its holder has.
     this.inputLink = null;
+    // The window's title named the old session, and the server sends a title only when there is one.
+    this.options.output.write('\x1b]2;\x07');
     this.resubscribe();
     return null;
   }
