@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useTestScope } from '../support/test-scope.js';
+import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import type { TestServer } from '../server/harness.js';
@@ -49,6 +49,22 @@ async function waitForNewServer(server: TestServer, old: number): Promise<void> 
   await waitFor(() => { const now = server.serverPid(); return now !== null && now !== old; }, { what: 'the attach to start a new server', timeoutMs: 60_000 });
 }
 
+/**
+ * Stops the server reading (SIGSTOP), types `keys` so that they reach its socket and stay there, then kills it
+ * (SIGKILL) before the attach can tell, and waits for the attach to start the next server.
+ */
+async function typeIntoServerAboutToDie(scope: TestScope, server: TestServer, viewer: AttachedTerminal, keys: string, whose: string): Promise<void> {
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  const written = bytesWritten(viewer.pid);
+  viewer.type(keys);
+  await waitFor(() => bytesWritten(viewer.pid) >= written + keys.length + 5, { what: `${whose} to write the keys to the stopped server` });
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitForNewServer(server, pid);
+}
+
 /** Types a last key and waits for it: everything before it has arrived by then, so the file is complete. */
 async function markEnd(viewer: AttachedTerminal, file: string, before: Buffer): Promise<Buffer> {
   viewer.type('#');
@@ -73,16 +89,8 @@ test('keys the attach wrote into a server that was then SIGKILLed, before it cou
 
   // The server stops reading (SIGSTOP): the attach's keys reach its socket and stay there, and the
   // server dies with them (SIGKILL) before the attach can tell.
-  const pid = server.serverPid()!;
-  process.kill(pid, 'SIGSTOP');
-  scope.defer(() => killQuietly(pid));
   const keys = 'keys-into-a-dead-socket\r';
-  const written = bytesWritten(viewer.pid);
-  viewer.type(keys);
-  await waitFor(() => bytesWritten(viewer.pid) >= written + keys.length + 5, { what: 'the attach to write the keys to the stopped server' });
-  process.kill(pid, 'SIGKILL');
-  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
-  await waitForNewServer(server, pid);
+  await typeIntoServerAboutToDie(scope, server, viewer, keys, 'the attach');
 
   const got = await markEnd(viewer, file, Buffer.from('before ' + keys));
   assert.equal(got.toString(), 'before ' + keys + '#', 'every key once, in order');
@@ -104,16 +112,8 @@ test('a second attach of another size (shown a view) types into a server that is
   const big = await AttachedTerminal.start(scope, server, [id], { cols: 100, rows: 30 });
   await waitFor(() => /\.{5}/.test(big.screen), { what: 'the larger attach to be shown a view (dots past the session)' });
 
-  const pid = server.serverPid()!;
-  process.kill(pid, 'SIGSTOP');
-  scope.defer(() => killQuietly(pid));
   const keys = 'from-the-view ';
-  const written = bytesWritten(big.pid);
-  big.type(keys);
-  await waitFor(() => bytesWritten(big.pid) >= written + keys.length + 5, { what: 'the view\'s attach to write its keys to the stopped server' });
-  process.kill(pid, 'SIGKILL');
-  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
-  await waitForNewServer(server, pid);
+  await typeIntoServerAboutToDie(scope, server, big, keys, 'the view\'s attach');
 
   await waitFor(() => recorded(file).toString().includes(keys), { what: 'the view\'s keys after the restart', timeoutMs: 30_000, describe: () => JSON.stringify(recorded(file).toString()) });
   const got = await markEnd(small, file, Buffer.from('a ' + keys));
