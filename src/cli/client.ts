@@ -11,6 +11,7 @@ import { awaitReady } from '../protocol/ready-pipe.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { diskTroubleOf } from '../common/disk-trouble.js';
 import { CliError, errorFromApi } from './cli-error.js';
+import { EXIT } from './exit-codes.js';
 import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery } from '../protocol/api/index.js';
 
 // CliError is defined with the way errors are said (cli-error.ts); verbs and the attach take it from here.
@@ -185,9 +186,9 @@ export function isNoServer(err: unknown): boolean {
 
 /** A server that is there but cannot be talked to (a reset, a timeout). */
 export function unreachable(err: unknown): CliError {
-  return new CliError(`cannot talk to the tend server: ${(err as Error).message}`, 1, { code: 'server_unreachable' });
+  return new CliError(`cannot talk to the tend server: ${(err as Error).message}`, EXIT.failed, { code: 'server_unreachable' });
 }
 
 function startFailed(message: string): CliError {
-  return new CliError(message, 1, { code: 'server_start_failed' });
+  return new CliError(message, EXIT.failed, { code: 'server_start_failed' });
 }

@@ -7,6 +7,7 @@
 // holder drops what it already has).
 import { CliError, isNoServer, unreachable, type TendClient } from './client.js';
 import { errorFromApi } from './cli-error.js';
+import { EXIT } from './exit-codes.js';
 import { routeRequest, type ApiRoute, type RouteQuery } from '../protocol/api/index.js';
 
 /** How long a server that went away is waited for (a recovery of many sessions takes seconds). */
@@ -54,7 +55,7 @@ export class RideThroughConnection {
         res = await this.client.raw<T>(method, path, body);
       } catch (err) {
         if (!isConnectionLost(err)) throw unreachable(err);
-        if (Date.now() > giveUpAt) throw new CliError(this.messages.gaveUp((err as Error).message), 1, { code: 'server_unreachable' });
+        if (Date.now() > giveUpAt) throw new CliError(this.messages.gaveUp((err as Error).message), EXIT.failed, { code: 'server_unreachable' });
         this.noteAway();
         await this.reconnect(err);
         continue;

@@ -3,6 +3,7 @@
 // verb runs, so every other verb (and `tend help`) starts without it.
 import type { Verb } from '../verb.js';
 import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
 import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
 import { describePrefixKeys } from '../attach/prefix-keys.js';
@@ -51,11 +52,11 @@ ${describePrefixKeys(DEFAULT_DETACH_PREFIX).map((line) => `  ${line}`).join('\n'
       try {
         prefix = parseDetachKey(keySpec);
       } catch (err) {
-        if (err instanceof DetachKeyError) throw new CliError(err.message, 2);
+        if (err instanceof DetachKeyError) throw usageError(err.message);
         throw err;
       }
     }
-    if (!process.stdin.isTTY) throw new CliError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts', 2);
+    if (!process.stdin.isTTY) throw usageError('tend attach needs a terminal on its input; use `tend send` and `tend screen` from scripts');
     // A server that dies while answering (killed, restarting) is waited for, as the attach itself does later.
     const lookup = new RideThroughConnection(client, {
       away: 'the server went away; waiting for it to come back…',

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { AwaitConnection, newAwaitId } from './await-connection.js';
 import { API_ROUTES, AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
@@ -22,16 +23,16 @@ function parseTimeout(value: unknown): number | null {
   if (value === undefined) return null;
   const seconds = Number(value);
   if (typeof value !== 'string' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_TIMEOUT_S) {
-    throw new CliError(`--timeout takes seconds (e.g. 30 or 0.5), not "${String(value)}"`, 2);
+    throw usageError(`--timeout takes seconds (e.g. 30 or 0.5), not "${String(value)}"`);
   }
   return Math.round(seconds * 1000);
 }
 
 /** INPUT as the server takes it: a command line, and not over its limit. */
 function checkInput(input: string): void {
-  if (input.trim() === '') throw new CliError('missing INPUT: the command line to run, after -- (tend await TARGET -- INPUT...)', 2);
+  if (input.trim() === '') throw usageError('missing INPUT: the command line to run, after -- (tend await TARGET -- INPUT...)');
   const bytes = Buffer.byteLength(input);
-  if (bytes > MAX_AWAIT_INPUT_BYTES) throw new CliError(`INPUT is ${bytes} bytes; tend await types at most ${MAX_AWAIT_INPUT_BYTES} (1 MiB)`, 2);
+  if (bytes > MAX_AWAIT_INPUT_BYTES) throw usageError(`INPUT is ${bytes} bytes; tend await types at most ${MAX_AWAIT_INPUT_BYTES} (1 MiB)`);
 }
 
 /** Polls the await's location until it settles or the deadline passes. */
@@ -86,16 +87,16 @@ same command's result. The command is never typed twice.
     let reply: AwaitReply;
     let conn: AwaitConnection;
     if (typeof args.values.resume === 'string') {
-      if (args.positionals.length > 0 || args.rest !== null) throw new CliError('--resume ID takes no target or input', 2);
+      if (args.positionals.length > 0 || args.rest !== null) throw usageError('--resume ID takes no target or input');
       const id = args.values.resume;
-      if (!AWAIT_ID_PATTERN.test(id)) throw new CliError(`--resume takes the id \`tend await\` printed ("w" and 12 hex digits), not "${id}"`, 2);
+      if (!AWAIT_ID_PATTERN.test(id)) throw usageError(`--resume takes the id \`tend await\` printed ("w" and 12 hex digits), not "${id}"`);
       conn = new AwaitConnection(client, id, stderr);
       reply = await conn.callRoute<AwaitReply>(API_ROUTES.getAwait, { id }, undefined, { waitMs: Math.min(timeoutMs ?? WAIT_PER_CALL_MS, WAIT_PER_CALL_MS) });
     } else {
       const [target, ...words] = args.positionals;
       const inputWords = args.rest ?? words;
-      if (target === undefined) throw new CliError('missing TARGET: the session to run INPUT in (its id, :name, or index from `tend ls`)', 2);
-      if (args.rest !== null && words.length > 0) throw new CliError(`put the whole input after --: tend await ${target} -- ${[...words, ...inputWords].join(' ')}`, 2);
+      if (target === undefined) throw usageError('missing TARGET: the session to run INPUT in (its id, :name, or index from `tend ls`)');
+      if (args.rest !== null && words.length > 0) throw usageError(`put the whole input after --: tend await ${target} -- ${[...words, ...inputWords].join(' ')}`);
       checkInput(inputWords.join(' '));
       // Chosen here, so a start whose answer a restart cut off is asked again by it (and not typed again).
       const id = newAwaitId();

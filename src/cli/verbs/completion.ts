@@ -1,5 +1,6 @@
 import type { Verb } from '../verb.js';
 import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { COMPLETED_SHELLS, completionScript, isCompletedShell } from '../completion/index.js';
 import { sessionTargets } from '../completion/session-targets.js';
 
@@ -30,13 +31,13 @@ Load it again after upgrading tend: it holds the verbs of the tend that wrote it
     async run({ args, client, stdout }) {
       const list = args.values.list;
       if (typeof list === 'string') {
-        if (list !== 'sessions') throw new CliError(`--list takes "sessions", not "${list}"`, 2);
+        if (list !== 'sessions') throw usageError(`--list takes "sessions", not "${list}"`);
         for (const target of await sessionTargets(client)) stdout.write(`${target}\n`);
         return 0;
       }
       const [shell] = args.positionals;
-      if (shell === undefined) throw new CliError(`missing SHELL: ${COMPLETED_SHELLS.join(', ')}`, 2);
-      if (!isCompletedShell(shell)) throw new CliError(`no completion for "${shell}"; there is one for ${COMPLETED_SHELLS.join(', ')}`, 2);
+      if (shell === undefined) throw usageError(`missing SHELL: ${COMPLETED_SHELLS.join(', ')}`);
+      if (!isCompletedShell(shell)) throw usageError(`no completion for "${shell}"; there is one for ${COMPLETED_SHELLS.join(', ')}`);
       stdout.write(completionScript(shell, verbTable()));
       return 0;
     },

@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { readLastLines } from '../server-log/last-lines.js';
 import { followLog } from '../server-log/follow.js';
 
@@ -26,7 +27,7 @@ the errors it met. Reading the log never starts a server.
     const count = lineCount(args.values.lines);
     const follow = args.values.follow === true;
     const json = args.values.json === true;
-    if (follow && json) throw new CliError('--json prints the lines once; it does not go with --follow', 2);
+    if (follow && json) throw usageError('--json prints the lines once; it does not go with --follow');
     const log = client.paths.serverLog;
 
     let tail: ReturnType<typeof readLastLines> | null = null;
@@ -60,6 +61,6 @@ the errors it met. Reading the log never starts a server.
 
 function lineCount(value: unknown): number {
   if (value === undefined) return DEFAULT_LINES;
-  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new CliError(`--lines takes a number of lines, not "${String(value)}"`, 2);
+  if (typeof value !== 'string' || !/^\d+$/.test(value)) throw usageError(`--lines takes a number of lines, not "${String(value)}"`);
   return Number(value);
 }

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { shellLine, type SessionView } from '../format.js';
 import { envNameProblem } from '../../protocol/env-name.js';
 import { API_ROUTES, DEFAULT_SESSION_COLS, DEFAULT_SESSION_ROWS } from '../../protocol/api/index.js';
@@ -28,10 +29,10 @@ export function parseEnvOptions(given: unknown): Record<string, string> {
   for (const entry of entries) {
     const text = String(entry);
     const eq = text.indexOf('=');
-    if (eq === -1) throw new CliError(`--env must look like NAME=VALUE, not "${text}"`, 2);
+    if (eq === -1) throw usageError(`--env must look like NAME=VALUE, not "${text}"`);
     const name = text.slice(0, eq);
     const problem = envNameProblem(name);
-    if (problem !== null) throw new CliError(`--env "${text}": the variable's name ${problem}; give NAME=VALUE with a NAME`, 2);
+    if (problem !== null) throw usageError(`--env "${text}": the variable's name ${problem}; give NAME=VALUE with a NAME`);
     const value = text.slice(eq + 1);
     // The server would refuse it by its field ("env.TERM"); said here by the option it was typed in.
     if (name === 'TERM' && value !== '') checkTerm('--env TERM', value);
@@ -63,7 +64,7 @@ its viewers or the server, and prints its id.
   afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
     if (args.rest !== null && args.positionals.length > 0) {
-      throw new CliError(`put the whole command after --: ${shellLine(['tend', 'new', '--', ...args.positionals, ...args.rest])}`, 2);
+      throw usageError(`put the whole command after --: ${shellLine(['tend', 'new', '--', ...args.positionals, ...args.rest])}`);
     }
     // Every value is checked before the session starts: a refused --workspace must not leave a session behind.
     const size = typeof args.values.size === 'string'

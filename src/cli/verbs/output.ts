@@ -1,6 +1,6 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { API_ROUTES, COMMAND_NUMBER_PATTERN, type CommandOutputReply } from '../../protocol/api/index.js';
 
 type OutputView = CommandOutputReply;
@@ -22,8 +22,8 @@ what it has written so far.
   async run({ args, client, stdout, stderr }) {
     const target = args.positionals[0]!;
     const cmd = args.values.cmd;
-    if (typeof cmd === 'string' && args.values.last) throw new CliError('give --cmd N or --last, not both', 2);
-    if (typeof cmd === 'string' && !COMMAND_NUMBER_PATTERN.test(cmd)) throw new CliError(`--cmd takes a command number from \`tend commands\`, not "${cmd}"`, 2);
+    if (typeof cmd === 'string' && args.values.last) throw usageError('give --cmd N or --last, not both');
+    if (typeof cmd === 'string' && !COMMAND_NUMBER_PATTERN.test(cmd)) throw usageError(`--cmd takes a command number from \`tend commands\`, not "${cmd}"`);
     const q = new URLSearchParams({ cmd: typeof cmd === 'string' ? cmd : 'last' });
     const out = await client.callRoute<OutputView>(API_ROUTES.commandOutput, { target }, undefined, Object.fromEntries(q));
     if (args.values.json) {

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { KeyNameError, parseKeys } from '../keys.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
 import { API_ROUTES, type InputReply } from '../../protocol/api/index.js';
@@ -58,17 +58,17 @@ to 60 s) and the send completed, nothing doubled.`,
       try {
         keys = parseKeys(keySpecs.filter((k): k is string => typeof k === 'string'));
       } catch (err) {
-        if (err instanceof KeyNameError) throw new CliError(`--keys: ${err.message}`, 2);
+        if (err instanceof KeyNameError) throw usageError(`--keys: ${err.message}`);
         throw err;
       }
     }
     // A send of nothing succeeding would tell a script its input arrived.
     if (text === '' && keys === '' && !args.values.enter && !args.values.stdin) {
-      throw new CliError('nothing to send: give TEXT, --keys K, --enter or --stdin', 2);
+      throw usageError('nothing to send: give TEXT, --keys K, --enter or --stdin');
     }
     const givenKey = args.values.key;
     if (givenKey !== undefined && (typeof givenKey !== 'string' || !KEY_PATTERN.test(givenKey))) {
-      throw new CliError('--key must be 32 lowercase hex digits (e.g. from `openssl rand -hex 16`)', 2);
+      throw usageError('--key must be 32 lowercase hex digits (e.g. from `openssl rand -hex 16`)');
     }
     const key = typeof givenKey === 'string' ? givenKey : randomBytes(16).toString('hex');
     const conn = new RideThroughConnection(client, {

@@ -1,6 +1,7 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError, type TendClient } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { nearest } from '../../common/nearest.js';
 import { API_ROUTES } from '../../protocol/api/index.js';
 
@@ -82,7 +83,7 @@ which \`tend logs\` prints.`,
         return 0;
       }
       default:
-        throw new CliError(`no action "${action}"${nearestAction(action)}; server takes start, stop, restart or status`, 2);
+        throw usageError(`no action "${action}"${nearestAction(action)}; server takes start, stop, restart or status`);
     }
   },
 };

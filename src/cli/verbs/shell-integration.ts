@@ -1,6 +1,6 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import { INTEGRATED_SHELLS, isIntegratedShell, shellIntegration } from '../../shell-integration/index.js';
 
 export const shellIntegrationVerb: Verb = {
@@ -22,7 +22,7 @@ read. Shells that tend starts itself load it without this.
   operands: 'SHELL',
   async run({ args, stdout }) {
     const shell = args.positionals[0]!;
-    if (!isIntegratedShell(shell)) throw new CliError(`no shell integration for "${shell}"; there is one for ${INTEGRATED_SHELLS.join(', ')}`, 2);
+    if (!isIntegratedShell(shell)) throw usageError(`no shell integration for "${shell}"; there is one for ${INTEGRATED_SHELLS.join(', ')}`);
     if (args.values.json) printJson(stdout, { shell, snippet: shellIntegration(shell) });
     else stdout.write(shellIntegration(shell));
     return 0;

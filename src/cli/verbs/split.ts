@@ -1,6 +1,6 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { CliError } from '../client.js';
+import { usageError } from '../cli-error.js';
 import type { SessionView } from '../format.js';
 import { callerEnvironment } from './new.js';
 import { checkDirectory, checkName, commandAfterDash } from '../argument-checks.js';
@@ -34,7 +34,7 @@ workspace gets one ("default") made around it. Prints the new session's id.
   afterDash: 'CMD ARGS...',
   async run({ args, client, stdout }) {
     const target = args.positionals[0]!;
-    if (args.values.right && args.values.down) throw new CliError('give --right or --down, not both', 2);
+    if (args.values.right && args.values.down) throw usageError('give --right or --down, not both');
     const body: Record<string, unknown> = { direction: args.values.down ? 'down' : 'right', env: callerEnvironment() };
     if (typeof args.values.name === 'string') body.name = checkName('--name', args.values.name);
     if (typeof args.values.cwd === 'string') body.cwd = checkDirectory('--cwd', args.values.cwd);
