@@ -43,8 +43,7 @@ const FIRST_MARKS_WAIT_MS = 4000;
 const PROMPT_WAIT_MS = 2000;
 /** How long the next await at a session waits for the previous one's command to start (its C mark). */
 const COMMAND_START_WAIT_MS = 1000;
-/** The stable code of an await refused because the shell is not at its prompt. */
-export const SHELL_BUSY = 'shell_busy';
+/** What a shell_busy refusal tells the caller to do. */
 const BUSY_HINT = (session: Session): string =>
   `Nothing was typed. Wait for it to finish, or end it (\`tend send ${session.label} --keys C-c\`), then await again`;
 const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
@@ -212,14 +211,14 @@ async function checkAtPrompt(session: Session, index: HostedCommands): Promise<n
     const command = state.commands.find((c) => c.number === state.running);
     const holder = foregroundIntruder(await session.foreground());
     const holds = holder === null ? '' : ` (the terminal's foreground process is ${holder}, not the shell)`;
-    throw new ApiError(SHELL_BUSY, `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')})${holds}, so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
+    throw new ApiError('shell_busy', `session ${session.label} is running command ${state.running} (${quoteLine(command?.commandLine ?? '')})${holds}, so its shell is not at its prompt: input typed now would go to that command, not to the shell. ${BUSY_HINT(session)}`, { running: state.running });
   }
   if (!state.atPrompt) {
-    throw new ApiError(SHELL_BUSY, `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
+    throw new ApiError('shell_busy', `session ${session.label}'s shell has not shown its prompt (no prompt mark since its last command): input typed now might not reach the shell. ${BUSY_HINT(session)}`);
   }
   const intruder = foregroundIntruder(await session.foreground());
   if (intruder !== null) {
-    throw new ApiError(SHELL_BUSY, `session ${session.label}'s terminal is held by ${intruder}, not by its shell, although the shell's marks show a prompt: input typed now would go to that program. ${BUSY_HINT(session)}`);
+    throw new ApiError('shell_busy', `session ${session.label}'s terminal is held by ${intruder}, not by its shell, although the shell's marks show a prompt: input typed now would go to that program. ${BUSY_HINT(session)}`);
   }
   return last;
 }

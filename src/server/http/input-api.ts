@@ -13,9 +13,6 @@ import { optString } from './validate.js';
 import { SessionStateError, type Session } from '../session.js';
 import { InputHoleError, InputNotTakenError, WRITER_ID_BYTES } from '../input/durable-input.js';
 
-export const INPUT_BODY_LIMIT_BYTES = MAX_INPUT_BODY_BYTES;
-const KEY_PATTERN = INPUT_KEY_PATTERN;
-
 /** A checked input body, as the server types it. */
 export interface ParsedInput {
   bytes: Buffer;
@@ -27,8 +24,8 @@ export interface ParsedInput {
 
 /** The request body, checked whole before anything is typed. */
 export function parseInputBody(body: Record<string, unknown>): ParsedInput {
-  const text = optString(body, 'text', { max: INPUT_BODY_LIMIT_BYTES });
-  const base64 = optString(body, 'base64', { max: INPUT_BODY_LIMIT_BYTES });
+  const text = optString(body, 'text', { max: MAX_INPUT_BODY_BYTES });
+  const base64 = optString(body, 'base64', { max: MAX_INPUT_BODY_BYTES });
   if ((text === undefined) === (base64 === undefined)) throw badRequest('give exactly one of "text" (UTF-8) or "base64" (raw bytes)');
   const decoded = base64 === undefined ? undefined : Buffer.from(base64, 'base64');
   // Node skips characters outside the alphabet rather than refusing them: only a body that
@@ -37,7 +34,7 @@ export function parseInputBody(body: Record<string, unknown>): ParsedInput {
     throw badRequest('"base64" is not valid base64 (the standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4 characters); nothing was typed');
   }
   const key = optString(body, 'key', { max: 64 });
-  if (key !== undefined && !KEY_PATTERN.test(key)) {
+  if (key !== undefined && !INPUT_KEY_PATTERN.test(key)) {
     throw badRequest(`"key" must be ${WRITER_ID_BYTES * 2} lowercase hex digits (16 random bytes naming this write), not ${JSON.stringify(key)}`);
   }
   return {
@@ -50,7 +47,7 @@ export function parseInputBody(body: Record<string, unknown>): ParsedInput {
 export function addInputRoute(router: Router, target: (t: string | undefined) => Session): void {
   router.add('sendInput', async (req) => {
     const session = target(req.params.target);
-    const input = parseInputBody(await req.json(INPUT_BODY_LIMIT_BYTES));
+    const input = parseInputBody(await req.json(MAX_INPUT_BODY_BYTES));
     const key = input.writer.toString('hex');
     let alreadyHad = 0;
     try {

@@ -58,6 +58,7 @@ export function loopbackPortFromEnv(value: string | undefined): number {
 export async function startLoopbackListener(options: LoopbackOptions): Promise<LoopbackListener> {
   const { log } = options;
   const uid = options.uid ?? process.getuid?.() ?? -1;
+  const peerLookup = options.peerLookup ?? peerLookupFor(process.platform);
   // Checked once per connection: the peer's socket cannot change owner, and
   // reading /proc/net/tcp costs in proportion to every socket on the machine
   // (and lsof, on macOS, tens of milliseconds).
@@ -74,7 +75,7 @@ export async function startLoopbackListener(options: LoopbackOptions): Promise<L
     if (remoteAddress === undefined || remotePort === undefined) {
       verdict = 'the connection has no peer address';
     } else {
-      const peer = loopbackPeerUid(remoteAddress, remotePort, options.peerLookup ?? peerLookupFor(process.platform));
+      const peer = loopbackPeerUid(remoteAddress, remotePort, peerLookup);
       if (!peer.known) {
         // Any user of the machine can reach 127.0.0.1: unchecked is refused.
         if (!warnedUnknown) log.warn(`loopback API: cannot check callers' users (${peer.reason}); refusing every caller on ${LOOPBACK_HOST}`);
