@@ -4,29 +4,23 @@
 // rest of the request unread, so a client still writing gets a reset rather
 // than the answer. Here every such request gets the API's JSON error, and
 // the rest of what the client sends is read and dropped until it is done.
-import type { Server as HttpServer } from 'node:http';
+import { STATUS_CODES, type Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { statusOfError, type ApiErrorBody, type ApiErrorCode } from '../../protocol/api/index.js';
+import { ApiError } from './errors.js';
 
 /** How long a refused client may go on sending before its socket is closed. */
 const DRAIN_LIMIT_MS = 2000;
 
-interface Refusal {
-  reason: string;
-  code: ApiErrorCode;
-  message: string;
-}
-
-function refusalFor(err: NodeJS.ErrnoException): Refusal {
+function refusalFor(err: NodeJS.ErrnoException): ApiError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { reason: 'Request Header Fields Too Large', code: 'request_too_large', message: 'the request line and headers are over 16 KiB (a path that long names nothing here)' };
+      return new ApiError('request_too_large', 'the request line and headers are over 16 KiB (a path that long names nothing here)');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { reason: 'Request Timeout', code: 'request_timeout', message: 'the request did not arrive whole in time' };
+      return new ApiError('request_timeout', 'the request did not arrive whole in time');
     case 'HPE_INVALID_METHOD':
-      return { reason: 'Bad Request', code: 'bad_method', message: 'the request uses an HTTP method this server does not know (GET, HEAD, POST, PUT, PATCH and DELETE are the ones its routes take)' };
+      return new ApiError('bad_method', 'the request uses an HTTP method this server does not know (GET, HEAD, POST, PUT, PATCH and DELETE are the ones its routes take)');
     default:
-      return { reason: 'Bad Request', code: 'bad_request', message: `the request is not well-formed HTTP/1.1 (${err.code ?? err.message})` };
+      return new ApiError('bad_request', `the request is not well-formed HTTP/1.1 (${err.code ?? err.message})`);
   }
 }
 
@@ -38,9 +32,10 @@ export function answerClientErrors(http: HttpServer): void {
       return;
     }
     const refusal = refusalFor(err);
-    const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } } satisfies ApiErrorBody);
+    const body = JSON.stringify(refusal.body());
+    const status = refusal.status;
     socket.end(
-      `HTTP/1.1 ${statusOfError(refusal.code)} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     // Closing with unread bytes would reset the connection before the client reads the answer.
