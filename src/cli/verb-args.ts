@@ -92,7 +92,7 @@ function commandMovedAfterDash(verb: Verb, tokens: readonly Token[], words: read
 }
 
 /** The usage's first line: the verb's synopsis. */
-export function usageLine(verb: Verb): string {
+function usageLine(verb: Verb): string {
   return verb.usage.split('\n')[0]!;
 }
 

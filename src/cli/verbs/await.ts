@@ -6,8 +6,6 @@ import { EXIT } from '../exit-codes.js';
 import { AwaitConnection, newAwaitId } from './await-connection.js';
 import { API_ROUTES, AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
 
-/** The exit status of a wait that ran out, as timeout(1) uses. */
-export const AWAIT_TIMED_OUT_EXIT = EXIT.timedOut;
 /**
  * One HTTP call waits at most this long; longer waits are a loop of calls.
  * Short because Node's default HTTP agent drops a socket that has been idle
@@ -78,7 +76,7 @@ same command's result. The command is never typed twice.
   operands: '[TARGET] [INPUT...]',
   afterDash: 'INPUT...',
   exits: [
-    { status: AWAIT_TIMED_OUT_EXIT, meaning: 'still running after --timeout S; nothing was cancelled' },
+    { status: EXIT.timedOut, meaning: 'still running after --timeout S; nothing was cancelled' },
     { status: 'else', meaning: "the command's own exit status (or 1, 2 as above)" },
   ],
   async run({ args, client, stdout, stderr }) {
@@ -114,7 +112,7 @@ same command's result. The command is never typed twice.
         stdout.write(`${reply.id}\n`);
         stderr.write(`tend: still running after ${(timeoutMs ?? 0) / 1000} s (nothing was cancelled); collect it with \`tend await --resume ${reply.id}\`\n`);
       }
-      return AWAIT_TIMED_OUT_EXIT;
+      return EXIT.timedOut;
     }
     if (args.values.json) printJson(stdout, reply);
     else {

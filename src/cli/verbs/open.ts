@@ -21,7 +21,7 @@ function openInBrowser(url: string): boolean {
  * The page's path for a session: the workspace that holds it, with the
  * session focused (?focus=), or the session alone when no workspace does.
  */
-export function pagePathFor(session: Pick<SessionInfo, 'id' | 'name'>, workspaces: readonly Pick<Workspace, 'name' | 'sessions'>[]): string {
+function pagePathFor(session: Pick<SessionInfo, 'id' | 'name'>, workspaces: readonly Pick<Workspace, 'name' | 'sessions'>[]): string {
   const holder = workspaces.find((w) => Array.isArray(w.sessions) && w.sessions.includes(session.id));
   if (holder) return `/w/${encodeURIComponent(holder.name)}?focus=${encodeURIComponent(session.id)}`;
   // The page looks a name up as a workspace first: a session named like another workspace goes by its id.
