@@ -45,11 +45,6 @@ export class Router {
     this.routes.push({ method: route.method, path: route.path, segments: route.path.split('/').filter(Boolean), handler });
   }
 
-  /** The routes served, as `METHOD /path` (a test holds them to the contract's). */
-  served(): string[] {
-    return this.routes.map((r) => `${r.method} ${r.path}`);
-  }
-
   private match(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | null {
     const parts = path.split('/').filter(Boolean);
     let methodMismatch = false;
