@@ -445,23 +445,20 @@ export class AttachSession {
         this.painted = true;
         this.overlays.showHint();
         return;
-      case 'data':
+      case 'data': {
         this.backoff.reset();
         // While rows are drawn over, output would scroll them into the
         // history. The notice and the panels hold it back (the repaint that
         // ends them replaces it); the hint and the marker give way: their row
         // is blanked, the output written, and the screen repainted after it.
-        if (this.overlays.coveredRows > 0) {
-          if (!this.overlays.givesWayToOutput) return;
-          this.options.output.write(this.overlays.giveWay());
-          this.altScreen.feed(frame.data);
-          this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
-          this.resubscribe();
-          return;
-        }
+        const covered = this.overlays.coveredRows > 0;
+        if (covered && !this.overlays.givesWayToOutput) return;
+        if (covered) this.options.output.write(this.overlays.giveWay());
         this.altScreen.feed(frame.data);
         this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
+        if (covered) this.resubscribe();
         return;
+      }
       case 'title':
         this.options.output.write(`\x1b]2;${frame.title.replace(/[\x00-\x1f\x7f]/g, '')}\x07`);
         return;
