@@ -4,7 +4,7 @@
 // rest. Every read but view() waits for the bytes written before it to be parsed.
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { Emitter } from '../../common/event.js';
-import type { ScrollbackShown, ScreenSnapshot, ScreenText, SearchResult, TerminalModes } from '../screen/index.js';
+import type { ScreenSnapshot, ScreenText, SearchResult, TerminalModes } from '../screen/index.js';
 import type { CommandsState, FinishedCommand, HostOp, ScreenCalls, SearchQuery } from './messages.js';
 
 /** What HostedScreen needs of the host (screen-host.ts). */
@@ -210,4 +210,4 @@ export class HostedCommands {
   }
 }
 
-export type { ScrollbackShown, ScreenSnapshot };
+export type { ScreenSnapshot };

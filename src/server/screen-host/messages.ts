@@ -8,7 +8,8 @@ import type { ByteLane } from './byte-lane.js';
 import type { HistoryState } from '../screen/history/history.js';
 import type { StoredBlock } from '../checkpoint/history-file.js';
 import type { CommandInfo, FinishedCommand } from '../commands/index.js';
-import type { ScreenOptions, ScreenSnapshot, ScreenText, ScrollbackShown, SearchResult, SearchStopReason, TerminalModes } from '../screen/index.js';
+import type { ScreenOptions, ScreenSnapshot, ScreenText, SearchResult, SearchStopReason, TerminalModes } from '../screen/index.js';
+import type { ScrollbackCount } from '../../protocol/api/index.js';
 import type { RenderedView } from '../screen/view-render.js';
 
 /** A screen's options as they cross the thread (no budget or scheduler: the host owns those). */
@@ -42,7 +43,7 @@ export interface ScreenCalls {
   flush: { args: null; result: null };
   modes: { args: null; result: TerminalModes };
   /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
-  snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackShown } };
+  snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackCount } };
   /**
    * The screen as a terminal of another size shows it (a viewer's VIEW
    * snapshot), with the modes at its cut. The one call that does not wait

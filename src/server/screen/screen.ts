@@ -68,7 +68,7 @@ import { rowText, screenText, textSlices, type TextOptions } from './screen-text
 import { SEARCH_TIME_BUDGET_MS, searchRows, type LineMatcher, type SearchResult } from './screen-search.js';
 import { rowsAResizeMayAdd, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
-import { ScreenRows, type ScrollbackShown } from './history/screen-rows.js';
+import { ScreenRows } from './history/screen-rows.js';
 import { assertInternals, eraseAboveGuard, keepLinks, linkOf, parseNow, readInternals, type LinkData } from './xterm-private.js';
 import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
 import { ParseQueue, type ParseMode } from './parse-queue.js';
@@ -124,16 +124,14 @@ export interface TerminalModes {
   synchronizedOutput: boolean;
 }
 
-import type { ScreenSnapshot } from '../../protocol/api/index.js';
+import type { ScreenSnapshot, ScrollbackCount } from '../../protocol/api/index.js';
 export type { ScreenSnapshot };
-
-export type { ScrollbackShown };
 
 export type { SearchMatch, SearchResult } from './screen-search.js';
 
 export interface ScreenText {
   text: string;
-  scrollback: ScrollbackShown;
+  scrollback: ScrollbackCount;
 }
 
 export interface SnapshotOptions {
@@ -556,7 +554,7 @@ export class Screen extends DisposableBase {
   }
 
   /** How `wanted` rows of scrollback above the active screen come out (see ScreenRows). */
-  scrollbackShown(wanted: number): ScrollbackShown {
+  scrollbackShown(wanted: number): ScrollbackCount {
     return this.reader.scrollbackShown(wanted);
   }
 

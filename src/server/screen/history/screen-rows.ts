@@ -15,9 +15,6 @@ import type { ScrollbackCount } from '../../../protocol/api/index.js';
 /** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */
 const MAX_BUILDER_LINKS = 10_000;
 
-/** Rows of scrollback shown, held and missing: the API's count (ScrollbackCount). */
-export type ScrollbackShown = ScrollbackCount;
-
 export class ScreenRows {
   private factory: LineFactory | undefined;
   private builder: HistoryLines | undefined;
@@ -101,7 +98,7 @@ export class ScreenRows {
    * file; counted only when the request reaches past the oldest row held:
    * then what is shown is not all the program wrote).
    */
-  scrollbackShown(wanted: number): ScrollbackShown {
+  scrollbackShown(wanted: number): ScrollbackCount {
     const buffer = this.terminal.buffer.active;
     const available = buffer.baseY + (buffer.type === 'normal' ? this.history.rowCount : 0);
     const shown = Math.min(wanted, available);
