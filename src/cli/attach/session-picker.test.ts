@@ -47,7 +47,7 @@ describe('SessionPicker', () => {
   });
 
   test('a list taller than the terminal shows the rows around the selection', () => {
-    const many = Array.from({ length: 50 }, (_, i) => ({ id: `s${i}`, name: null, status: 'running', index: i + 1 }));
+    const many = Array.from({ length: 50 }, (_, i) => ({ id: `s${i}`, name: null, status: 'running' as const, index: i + 1 }));
     const p = new SessionPicker(many, 's40', undefined);
     const lines = p.lines(10);
     assert.equal(lines.length, 10);

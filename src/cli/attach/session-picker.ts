@@ -5,19 +5,12 @@
 // q or Ctrl-C go back. Only running sessions can be switched to; picking
 // another says why not on the list's last row. This is the list's state and
 // its keys; attach-session.ts draws it (overlay.ts) and does the switch.
+import type { ListedSession } from '../../protocol/api/index.js';
 import { commandText } from '../format.js';
 import type { OverlayLine } from './overlay.js';
 
-/** What the list needs of a session (a subset of the API's session). */
-export interface SessionChoice {
-  id: string;
-  name: string | null;
-  status: string;
-  index?: number;
-  argv?: string[];
-  title?: string;
-  cwd?: string;
-}
+/** What the list needs of a session: the API's listed session, its id, name and status at least. */
+export type SessionChoice = Pick<ListedSession, 'id' | 'name' | 'status'> & Partial<Pick<ListedSession, 'index' | 'argv' | 'title' | 'cwd'>>;
 
 export type PickerAction =
   | { kind: 'none' }
