@@ -1,7 +1,7 @@
 // How the CLI shows sessions to a person.
 import { describeExitShort } from '../protocol/exit-status.js';
 import type { SessionInfo } from '../protocol/api/index.js';
-import { commandLine } from '../common/command-line.js';
+import { oneLineCommand } from '../common/command-line.js';
 
 /** A session as the API shows it, with its `tend ls` index when listed. */
 export type SessionView = SessionInfo & { index?: number };
@@ -34,15 +34,12 @@ export { shellLine } from '../common/command-line.js';
 
 /**
  * What a session runs, as one line a person reads: the program's name (not
- * its whole path) and its arguments as they would be typed; one formatter
- * with the dashboard's (common/command-line.ts).
+ * its whole path) and its arguments as they would be typed, on one line (a
+ * table row stays one row); one formatter with the dashboard's
+ * (common/command-line.ts).
  */
 export function commandText(argv: readonly string[]): string {
-  return commandLine(argv) || '-';
+  return oneLineCommand(argv) || '-';
 }
 
-/** `text` cut to at most `chars` characters, the cut marked with "…". */
-export function shorten(text: string, chars: number): string {
-  const all = [...text];
-  return all.length <= chars ? text : `${all.slice(0, Math.max(0, chars - 1)).join('')}…`;
-}
+export { shorten } from '../common/command-line.js';

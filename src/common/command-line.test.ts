@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { commandLine, shortCommandLine } from './command-line.js';
+import { commandLine, oneLineCommand, shortCommandLine } from './command-line.js';
 
 test('the program goes without its directory and each argument as a shell would take it', () => {
   assert.equal(commandLine(['/usr/bin/env', 'sleep', '1000']), 'env sleep 1000');
@@ -25,4 +25,8 @@ test('the short form is one line of at most the characters asked for, the cut ma
   // Characters, not UTF-16 units: an emoji is never cut in half.
   assert.equal(shortCommandLine(['echo', '😀😀😀'], 6), 'echo …');
   assert.equal([...shortCommandLine(['echo', '😀😀😀😀'], 9)].length, 9);
+});
+
+test('a multi-line sh -c script is one line, its newlines and runs of blanks one space each', () => {
+  assert.equal(oneLineCommand(['/bin/sh', '-c', 'echo a\n  echo b']), 'echo a echo b');
 });

@@ -30,8 +30,18 @@ export function commandLine(argv: readonly string[] | null | undefined): string 
   return shellLine([program, ...argv.slice(1)]);
 }
 
-/** The command line on one line (runs of white space as one space), at most `maxChars` characters, the cut marked with "…". */
+/** The command line on one line: runs of white space (a multi-line `sh -c` script's newlines) as one space. */
+export function oneLineCommand(argv: readonly string[] | null | undefined): string {
+  return commandLine(argv).replace(/\s+/g, ' ');
+}
+
+/** `text` cut to at most `maxChars` characters, the cut marked with "…". */
+export function shorten(text: string, maxChars: number): string {
+  const chars = [...text];
+  return chars.length <= maxChars ? text : `${chars.slice(0, Math.max(0, maxChars - 1)).join('')}…`;
+}
+
+/** The command line on one line, at most `maxChars` characters, the cut marked with "…". */
 export function shortCommandLine(argv: readonly string[] | null | undefined, maxChars: number): string {
-  const chars = [...commandLine(argv).replace(/\s+/g, ' ')];
-  return chars.length <= maxChars ? chars.join('') : `${chars.slice(0, Math.max(0, maxChars - 1)).join('')}…`;
+  return shorten(oneLineCommand(argv), maxChars);
 }

@@ -9,9 +9,8 @@ import { jsonOption, printJson } from '../verb.js';
 import { usageError } from '../cli-error.js';
 import { KeyNameError, parseKeys } from '../keys.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
-import { API_ROUTES, type InputReply } from '../../protocol/api/index.js';
+import { API_ROUTES, INPUT_KEY_PATTERN, type InputReply } from '../../protocol/api/index.js';
 
-const KEY_PATTERN = /^[0-9a-f]{32}$/;
 /** The server answers 503 input_interrupted when it went away while the holder took a write: made again. */
 const INTERRUPTED_STATUS = 503;
 
@@ -67,7 +66,7 @@ to 60 s) and the send completed, nothing doubled.`,
       throw usageError('nothing to send: give TEXT, --keys K, --enter or --stdin');
     }
     const givenKey = args.values.key;
-    if (givenKey !== undefined && (typeof givenKey !== 'string' || !KEY_PATTERN.test(givenKey))) {
+    if (givenKey !== undefined && (typeof givenKey !== 'string' || !INPUT_KEY_PATTERN.test(givenKey))) {
       throw usageError('--key must be 32 lowercase hex digits (e.g. from `openssl rand -hex 16`)');
     }
     const key = typeof givenKey === 'string' ? givenKey : randomBytes(16).toString('hex');

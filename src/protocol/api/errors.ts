@@ -42,10 +42,6 @@ export const API_ERRORS = {
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
-export function isApiErrorCode(code: unknown): code is ApiErrorCode {
-  return typeof code === 'string' && Object.hasOwn(API_ERRORS, code);
-}
-
 export function statusOfError(code: ApiErrorCode): number {
   return API_ERRORS[code].status;
 }
