@@ -4,6 +4,7 @@
 // (the "outer terminal"); keystrokes are written into that PTY. A raw viewer
 // speaks the wire protocol over its own WebSocket, for the cases a
 // well-behaved viewer never produces (no acks, bad acks, chosen resume points).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import xtermHeadless from '@xterm/headless';
 import WebSocket from 'ws';
@@ -309,4 +310,11 @@ export class RawViewer {
   close(): void {
     this.ws.terminate();
   }
+}
+
+/** Bytes a process has written with write(2) and the like, from /proc: how a test sees the attach hand bytes to its socket. */
+export function bytesWritten(pid: number): number {
+  const m = /^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  if (!m) throw new Error(`no wchar in /proc/${pid}/io`);
+  return Number(m[1]);
 }

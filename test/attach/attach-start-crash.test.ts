@@ -6,18 +6,10 @@
 // server: read ECONNRESET"), a moment no test can pick without a stand-in.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText } from './attach-harness.js';
-
-/** Bytes a process has written with write(2) and the like, from /proc. */
-function bytesWritten(pid: number): number {
-  const m = /^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-  if (!m) throw new Error(`no wchar in /proc/${pid}/io`);
-  return Number(m[1]);
-}
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, bytesWritten, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 test('a server SIGKILLed while a starting attach waits for its answer: the attach starts another and paints', { timeout: ATTACH_TEST_TIMEOUT_MS }, async (t) => {
   const scope = useTestScope(t);

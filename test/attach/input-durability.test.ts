@@ -13,7 +13,7 @@ import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import type { TestServer } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, bytesWritten, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
@@ -36,13 +36,6 @@ function recorder(file: string, delayMs: number): string[] {
 
 function recorded(file: string): Buffer {
   return existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
-}
-
-/** Bytes a process has written with write(2) and the like, from /proc: how a test sees the attach hand keys to its socket. */
-function bytesWritten(pid: number): number {
-  const m = /^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
-  if (!m) throw new Error(`no wchar in /proc/${pid}/io`);
-  return Number(m[1]);
 }
 
 async function waitForNewServer(server: TestServer, old: number): Promise<void> {
