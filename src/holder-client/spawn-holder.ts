@@ -3,9 +3,8 @@
 // our session and process group, so it outlives whoever started it.
 
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findPackageRoot } from '../common/package-root.js';
 import type { Readable } from 'node:stream';
 
 /** A holder that has not reported within this is treated as failed and killed. */
@@ -34,16 +33,6 @@ export interface SpawnHolderOptions {
 export interface SpawnedHolder {
   holderPid: number;
   childPid: number;
-}
-
-function findPackageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'holder'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`cannot find the tend package root above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
 }
 
 export function defaultHolderPath(): string {

@@ -131,6 +131,7 @@ export class TendServer extends DisposableBase {
       checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
       shellIntegrationDir: join(paths.runtimeDir, 'shell-integration'),
       windowSize: this.options.windowSize,
+      serverSocket: paths.serverSocket,
     }));
     this.awaits = this.register(new AwaitRegistry({
       stagingDir: join(paths.runtimeDir, 'await'),

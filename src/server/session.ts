@@ -23,8 +23,20 @@ import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 import { DurableInput } from './input/durable-input.js';
 
-import type { SessionInfo, SessionStatus } from '../protocol/api/index.js';
+import type { AgentInfo, SessionInfo, SessionStatus } from '../protocol/api/index.js';
 export type { SessionInfo, SessionStatus };
+
+/**
+ * What a session asks of the agent in it (server/agents/ sets it): its state
+ * for the session's info, and a gate input waits at while the agent sleeps or
+ * wakes (the wake starts then, and the input reaches the agent once it is
+ * ready, in the order it came).
+ */
+export interface SessionAgentLink {
+  info(): AgentInfo;
+  /** Null: input goes now. Else input waits for the promise (which starts a wake); a rejection drops it. */
+  inputGate(): Promise<void> | null;
+}
 
 export interface SessionDeps {
   /** The server boot: the viewer stream of a session with no holder to number it is scoped to it. */
@@ -50,6 +62,8 @@ export interface SessionDeps {
   shellIntegrationDir: string;
   /** Which viewer's size the PTY takes (TEND_WINDOW_SIZE, tmux's window-size); default latest. */
   windowSize?: WindowSizePolicy;
+  /** The server's unix socket, given to programs as TEND_SOCKET: agents' hooks report there. */
+  serverSocket?: string;
 }
 
 /** Output as it arrives; `bytes` are good only during the call (the holder read buffer is reused). */
@@ -107,6 +121,8 @@ export class Session extends DisposableBase {
   private readonly outputListeners = new Set<OutputListener>();
   private readonly exitWaiters: Array<() => void> = [];
   readonly viewers: SessionViewers;
+  /** The AI agent in this session, once one was launched or reported (server/agents/). */
+  agent: SessionAgentLink | null = null;
   /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
   private parsedSeq: number;
   /** Viewer seqs are the holder's offsets (see alignViewerStream). */
@@ -134,7 +150,16 @@ export class Session extends DisposableBase {
       // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
       readScrollback: ({ beforeRow, count }) => this._screen.olderRows(beforeRow ?? null, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, count),
       writeInput: (data) => {
-        if (this._status === 'running') this.holder?.input(data);
+        const gate = this.agent?.inputGate() ?? null;
+        if (gate === null) {
+          if (this._status === 'running') this.holder?.input(data);
+          return;
+        }
+        // Keystrokes to a sleeping agent wake it and reach it once it is ready; the viewer's copy is good only now.
+        const copy = data.slice();
+        gate.then(() => {
+          if (this._status === 'running') this.holder?.input(copy);
+        }, () => undefined);
       },
       writeInputAt: (writer, at, data) => this.inputAt(writer, at, data),
       resizePty: ({ cols, rows }) => {
@@ -195,6 +220,7 @@ export class Session extends DisposableBase {
       unparsedBytes: this._screen.backlogBytes,
       degraded: this._degraded,
       ...checkpointWarning(this.deps.checkpoints),
+      agent: this.agent?.info() ?? null,
     };
   }
 
@@ -295,8 +321,8 @@ export class Session extends DisposableBase {
     // A plain bash/zsh/fish gets tend's marks (OSC 133/7), which the command
     // index and `await` need; anything else starts exactly as given.
     const launch = options.shellIntegration
-      ? injectShellIntegration(argv, { ...env, TEND_SESSION: this.record.id }, this.deps.shellIntegrationDir)
-      : { argv, env: { ...env, TEND_SESSION: this.record.id } };
+      ? injectShellIntegration(argv, { ...env, ...this.tendEnv() }, this.deps.shellIntegrationDir)
+      : { argv, env: { ...env, ...this.tendEnv() } };
     const { holderPid, childPid } = await spawnHolder({
       holderPath: this.deps.holderPath,
       socketPath,
@@ -321,6 +347,11 @@ export class Session extends DisposableBase {
     this.journalSize(generation, 0, this._screen.cols, this._screen.rows);
     this.alignViewerStream(generation, 0);
     this.attachHolder(holder, 0, { answerReplay: true });
+  }
+
+  /** What a program in the session (and an agent's hooks) needs to reach tend: the session's id and the server's socket. */
+  private tendEnv(): Record<string, string> {
+    return { TEND_SESSION: this.record.id, ...(this.deps.serverSocket !== undefined ? { TEND_SOCKET: this.deps.serverSocket } : {}) };
   }
 
   /** Settles when the holder's replay has ended, or the holder has gone. */
@@ -559,7 +590,12 @@ export class Session extends DisposableBase {
    */
   inputAt(writer: Uint8Array, at: number, data: Uint8Array): Promise<number> {
     this.requireHolder();
-    return this.durableInput!.write(writer, at, data);
+    const gate = this.agent?.inputGate() ?? null;
+    if (gate === null) return this.durableInput!.write(writer, at, data);
+    return gate.then(() => {
+      this.requireHolder();
+      return this.durableInput!.write(writer, at, data);
+    });
   }
 
   /** How many of a writer's bytes the session's holder has taken. */

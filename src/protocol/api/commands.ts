@@ -1,5 +1,6 @@
 // What a session's shell ran (/v1/sessions/:target/commands, /output) and
 // awaits (/v1/sessions/:target/await, /v1/awaits/:id), as the API shows them.
+import type { AgentAwaitResult } from './agents.js';
 
 /** A command the shell's integration marks (OSC 133/633) reported. */
 export interface CommandRecord {
@@ -78,5 +79,11 @@ export interface AwaitDone extends AwaitReplyBase {
   command: AwaitedCommand;
 }
 
+/** An await on a session with an agent: the prompt's turn, done. A failed turn is done too (outcome failed). */
+export interface AwaitAgentDone extends AwaitReplyBase {
+  status: 'done';
+  agent: AgentAwaitResult;
+}
+
 /** 202 while pending, 200 when done; a failed await is an error answer (410) with `id` beside its code. */
-export type AwaitReply = AwaitPending | AwaitDone;
+export type AwaitReply = AwaitPending | AwaitDone | AwaitAgentDone;

@@ -9,3 +9,4 @@ export * from './commands.js';
 export * from './workspaces.js';
 export * from './health.js';
 export * from './layout.js';
+export * from './agents.js';

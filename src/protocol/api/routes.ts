@@ -33,6 +33,10 @@ export const API_ROUTES = {
   startAwait: route('POST', '/v1/sessions/:target/await'),
   getAwait: route('GET', '/v1/awaits/:id'),
 
+  agentEvent: route('POST', '/v1/sessions/:target/agent/events'),
+  sleepAgent: route('POST', '/v1/sessions/:target/agent/sleep'),
+  wakeAgent: route('POST', '/v1/sessions/:target/agent/wake'),
+
   listWorkspaces: route('GET', '/v1/workspaces'),
   getWorkspace: route('GET', '/v1/workspaces/:name'),
   putWorkspace: route('PUT', '/v1/workspaces/:name'),

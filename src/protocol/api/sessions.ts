@@ -1,5 +1,6 @@
 // Sessions as the HTTP API shows and takes them (/v1/sessions…): the one
 // definition the server answers with and the CLI and the page read.
+import type { AgentInfo, AgentLaunchRequest } from './agents.js';
 
 /** running; exited (its program ended, the screen is kept); cold (its holder is gone); elsewhere (another server holds its lease). */
 export type SessionStatus = 'running' | 'exited' | 'cold' | 'elsewhere';
@@ -37,6 +38,8 @@ export interface SessionInfo {
   degraded: boolean;
   /** Present only while the session's screen cannot be saved (a full or read-only disk): what that means. */
   warning?: string;
+  /** The AI coding agent in the session, once one was launched by tend or reported by its hooks; else null. */
+  agent: AgentInfo | null;
 }
 
 /** An item of GET /v1/sessions: the session and the 1-based index targets may use. */
@@ -74,6 +77,8 @@ export interface CreateSessionRequest {
   name?: string;
   /** Load tend's integration into a bash, zsh or fish it starts (default true). */
   shellIntegration?: boolean;
+  /** Start an agent in the session: the session runs the shell (argv, default the user's) and tend types the agent's command into it. */
+  agent?: AgentLaunchRequest;
 }
 
 /** POST /v1/sessions/:target/split: a new session beside the target in its workspace. */
