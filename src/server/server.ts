@@ -19,6 +19,11 @@ import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
 import { addCommandRoutes, awaitSession } from './http/commands-api.js';
 import { addWorkspaceRoutes } from './http/workspaces-api.js';
+import { addAgentRoutes, type AgentSleepControl } from './http/agents-api.js';
+import { AgentRegistry } from './agents/agent-registry.js';
+import { openAgentStore } from './agents/agent-store.js';
+import { defaultHookClientPath } from '../common/agents/hook-client-path.js';
+import { DEFAULT_AGENT_SLEEP_AFTER_MS } from '../protocol/api/index.js';
 import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
 import { AwaitRegistry, openAwaitStore } from './awaits/index.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
@@ -61,6 +66,10 @@ export interface ServerOptions {
   onStopRequested?: () => void;
   /** Sessions recovered so far at start (see SessionRegistry.recoverAll). */
   onRecoveryProgress?: (done: number, total: number) => void;
+  /** Idle time before an agent sleeps (TEND_AGENT_SLEEP_MINUTES); null: never; default 30 min. */
+  agentSleepAfterMs?: number | null;
+  /** The hook client agents' hooks run (TEND_HOOK_CLIENT); default holder/build/tend-hook. */
+  hookClientPath?: string;
   /** The server cannot go on (its screen host died): stop the process; holders keep every terminal. */
   onFatal?: (error: Error) => void;
 }
@@ -76,6 +85,9 @@ export class TendServer extends DisposableBase {
   private stopping = false;
   private awaits!: AwaitRegistry;
   private workspaces!: Workspaces;
+  private agents!: AgentRegistry;
+  /** Sleep and wake of agents (agents/agent-sleep.ts), once wired. */
+  private agentSleep: AgentSleepControl | null = null;
   private loopback: LoopbackListener | null = null;
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
@@ -148,9 +160,18 @@ export class TendServer extends DisposableBase {
       log,
     }));
     this.register(this.registry.onSessionRemoved((s) => this.workspaces.sessionRemoved(s.id)));
+    this.agents = this.register(new AgentRegistry({
+      store: openAgentStore(this.store.database, { readOnly: this.store.readOnly, onBadRow: (id) => log.warn(`session ${id}: stored agent unreadable; dropped`) }),
+      log,
+      agentsDir: join(paths.home, 'agents'),
+      hookClientPath: this.options.hookClientPath ?? defaultHookClientPath(),
+      defaultSleepAfterMs: this.options.agentSleepAfterMs === undefined ? DEFAULT_AGENT_SLEEP_AFTER_MS : this.options.agentSleepAfterMs,
+    }));
+    this.register(this.registry.onSessionRemoved((s) => this.agents.forget(s.id)));
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
+    this.agents.restore(this.registry.list());
     // Awaits typed before a restart are bound to their commands in the recovered indexes.
     await this.awaits.restore((id) => {
       const session = this.registry.list().find((s) => s.id === id && s.status === 'running');
@@ -193,7 +214,8 @@ export class TendServer extends DisposableBase {
       setImmediate(() => this.options.onStopRequested?.());
       return { status: 202, json: { stopping: true, pid: process.pid } satisfies StopReply };
     });
-    addSessionRoutes(router, this.registry);
+    addSessionRoutes(router, this.registry, this.agents);
+    addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces });
     return router;

@@ -472,6 +472,7 @@ export class Session extends DisposableBase {
       title: snap.title || undefined,
       firstRow: snap.firstRow,
       ...(this._degraded ? { degraded: true } : {}),
+      ...(this.agent !== null ? { agent: this.agent.info() } : {}),
       modes: viewerModes(m, snap.cursor),
     };
   }
@@ -586,11 +587,13 @@ export class Session extends DisposableBase {
    * A writer's bytes at..at+n-1 for the program (see input/durable-input.ts): resolves
    * with the writer's count the holder has once it covers them; rejects with
    * InputNotTakenError (how much was taken) if the holder goes first, or
-   * InputHoleError for a start past what the holder has.
+   * InputHoleError for a start past what the holder has. While the
+   * session's agent sleeps or wakes, the bytes wait for it to be ready.
    */
-  inputAt(writer: Uint8Array, at: number, data: Uint8Array): Promise<number> {
+  inputAt(writer: Uint8Array, at: number, data: Uint8Array, opts: { pastAgentGate?: boolean } = {}): Promise<number> {
     this.requireHolder();
-    const gate = this.agent?.inputGate() ?? null;
+    // The agent's own (re)start is typed past the gate it would otherwise wait at.
+    const gate = opts.pastAgentGate === true ? null : this.agent?.inputGate() ?? null;
     if (gate === null) return this.durableInput!.write(writer, at, data);
     return gate.then(() => {
       this.requireHolder();

@@ -31,6 +31,8 @@ import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
 import { queryWholeNumber } from './request-parts.js';
 import { addInputRoute } from './input-api.js';
+import { parseAgentLaunch } from './agents-api.js';
+import type { AgentRegistry } from '../agents/agent-registry.js';
 
 
 function parseCwd(cwd: string | undefined, fallback: string): string {
@@ -50,7 +52,7 @@ function parseSignal(v: unknown): number {
   throw badRequest(`"signal" must be a signal name like "INT" or a number 1-64, not ${JSON.stringify(v)}`);
 }
 
-export function addSessionRoutes(router: Router, registry: SessionRegistry): void {
+export function addSessionRoutes(router: Router, registry: SessionRegistry, agents: AgentRegistry): void {
   const target = (t: string | undefined): Session => registry.resolve(t ?? '');
 
   router.add('listSessions', () => ({ status: 200, json: registry.list().map((s, i): ListedSession => ({ index: i + 1, ...s.info() })) }));
@@ -65,7 +67,9 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry): voi
     const cols = optInt(body, 'cols', SESSION_SIZE_MIN, SESSION_SIZE_MAX) ?? DEFAULT_SESSION_COLS;
     const rows = optInt(body, 'rows', SESSION_SIZE_MIN, SESSION_SIZE_MAX) ?? DEFAULT_SESSION_ROWS;
     if (body.shellIntegration !== undefined && typeof body.shellIntegration !== 'boolean') throw badRequest('"shellIntegration" must be true or false');
+    const agent = parseAgentLaunch(body, argv);
     const session = await registry.create({ name, argv, cwd, env, cols, rows, shellIntegration: body.shellIntegration !== false });
+    if (agent !== undefined) agents.launch(session, agent);
     return { status: 201, json: session.info() };
   });
 

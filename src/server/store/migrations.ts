@@ -141,6 +141,22 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec('ALTER TABLE awaits ADD COLUMN typed_at INTEGER;');
     },
   },
+  {
+    version: 7,
+    description: 'agents: the AI agent of each session that has one, its state and conversation id',
+    up(db) {
+      // One row per session with an agent; `agent` is JSON that
+      // src/server/agents/agent-store.ts reads back (a row it cannot read is
+      // dropped with a warning: the agent is learnt again from its next hook).
+      db.exec(`
+        CREATE TABLE agents (
+          session_id TEXT    PRIMARY KEY,
+          agent      TEXT    NOT NULL,
+          updated_at INTEGER NOT NULL                    -- ms since the epoch
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

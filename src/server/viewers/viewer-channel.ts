@@ -20,6 +20,7 @@ import {
 import { DEFAULT_FLOW_LIMITS, realTimers, type FlowLimits, type Timers } from './flow-limits.js';
 import type { OutputLog } from './output-log.js';
 import type { ViewWindow } from './view-mouse.js';
+import type { AgentInfo } from '../../protocol/api/agents.js';
 
 /** A rendering of the session's screen and the stream position it was rendered at. */
 export interface Snapshot {
@@ -37,6 +38,8 @@ export interface Snapshot {
   degraded?: boolean;
   /** A view rendered for the viewer's size (request.view), not the session's screen itself. */
   view?: boolean;
+  /** The session's agent, sent as STATE { agent } after the snapshot (and again on each change). */
+  agent?: AgentInfo;
   /** A view's place in the session: mouse reports from the viewer are moved by it (view-mouse.ts). */
   viewWindow?: ViewWindow;
 }
@@ -485,6 +488,7 @@ export class ViewerChannel extends DisposableBase {
     // A repaint needs no title: title changes are sent as they happen.
     if (snap.title !== undefined && reason !== 'view-repaint') this.send({ type: 'title', channel: this.channel, title: snap.title });
     if (snap.degraded === true) this.send({ type: 'state', channel: this.channel, state: { degraded: true } });
+    if (snap.agent !== undefined) this.send({ type: 'state', channel: this.channel, state: { agent: snap.agent } });
     this.sentBeforeSegment = this.sentMax ?? snap.seq;
     this.segmentStart = snap.seq;
     this.segmentSnapshotBytes = snap.data.length;
