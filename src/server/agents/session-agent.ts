@@ -48,6 +48,7 @@ export class SessionAgent {
   private readonly changed = new Emitter<AgentInfo>();
   private readonly turnEnded = new Emitter<AgentTurn>();
   private readonly turnStarted = new Emitter<AgentTurn>();
+  private readonly started = new Emitter<{ source: string | null }>();
   /** Bumped by each event: a screen check answers only if nothing came after it. */
   private epoch = 0;
   /** Set by the sleep controller: input waits at it while the agent sleeps or wakes. */
@@ -129,6 +130,10 @@ export class SessionAgent {
   onTurnStarted(listener: Listener<AgentTurn>): Disposable {
     return this.turnStarted.on(listener);
   }
+  /** Fires when the agent process reports it started (SessionStart): a wake waits for it. */
+  onStarted(listener: Listener<{ source: string | null }>): Disposable {
+    return this.started.on(listener);
+  }
   /** Fires when a turn ends: answered, failed or interrupted. */
   onTurnEnded(listener: Listener<AgentTurn>): Disposable {
     return this.turnEnded.on(listener);
@@ -189,6 +194,7 @@ export class SessionAgent {
         // A waking agent that has started is the wake controller's to call ready (it waits for quiet output).
         if (this.data.state !== 'waking') this.setState('idle', now);
         else this.changed.fire(this.info());
+        this.started.fire({ source: event.source });
         return true;
       case 'prompt': {
         this.endTurn('interrupted', null, null, now);
