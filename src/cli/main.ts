@@ -26,10 +26,12 @@ import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
 import { logsVerb } from './verbs/logs.js';
 import { completionVerb } from './verbs/completion.js';
+import { hookVerb } from './verbs/hook.js';
 
 export const verbs: Verb[] = [
   newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
+  hookVerb,
 ];
 
 /**
@@ -85,10 +87,10 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(verbHelp(verb));
     return EXIT.ok;
   }
-  if (read.problem) return fail(read.problem, read.json);
+  if (read.problem) return verb.neverFails ? EXIT.ok : fail(read.problem, read.json);
   try {
     return await verb.run({ args: read.args, client: new TendClient(), stdout: process.stdout, stderr: process.stderr });
   } catch (err) {
-    return fail(err instanceof CliError ? err : internalError(err), read.json);
+    return verb.neverFails ? EXIT.ok : fail(err instanceof CliError ? err : internalError(err), read.json);
   }
 }

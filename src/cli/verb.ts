@@ -41,6 +41,12 @@ export interface Verb {
   afterDash?: string;
   /** Exit statuses with a meaning of the verb's own, shown in its --help. */
   exits?: ExitMeaning[];
+  /**
+   * Run by a program that must never see it fail (an agent's hook: exit 2
+   * blocks the agent's turn, its stderr is shown): a wrong command line or
+   * any error is not said and exits 0. --help still prints the help.
+   */
+  neverFails?: boolean;
   run(ctx: VerbContext): Promise<number>;
 }
 
