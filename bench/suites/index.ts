@@ -11,6 +11,7 @@ import { echoSuite } from './echo.js';
 import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
 import { holderThroughputSuite } from './holder-throughput.js';
+import { hookCostSuite } from './hook-cost.js';
 import { serverCheckpointSuite } from './server-checkpoint.js';
 import { serverLoopSuite } from './server-loop.js';
 import { serverMemorySuite } from './server-memory.js';
@@ -40,4 +41,5 @@ export const SUITES: readonly Suite[] = [
   attachReattachSuite,
   cliLatencySuite,
   cliAwaitSuite,
+  hookCostSuite,
 ];
