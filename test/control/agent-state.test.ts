@@ -133,6 +133,32 @@ test('a late permission notification after the question was answered does not fl
   }
 });
 
+test('a tool event of a parallel tool does not end needs-permission while the question is on screen; once it is gone, the next one does', T, async () => {
+  const t = startTestServer();
+  try {
+    const id = await shellSession(t);
+    await report(t, id, 'SessionStart', { ...base, hook_event_name: 'SessionStart', source: 'startup' });
+    await report(t, id, 'UserPromptSubmit', { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'two tools' });
+    const sent = await t.cli(['send', id, '--enter', "printf 'Bash command\\n  rm -rf build\\nDo you want to proceed?\\n> 1. Yes\\n  2. No\\n'"]);
+    assert.equal(sent.code, 0, sent.stderr);
+    await waitFor('the question on screen', async () => (await t.cli(['screen', id])).stdout.includes('Do you want to proceed?\n'));
+    await report(t, id, 'PermissionRequest', { ...base, hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } });
+    await report(t, id, 'PreToolUse', { ...base, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/tmp/x' } });
+    // The screen check is asynchronous; a screen read asked after it is answered after it (one queue).
+    const agent = async () => (await t.api<SessionInfo>('GET', `/v1/sessions/${id}`)).body.agent!;
+    assert.equal((await t.api('GET', `/v1/sessions/${id}/screen`)).status, 200);
+    assert.equal((await agent()).state, 'needs-permission', 'the question still shows');
+    assert.equal((await agent()).asking, 'Bash: rm -rf build');
+
+    await t.cli(['send', id, '--enter', 'clear']);
+    await waitFor('the question gone from the screen', async () => !(await t.cli(['screen', id])).stdout.includes('Do you want to proceed?'));
+    await report(t, id, 'PostToolUse', { ...base, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } });
+    await waitFor('busy once the question is gone', async () => (await agent()).state === 'busy');
+  } finally {
+    await t.dispose();
+  }
+});
+
 test('a viewer gets the agent in STATE frames: on subscribe and on every change', T, async () => {
   const t = startTestServer();
   try {
