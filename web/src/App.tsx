@@ -1,5 +1,5 @@
-// The page: a header (theme, help), the connection banner, and one of two
-// views by path — / is the dashboard, /w/<name> a workspace (or a single
+// The page: a header (agent notifications, theme), the connection banner,
+// and one of two views by path — / is the dashboard, /w/<name> a workspace (or a single
 // session of that name). The server answers every such path with index.html.
 import { useCallback, useEffect, useState } from 'react';
 import type { ViewerSocket } from './connection/viewer-socket.js';
@@ -7,6 +7,12 @@ import { Dashboard } from './components/Dashboard.js';
 import { WorkspaceView } from './components/WorkspaceView.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { resolveTheme, storeThemeChoice, storedThemeChoice, type ThemeChoice } from './theme.js';
+import type { AgentStore } from './agents/agent-store.js';
+import { AgentNotifier } from './agents/agent-notifier.js';
+import { NotificationBell } from './components/NotificationBell.js';
+import { agentWantsPerson } from '../../src/protocol/api/index.js';
+import { useModel } from './model/use-model.js';
+import { useOwnedModel } from './model/use-owned-model.js';
 
 type Route = { view: 'dashboard' } | { view: 'workspace'; name: string; focus: string | null };
 
@@ -28,8 +34,16 @@ const here = () => location.pathname + location.search;
 
 const THEME_ORDER: ThemeChoice[] = ['system', 'dark', 'light'];
 
-export function App(props: { socket: ViewerSocket }) {
+/** How many agents wait for a person, for the tab's title: "(2) tend". */
+function waitingCount(agents: AgentStore['state']['agents']): number {
+  let n = 0;
+  for (const agent of agents.values()) if (agentWantsPerson(agent.state)) n++;
+  return n;
+}
+
+export function App(props: { socket: ViewerSocket; agents: AgentStore }) {
   const [route, setRoute] = useState<Route>(() => routeOf(here()));
+  const waiting = waitingCount(useModel(props.agents).agents);
   const [choice, setChoice] = useState<ThemeChoice>(storedThemeChoice);
   const [theme, setTheme] = useState(() => resolveTheme(storedThemeChoice()));
 
@@ -53,13 +67,26 @@ export function App(props: { socket: ViewerSocket }) {
   }, [theme]);
 
   useEffect(() => {
-    document.title = route.view === 'workspace' ? `${route.name} — tend` : 'tend';
-  }, [route]);
+    const title = route.view === 'workspace' ? `${route.name} — tend` : 'tend';
+    document.title = waiting > 0 ? `(${waiting}) ${title}` : title;
+  }, [route, waiting]);
 
   const navigate = useCallback((path: string) => {
     if (path !== here()) history.pushState(null, '', path);
     setRoute(routeOf(path));
   }, []);
+
+  // A notification's click: the pane, if the workspace shown holds it, else the session on its own page.
+  const notifier = useOwnedModel(
+    () =>
+      new AgentNotifier({
+        agents: props.agents,
+        show: (sessionId) => {
+          if (props.agents.showIfHere(sessionId)) return;
+          navigate(`/w/${encodeURIComponent(props.agents.labelOf(sessionId))}?focus=${encodeURIComponent(sessionId)}`);
+        },
+      }),
+  );
 
   const cycleTheme = () => {
     const next = THEME_ORDER[(THEME_ORDER.indexOf(choice) + 1) % THEME_ORDER.length]!;
@@ -82,15 +109,16 @@ export function App(props: { socket: ViewerSocket }) {
           tend
         </a>
         <span className="spacer" />
+        <NotificationBell notifier={notifier} />
         <button type="button" className="small ghost" onClick={cycleTheme} aria-label={`theme: ${choice}; change`}>
           Theme: {choice}
         </button>
       </header>
       <ConnectionBanner socket={props.socket} />
       {route.view === 'dashboard' ? (
-        <Dashboard navigate={navigate} />
+        <Dashboard navigate={navigate} agents={props.agents} theme={theme} />
       ) : (
-        <WorkspaceView key={route.name} name={route.name} focus={route.focus} socket={props.socket} theme={theme} navigate={navigate} />
+        <WorkspaceView key={route.name} name={route.name} focus={route.focus} socket={props.socket} theme={theme} navigate={navigate} agents={props.agents} />
       )}
     </div>
   );

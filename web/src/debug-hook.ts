@@ -15,6 +15,13 @@ export interface DebugPane {
   renderer: () => 'webgl' | 'dom';
 }
 
+/** A dashboard card's preview (terminal/session-preview.ts), while it is subscribed. */
+export interface DebugPreview {
+  sessionId: string;
+  terminal: Terminal;
+  link: TerminalLink;
+}
+
 /** A pane's open history view (components/HistoryPanel.tsx). */
 export interface DebugHistory {
   sessionId: string;
@@ -24,6 +31,7 @@ export interface DebugHistory {
 
 const panes = new Set<DebugPane>();
 const histories = new Set<DebugHistory>();
+const previews = new Set<DebugPreview>();
 const problems: string[] = [];
 let socket: ViewerSocket | null = null;
 
@@ -34,6 +42,11 @@ export function registerDebugSocket(s: ViewerSocket): void {
 export function registerDebugPane(pane: DebugPane): () => void {
   panes.add(pane);
   return () => panes.delete(pane);
+}
+
+export function registerDebugPreview(preview: DebugPreview): () => void {
+  previews.add(preview);
+  return () => previews.delete(preview);
 }
 
 export function registerDebugHistory(history: DebugHistory): () => void {
@@ -92,6 +105,9 @@ const debug = {
     for (const h of histories) if (h.sessionId === sessionId) return h.view(withRows);
     return null;
   },
+  /** The dashboard's subscribed previews: their session, link status and screen text. */
+  previews: () =>
+    [...previews].map((p) => ({ sessionId: p.sessionId, status: p.link.status, cols: p.terminal.cols, rows: p.terminal.rows, text: bufferText(p.terminal, 0) })),
   socket: () => (socket ? { state: socket.state, boot: socket.serverBoot, stats: { ...socket.stats } } : null),
   problems: () => [...problems],
 };

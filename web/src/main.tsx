@@ -1,5 +1,5 @@
 // Entry point: one viewer socket for the page (every terminal is a channel on
-// it), the debug hook, and the React tree.
+// it), the page's record of agents, the debug hook, and the React tree.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import '@xterm/xterm/css/xterm.css';
@@ -7,6 +7,7 @@ import './styles.css';
 import { ViewerSocket, viewerSocketUrl } from './connection/viewer-socket.js';
 import { registerDebugSocket, reportProblem } from './debug-hook.js';
 import { App } from './App.js';
+import { AgentStore } from './agents/agent-store.js';
 
 const socket = new ViewerSocket({ url: viewerSocketUrl(location), onProblem: reportProblem });
 registerDebugSocket(socket);
@@ -16,8 +17,11 @@ document.addEventListener('visibilitychange', () => {
 });
 window.addEventListener('online', () => socket.retryNow());
 
+// Every session's agent, for every view of the page (and its notifications).
+const agents = new AgentStore();
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App socket={socket} />
+    <App socket={socket} agents={agents} />
   </StrictMode>,
 );

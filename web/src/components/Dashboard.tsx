@@ -1,7 +1,9 @@
 // Every session on the server: name, status (running / exited with its code /
-// cold / elsewhere, and an agent's state when one reports it), what it runs,
-// title, cwd and last activity, with create, rename, kill and revive. The
-// state is the SessionListModel's; this only draws it. On a narrow screen
+// cold / elsewhere, and its agent's kind and state when it has one), what it
+// runs, title, cwd and last activity, with create, rename, kill and revive;
+// above them, a card per agent with a live preview (AgentCards), those that
+// need a person first. The state is the SessionListModel's and the page's
+// AgentStore's; this only draws it. On a narrow screen
 // (a phone) each session is a card instead of a table row, so nothing
 // scrolls sideways.
 import { useState } from 'react';
@@ -12,6 +14,10 @@ import { commandLine, shortCommandLine } from '../../../src/common/command-line.
 import { layoutSessions } from '../../../src/protocol/api/index.js';
 import { useModel } from '../model/use-model.js';
 import { useOwnedModel } from '../model/use-owned-model.js';
+import type { AgentStore } from '../agents/agent-store.js';
+import type { ThemeName } from '../theme.js';
+import { AgentBadge } from './AgentBadge.js';
+import { AgentCards } from './AgentCards.js';
 
 function relativeTime(ms: number | null | undefined, now: number): string {
   if (!ms) return '—';
@@ -28,9 +34,18 @@ const COMMAND_CELL_MAX_CHARS = 60;
 
 const pathOf = (s: SessionInfo) => `/w/${encodeURIComponent(s.name ?? s.id)}`;
 
-export function Dashboard(props: { navigate(path: string): void }) {
-  const model = useOwnedModel(() => new SessionListModel((s) => props.navigate(pathOf(s))));
+export interface DashboardProps {
+  navigate(path: string): void;
+  agents: AgentStore;
+  theme: ThemeName;
+}
+
+export function Dashboard(props: DashboardProps) {
+  const model = useOwnedModel(() => new SessionListModel({ opened: (s) => props.navigate(pathOf(s)), agents: props.agents }));
   const { sessions, workspaces, error, now, renaming, confirmKill } = useModel(model);
+  // The store's agent: a STATE frame may have told it more since the last poll.
+  const { agents } = useModel(props.agents);
+  const agentOf = (s: SessionInfo) => agents.get(s.id) ?? null;
   const open = (s: SessionInfo) => props.navigate(pathOf(s));
 
   return (
@@ -41,6 +56,9 @@ export function Dashboard(props: { navigate(path: string): void }) {
         <p className="error" role="alert">
           {error}
         </p>
+      )}
+      {sessions !== null && sessions.some((s) => agentOf(s) !== null) && (
+        <AgentCards sessions={sessions} agentOf={agentOf} agents={props.agents} theme={props.theme} open={open} pathOf={pathOf} />
       )}
       {sessions === null ? (
         <p>loading…</p>
@@ -85,6 +103,7 @@ export function Dashboard(props: { navigate(path: string): void }) {
                 </td>
                 <td className="status-cell">
                   <StatusBadge session={s} />
+                  {agentOf(s) && <AgentBadge agent={agentOf(s)!} />}
                 </td>
                 <td className="command" title={commandLine(s.argv)} data-label="runs">
                   {shortCommandLine(s.argv, COMMAND_CELL_MAX_CHARS)}

@@ -1,6 +1,8 @@
-// A pane: its header (label, title, status, Revive, Search, History,
-// maximise), the terminal, the search bar, the history view over the
-// terminal and a passing note. The terminal and the pane's state are the
+// A pane: its header (label, its agent's badge, title, status, Revive,
+// Search, History, maximise), the terminal, the search bar, the history view
+// over the terminal, a passing note, and over a sleeping agent's kept screen
+// a note that typing wakes it (the server wakes it on input and delivers the
+// keys once it is up: the pane just sends them). The terminal and the pane's state are the
 // PaneController's (terminal/pane-controller.ts); this only draws them.
 import { useEffect, useRef, useState } from 'react';
 import type { ViewerSocket } from '../connection/viewer-socket.js';
@@ -12,9 +14,13 @@ import { useModel } from '../model/use-model.js';
 import { SearchBar } from './SearchBar.js';
 import { HistoryPanel } from './HistoryPanel.js';
 import { describeExit } from '../../../src/protocol/exit-status.js';
+import type { AgentInfo } from '../../../src/protocol/api/index.js';
+import type { AgentStore } from '../agents/agent-store.js';
+import { AgentBadge } from './AgentBadge.js';
 
 export interface TerminalPaneProps {
   socket: ViewerSocket;
+  agents: AgentStore;
   sessionId: string;
   label: string;
   theme: ThemeName;
@@ -41,6 +47,13 @@ function statusText(status: LinkStatus, exit: { code: number; signal: number } |
   }
 }
 
+/** The note over the screen of an agent that is asleep or waking up; null otherwise. */
+function agentNote(agent: AgentInfo | null): string | null {
+  if (agent?.state === 'sleeping') return 'sleeping — type to wake';
+  if (agent?.state === 'waking') return 'waking…';
+  return null;
+}
+
 export function TerminalPane(props: TerminalPaneProps) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef(props);
@@ -53,8 +66,11 @@ export function TerminalPane(props: TerminalPaneProps) {
         theme: props.theme,
         callbacks: () => latest.current,
         focused: () => latest.current.focused,
+        agents: props.agents,
       }),
   );
+  const agent = useModel(props.agents).agents.get(props.sessionId) ?? null;
+  const sleepNote = agentNote(agent);
   const { status, title, exit, searching, historyLoader, historyOpen, historySearch, note, parts } = useModel(pane);
 
   useEffect(() => pane.attach(host.current!), [pane]);
@@ -70,10 +86,12 @@ export function TerminalPane(props: TerminalPaneProps) {
       aria-label={`terminal ${props.label}`}
       data-session={props.sessionId}
       data-status={status}
+      data-agent-state={agent?.state}
       onMouseDown={() => props.onFocus()}
     >
       <header className="pane-header">
         <span className="pane-label">{props.label}</span>
+        {agent && <AgentBadge agent={agent} />}
         <span className="pane-title" title={title}>
           {title}
         </span>
@@ -119,6 +137,11 @@ export function TerminalPane(props: TerminalPaneProps) {
             onFocus={() => props.onFocus()}
             onClose={() => pane.closeHistory()}
           />
+        )}
+        {sleepNote && (
+          <div className={`pane-agent-note pane-agent-${agent!.state}`} role="status">
+            {sleepNote}
+          </div>
         )}
         {note && (
           <div className="pane-note" role="status">

@@ -12,6 +12,7 @@ import { SplitLayout } from './SplitLayout.js';
 import { TerminalPane } from './TerminalPane.js';
 import { HelpDialog } from './HelpDialog.js';
 import type { ThemeName } from '../theme.js';
+import type { AgentStore } from '../agents/agent-store.js';
 
 export interface WorkspaceViewProps {
   name: string;
@@ -20,10 +21,11 @@ export interface WorkspaceViewProps {
   socket: ViewerSocket;
   theme: ThemeName;
   navigate(path: string): void;
+  agents: AgentStore;
 }
 
 export function WorkspaceView(props: WorkspaceViewProps) {
-  const model = useOwnedModel(() => new WorkspaceModel({ name: props.name, focus: props.focus ?? null, navigate: props.navigate, paneCommand: sendPaneCommand }));
+  const model = useOwnedModel(() => new WorkspaceModel({ name: props.name, focus: props.focus ?? null, navigate: props.navigate, paneCommand: sendPaneCommand, agents: props.agents }));
   const { layout, error, note, focused, zoomed, help, sessions } = useModel(model);
 
   if (error) {
@@ -75,6 +77,7 @@ export function WorkspaceView(props: WorkspaceViewProps) {
           return (
             <TerminalPane
               socket={props.socket}
+              agents={props.agents}
               sessionId={session}
               label={info ? sessionLabel(info) : session}
               theme={props.theme}

@@ -36,6 +36,8 @@ export interface ViewerSocketOptions {
   url: string;
   /** Where protocol trouble is reported (a debug list, the console). */
   onProblem?(message: string): void;
+  /** A socket that only watches (the dashboard's previews): the server never takes its size or input. */
+  readOnly?: boolean;
 }
 
 /** A page-relative URL for the viewer endpoint: same host, ws or wss by the page's scheme. */
@@ -210,7 +212,7 @@ export class ViewerSocket {
     this.stats.connects++;
     ws.onopen = () => {
       // The socket's first frame; channels subscribe once WELCOME names the boot.
-      ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'web', readOnly: false, writer: this.writer }));
+      ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'web', readOnly: this.options.readOnly === true, writer: this.writer }));
     };
     ws.onmessage = (event: MessageEvent) => {
       if (!(event.data instanceof ArrayBuffer)) return;

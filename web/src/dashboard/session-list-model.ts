@@ -1,10 +1,13 @@
 // The dashboard's state: every session and workspace on the server, polled,
 // and refreshed at once after each action (create, rename, kill, revive);
 // which row is being renamed, and which kill waits for its confirming press.
+// Each list is handed to the page's AgentStore too, which keeps the agents'
+// states current between polls (STATE frames) and raises their alerts.
 import { ApiError, sessionsApi, type SessionInfo } from '../api/sessions.js';
 import { listWorkspaces, type Workspace } from '../api/workspaces.js';
 import { Model } from '../model/model.js';
 import type { Startable } from '../model/use-owned-model.js';
+import type { AgentStore } from '../agents/agent-store.js';
 
 const SESSIONS_POLL_MS = 2000;
 /** A second press within this time confirms a kill. */
@@ -14,6 +17,12 @@ export interface NewSessionForm {
   name?: string;
   argv?: string[];
   cwd?: string;
+}
+
+export interface SessionListModelOptions {
+  /** A session was created from the page: show it. */
+  opened(session: SessionInfo): void;
+  agents: AgentStore;
 }
 
 export interface SessionListState {
@@ -32,7 +41,7 @@ export class SessionListModel extends Model<SessionListState> implements Startab
   private confirmTimer: number | null = null;
   private running = false;
 
-  constructor(private readonly opened: (session: SessionInfo) => void) {
+  constructor(private readonly options: SessionListModelOptions) {
     super({ sessions: null, workspaces: [], error: null, now: Date.now(), renaming: null, confirmKill: null });
   }
 
@@ -52,14 +61,16 @@ export class SessionListModel extends Model<SessionListState> implements Startab
   async refresh(): Promise<void> {
     try {
       const [sessions, workspaces] = await Promise.all([sessionsApi.list(), listWorkspaces().catch(() => [])]);
-      if (this.running) this.update({ sessions, workspaces, error: null, now: Date.now() });
+      if (!this.running) return;
+      this.options.agents.fromList(sessions);
+      this.update({ sessions, workspaces, error: null, now: Date.now() });
     } catch (err) {
       if (this.running) this.update({ error: (err as Error).message, now: Date.now() });
     }
   }
 
   create(body: NewSessionForm): Promise<void> {
-    return this.act(async () => this.opened(await sessionsApi.create(body)));
+    return this.act(async () => this.options.opened(await sessionsApi.create(body)));
   }
 
   startRename(id: string): void {

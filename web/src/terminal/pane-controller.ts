@@ -27,6 +27,8 @@ import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
 import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { onPaneCommand, type PaneCommandKind } from '../workspace/pane-commands.js';
 import { Model } from '../model/model.js';
+import type { AgentStore } from '../agents/agent-store.js';
+import { agentInStateFrame } from '../agents/agent-from-frame.js';
 
 /** The server keeps 10 000 rows live; the page keeps as many, so scrolling back finds the same lines. */
 const SCROLLBACK_ROWS = 10_000;
@@ -78,6 +80,8 @@ export interface PaneControllerOptions {
   callbacks: () => PaneCallbacks;
   /** Whether the pane has the workspace's focus now. */
   focused: () => boolean;
+  /** Told the session's agent from each STATE frame that carries it. */
+  agents: AgentStore;
 }
 
 export class PaneController extends Model<PaneState> {
@@ -153,6 +157,10 @@ export class PaneController extends Model<PaneState> {
         title: (title) => this.update({ title }),
         exit: (code, signal) => this.update({ exit: { code, signal } }),
         snapshotParsed: () => trims.restart(),
+        state: (state) => {
+          const agent = agentInStateFrame(state);
+          if (agent !== undefined) options.agents.fromFrame(options.sessionId, agent);
+        },
       },
       onProblem: reportProblem,
     });

@@ -29,6 +29,8 @@ export interface LinkEvents {
   resized?(cols: number, rows: number): void;
   /** A snapshot's paint has been parsed: the terminal holds the snapshot's rows and no older ones. */
   snapshotParsed?(): void;
+  /** A STATE frame: news about the session (its agent: agents/agent-from-frame.ts). */
+  state?(state: Record<string, unknown>): void;
 }
 
 export type ScrollbackFrame = Extract<FrameFromServer, { type: 'scrollback' }>;
@@ -68,6 +70,11 @@ export interface TerminalLinkOptions {
   wantedSize(): { cols: number; rows: number };
   events: LinkEvents;
   onProblem?(message: string): void;
+  /**
+   * Snapshots carry the screen alone, no scrollback: for a preview, which
+   * keeps no history (the subscription's keepsHistory, which asks just that).
+   */
+  screenOnly?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -222,7 +229,15 @@ export class TerminalLink implements ChannelHandler {
     this.expectedSeq = resume && resume.boot === serverBoot ? resume.seq : null;
     this.lastAcked = this.expectedSeq;
     if (resume) this.stats.resumes++;
-    this.options.socket.send({ type: 'subscribe', channel: this.channel, sessionId: this.options.sessionId, cols, rows, ...(resume ? { resume } : {}) });
+    this.options.socket.send({
+      type: 'subscribe',
+      channel: this.channel,
+      sessionId: this.options.sessionId,
+      cols,
+      rows,
+      ...(resume ? { resume } : {}),
+      ...(this.options.screenOnly ? { keepsHistory: true } : {}),
+    });
     this.subscribed = true;
     // Typed while away, or sent into a socket that had died: the holder drops what it has.
     this.options.socket.sendInput(this.options.sessionId, this.channel);
@@ -292,6 +307,7 @@ export class TerminalLink implements ChannelHandler {
         });
         break;
       case 'state':
+        this.options.events.state?.(frame.state);
         break;
       case 'input-taken':
         this.options.socket.inputTaken(this.options.sessionId, frame.total);

@@ -18,6 +18,7 @@ import { commandForKey, type PaneCommand } from '../layout/shortcuts.js';
 import { Model } from '../model/model.js';
 import type { PaneCommandKind } from './pane-commands.js';
 import type { Startable } from '../model/use-owned-model.js';
+import type { AgentStore } from '../agents/agent-store.js';
 
 /** How often the page looks for layout changes made elsewhere (another browser, the CLI). */
 const LAYOUT_POLL_MS = 2000;
@@ -45,6 +46,8 @@ export interface WorkspaceModelOptions {
   navigate(path: string): void;
   /** A pane command for one pane (search, history, copy): the pane hears it. */
   paneCommand(sessionId: string, kind: PaneCommandKind): void;
+  /** The page's agents: told each session list, and which pane has the focus. */
+  agents: AgentStore;
 }
 
 async function resolveSession(name: string): Promise<SessionInfo | null> {
@@ -88,8 +91,15 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
       this.command(c);
     };
     window.addEventListener('keydown', onKey);
+    // A notification's click brings its session's pane forward when this workspace holds it.
+    const stopShowing = this.options.agents.handleShow((session) => this.showPane(session));
+    const stopFocus = this.subscribe(() => this.options.agents.setFocused(this.state.focused));
+    this.options.agents.setFocused(this.state.focused);
     return () => {
       this.running = false;
+      stopShowing();
+      stopFocus();
+      this.options.agents.setFocused(null);
       window.removeEventListener('keydown', onKey);
       for (const t of this.timers.splice(0)) window.clearInterval(t);
     };
@@ -99,6 +109,14 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
 
   focus(session: string): void {
     this.update({ focused: session });
+  }
+
+  /** Focuses the session's pane (restoring a maximised other); false when this workspace does not hold it. */
+  showPane(session: string): boolean {
+    const { layout, zoomed } = this.state;
+    if (!layout || !layoutSessions(layout).includes(session)) return false;
+    this.update({ focused: session, zoomed: zoomed !== null ? session : null });
+    return true;
   }
 
   showHelp(show: boolean): void {
@@ -224,7 +242,10 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
   private async refreshSessions(): Promise<void> {
     try {
       const list = await sessionsApi.list();
-      if (this.running) this.update({ sessions: new Map(list.map((s) => [s.id, s])) });
+      if (this.running) {
+        this.options.agents.fromList(list);
+        this.update({ sessions: new Map(list.map((s) => [s.id, s])) });
+      }
     } catch {
       /* the banner shows the server is away */
     }
