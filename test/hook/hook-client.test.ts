@@ -137,6 +137,19 @@ test('a 10 MB payload is read to its end (the agent meets no closed pipe) and re
   }
 });
 
+test('a stdin the agent never closes is not waited on past the client\'s deadline: the event is reported, as truncated', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const h = await startHookServer();
+  try {
+    const run = await runHook([hookClient, 'claude', 'SessionStart'], hookEnv(h.session, h.socket), sessionStartPayload(randomUUID(), h.server.home), { keepStdinOpen: true });
+    assertQuietSuccess(run, 'a stdin left open');
+    assert.ok(run.ms < QUICK_EXIT_MS, `the hook waited ${run.ms} ms on an open stdin`);
+    const agent = await waitFor(() => h.agent(), { what: 'the event to reach the server' });
+    assert.equal(agent.agentSessionId, null, 'a payload whose end never came is not read');
+  } finally {
+    await h.server.dispose();
+  }
+});
+
 test('a stopped server (SIGSTOP) does not hold the hook: it exits 0 within its own bound', { timeout: TEST_TIMEOUT_MS }, async () => {
   const h = await startHookServer();
   const pid = h.server.serverPid();

@@ -25,7 +25,12 @@ const HANG_GUARD_MS = 30_000;
 export const hookClient = defaultHookClientPath();
 export const tendBin = join(repoRoot, 'bin', 'tend.js');
 
-export function runHook(argv: readonly string[], env: NodeJS.ProcessEnv, payload: string | Buffer): Promise<HookRun> {
+export interface HookRunOptions {
+  /** Write the payload but never close stdin, as a hook run by hand at a terminal would see it. */
+  keepStdinOpen?: boolean;
+}
+
+export function runHook(argv: readonly string[], env: NodeJS.ProcessEnv, payload: string | Buffer, options: HookRunOptions = {}): Promise<HookRun> {
   const [cmd, ...args] = argv;
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -45,9 +50,11 @@ export function runHook(argv: readonly string[], env: NodeJS.ProcessEnv, payload
     });
     child.once('close', (code, signal) => {
       clearTimeout(guard);
+      child.stdin.destroy();
       resolve({ code, signal, stdout, stderr, ms: (exitedAt || performance.now()) - started, writeError });
     });
-    child.stdin.end(payload);
+    if (options.keepStdinOpen) child.stdin.write(payload);
+    else child.stdin.end(payload);
   });
 }
 

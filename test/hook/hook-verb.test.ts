@@ -49,6 +49,10 @@ test('tend hook with no server, outside tend or with a wrong command line exits 
       assertQuietSuccess(run, what);
       assert.ok(run.ms < QUICK_EXIT_MS, `${what} took ${run.ms} ms`);
     }
+    // A stdin nobody closes (a hook run by hand at a terminal) is given up on: the process ends.
+    const open = await runHook(tend('SessionStart'), env('abc1234', serverSocket), payload, { keepStdinOpen: true });
+    assertQuietSuccess(open, 'a stdin left open');
+    assert.ok(open.ms < QUICK_EXIT_MS, `a stdin left open took ${open.ms} ms`);
     assert.equal(existsSync(serverSocket), false, 'no server was started');
 
     const help = await runHook(tend('--help'), env(undefined, undefined), '');
