@@ -26,11 +26,13 @@ import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
 import { logsVerb } from './verbs/logs.js';
 import { completionVerb } from './verbs/completion.js';
+import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
 
 export const verbs: Verb[] = [
   newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
+  hooksVerb,
   hookVerb,
 ];
 
