@@ -185,6 +185,37 @@ describe('agents on the page', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnav
     }
   });
 
+  test("with the session list's polls failing, the card and the pane follow the viewer socket's STATE frames alone", async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const id = await h.newSession({ name: 'framed' });
+    await prompt(h, id);
+    await stop(h, id);
+    const page = await h.open('/');
+    const card = page.locator(`.agent-card[data-session="${id}"]`);
+    await waitFor(async () => (await card.getAttribute('data-agent-state')) === 'idle', { what: 'the card, from the list' });
+    // The preview's channel is subscribed (its screen is drawn) before the list is cut off.
+    await waitFor(async () => (await previewText(page, id)).includes('$'), { what: 'the preview to show the prompt' });
+
+    let listsRefused = 0;
+    await page.route('**/v1/sessions', (route) => {
+      listsRefused++;
+      return route.abort();
+    });
+    await prompt(h, id, 'framed work');
+    await waitFor(async () => (await card.getAttribute('data-agent-state')) === 'busy', { what: 'the card to say busy, from a STATE frame' });
+    await askBash(h, id);
+    await waitFor(async () => (await card.getAttribute('data-agent-state')) === 'needs-permission', { what: 'the card to say needs permission, from a STATE frame' });
+
+    await card.getByRole('link', { name: 'framed' }).click();
+    await waitForLivePane(page, id);
+    const paneBadge = page.locator(`.pane[data-session="${id}"] .agent-badge`);
+    await waitFor(async () => (await paneBadge.getAttribute('data-agent-state')) === 'needs-permission', { what: 'the pane header to say needs permission' });
+    await stop(h, id, 'framed answer');
+    await waitFor(async () => (await paneBadge.getAttribute('data-agent-state')) === 'idle', { what: 'the pane header to say idle, from a STATE frame' });
+    assert.ok(listsRefused > 0, 'the page did ask for the list meanwhile (and was refused)');
+  });
+
   test('a notification per permission request and per finished turn, none for what the page found on load or for the pane being looked at', async (t) => {
     const scope = useTestScope(t);
     const h = await startWebHarness(scope);
