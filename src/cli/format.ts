@@ -1,6 +1,6 @@
 // How the CLI shows sessions to a person.
 import { describeExitShort } from '../protocol/exit-status.js';
-import type { SessionInfo } from '../protocol/api/index.js';
+import type { AgentInfo, SessionInfo } from '../protocol/api/index.js';
 import { oneLineCommand } from '../common/command-line.js';
 
 /** A session as the API shows it, with its `tend ls` index when listed. */
@@ -20,9 +20,22 @@ export function statusText(s: SessionView): string {
   return s.degraded ? `${s.status}, incomplete` : s.status;
 }
 
-export function table(rows: string[][]): string {
+/**
+ * Rows as columns two spaces apart. `decorate` may wrap a cell's text in
+ * escape sequences (a colour): they take no room on screen, so the padding
+ * is counted from the text alone.
+ */
+export function table(rows: string[][], decorate?: (row: number, column: number, cell: string) => string): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...(r[c] ?? '')].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ').trimEnd()).join('\n') + '\n';
+  return rows.map((r, n) => r.map((cell, c) => {
+    const shown = decorate === undefined ? cell : decorate(n, c, cell);
+    return c === r.length - 1 ? shown : shown + ' '.repeat(widths[c]! - [...cell].length);
+  }).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/** An agent as `tend ls` and the attach's session list show it: "claude idle", "codex needs-permission". */
+export function agentText(agent: Pick<AgentInfo, 'kind' | 'state'> | null | undefined): string {
+  return agent ? `${agent.kind} ${agent.state}` : '-';
 }
 
 export function sessionLabel(s: { id: string; name: string | null }): string {

@@ -9,6 +9,7 @@ import { readVerbArgs } from './verb-args.js';
 import { nearest } from '../common/nearest.js';
 import type { Verb } from './verb.js';
 import { newVerb } from './verbs/new.js';
+import { agentVerb } from './verbs/agent.js';
 import { attachVerb } from './verbs/attach.js';
 import { lsVerb } from './verbs/ls.js';
 import { killVerb } from './verbs/kill.js';
@@ -30,7 +31,7 @@ import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
 
 export const verbs: Verb[] = [
-  newVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
+  newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
   hooksVerb,
   hookVerb,

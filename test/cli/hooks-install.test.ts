@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_FLAVOURS, hookCommand, tendHooksSettings } from '../../src/common/agents/catalogue.js';
 import type { AgentKind } from '../../src/protocol/api/agents.js';
@@ -221,6 +221,24 @@ test('the backup is the file as it was before tend first changed it, kept once a
   assert.equal(readFileSync(first.backup, 'utf8'), original, 'later changes leave the backup as it was');
   // A one-line file stays on one line.
   assert.equal(readFileSync(file, 'utf8'), original);
+});
+
+test('a settings file that is a symbolic link (a dotfiles checkout) is written through the link, which stays', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const s = sandbox(useTestScope(t));
+  const file = s.file('claude');
+  const target = join(s.home, 'dotfiles', 'claude-settings.json');
+  const original = '{\n  "model": "opus"\n}\n';
+  writeSettings(target, original);
+  mkdirSync(join(file, '..'), { recursive: true });
+  symlinkSync(target, file);
+  ok(await s.tend(['install', 'claude']));
+  assert.ok(lstatSync(file).isSymbolicLink(), 'the link is still a link');
+  assert.equal(readlinkSync(file), target);
+  assert.deepEqual(tendCommands(JSON.parse(readFileSync(target, 'utf8'))), expectedCommands('claude', s.hookClient));
+  assert.equal(readFileSync(`${file}.tend-backup`, 'utf8'), original);
+  ok(await s.tend(['uninstall', 'claude']));
+  assert.equal(readFileSync(target, 'utf8'), original);
+  assert.deepEqual(readdirSync(join(s.home, 'dotfiles')), ['claude-settings.json'], 'no temporary file left beside it');
 });
 
 test('a handler of another tend (a moved checkout) is pointed at this one, once per event; status says it is stale first', { timeout: TEST_TIMEOUT_MS }, async (t) => {

@@ -20,6 +20,12 @@ describe('SessionPicker', () => {
     ]);
   });
 
+  test("an agent's kind and state stand beside its session", () => {
+    const agent = { kind: 'claude', state: 'needs-permission', since: 0, agentSessionId: null, cwd: null, hooksSeen: true, asking: 'Bash', backgroundTasks: 0, lastTurn: null, sleepAfterMs: null, launchedByTend: true } as const;
+    const lines = new SessionPicker([{ id: 'd4', name: 'ai', status: 'running', index: 1, argv: ['bash'], agent }], 'x', undefined).lines(24);
+    assert.equal(lines[1]!.text, '  1   :ai (d4)  claude needs-permission  bash');
+  });
+
   test('arrows (CSI and SS3), j/k and Ctrl-N/P move; Enter switches to the selection', () => {
     const p = new SessionPicker(SESSIONS, 'a1', undefined);
     assert.deepEqual(p.key(bytes('\x1b[B')), { kind: 'redraw' });

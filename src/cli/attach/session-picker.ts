@@ -6,11 +6,11 @@
 // another says why not on the list's last row. This is the list's state and
 // its keys; attach-session.ts draws it (overlay.ts) and does the switch.
 import type { ListedSession } from '../../protocol/api/index.js';
-import { commandText } from '../format.js';
+import { agentText, commandText } from '../format.js';
 import type { OverlayLine } from './overlay.js';
 
 /** What the list needs of a session: the API's listed session, its id, name and status at least. */
-export type SessionChoice = Pick<ListedSession, 'id' | 'name' | 'status'> & Partial<Pick<ListedSession, 'index' | 'argv' | 'title' | 'cwd'>>;
+export type SessionChoice = Pick<ListedSession, 'id' | 'name' | 'status'> & Partial<Pick<ListedSession, 'index' | 'argv' | 'title' | 'cwd' | 'agent'>>;
 
 export type PickerAction =
   | { kind: 'none' }
@@ -101,10 +101,12 @@ export class SessionPicker {
     const mark = session.id === this.currentId ? '*' : ' ';
     const index = String(session.index ?? at + 1).padStart(3);
     const status = session.status === 'running' ? '' : `  [${session.status}]`;
+    // The agent's state beside it ("claude needs-permission"), as `tend ls` shows it.
+    const agent = session.agent ? `  ${agentText(session.agent)}` : '';
     // What runs, then its title or directory, as `tend ls` shows them.
     const what = [session.argv?.length ? commandText(session.argv) : '', session.title || session.cwd || ''].filter((part) => part !== '').join('  ');
     const id = session.name ? ` (${session.id})` : '';
-    return { text: `${index} ${mark} ${sessionLabel(session)}${id}${status}${what ? `  ${what}` : ''}`, highlight: at === this.selected };
+    return { text: `${index} ${mark} ${sessionLabel(session)}${id}${status}${agent}${what ? `  ${what}` : ''}`, highlight: at === this.selected };
   }
 
   private move(by: number): boolean {

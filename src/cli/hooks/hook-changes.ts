@@ -48,7 +48,6 @@ export function planInstall(text: string, target: ChangeTarget): HooksChange {
   if (refused.length > 0) {
     throw new SettingsShapeError(`${target.file} holds ${refused.map((k) => JSON.stringify(k)).join(', ')} at its root, and Codex refuses a hooks file with anything there but ${CODEX_ROOT_KEYS.map((k) => JSON.stringify(k)).join(' and ')}: take ${refused.length === 1 ? 'it' : 'them'} out, then install again`);
   }
-  const tools = kind === 'gemini' ? geminiToolsOf(view, target) : null;
 
   // First pass: tend's handlers of events it no longer uses, and a second one of an event, go.
   const seen = new Set<string>();
@@ -58,13 +57,14 @@ export function planInstall(text: string, target: ChangeTarget): HooksChange {
     return !keep;
   });
   const removed = [...new Set(extra.filter((h) => !events.includes(h.event)).map((h) => h.event))];
-  const staleCommands = new Set(extra.map((h) => h.command).filter((c) => !isThisTends(c, target, events)));
+  const staleCommands = new Set(extra.map((h) => h.command).filter((c) => !runsThisTendsClient(c, target)));
   if (extra.length > 0) {
     doc = documentOf(applyEdits(doc.text, removeHandlers(view, extra)), target);
     view = viewOf(doc, target);
   }
 
-  // Second pass: tend's handler for each event, added or pointed at this tend.
+  // Second pass, on the text the first left: tend's handler for each event, added or pointed at this tend.
+  const tools = kind === 'gemini' ? geminiToolsOf(view, target) : null;
   const wanted = tendHooksSettings(hookClientPath, kind);
   const edits: TextEdit[] = [];
   const rootMembers: Array<[string, unknown]> = [];
@@ -100,7 +100,7 @@ export function planInstall(text: string, target: ChangeTarget): HooksChange {
     }
   }
   if (rootMembers.length > 0) edits.push(appendMembers(doc, view.root, rootMembers));
-  // Nothing of tend's to add to a file that had no settings: it stays as it was.
+  // Unchanged, the text comes back as it came (a blank file too, never replaced by the {} it was read as).
   const after = edits.length === 0 && extra.length === 0 ? text : applyEdits(doc.text, edits);
   return { after, added, replaced, removed, staleCommands: [...staleCommands], geminiHooks };
 }
@@ -110,7 +110,6 @@ export function planUninstall(text: string, target: ChangeTarget): HooksChange {
   if (text.trim() === '') return none;
   const doc = documentOf(text, target);
   const view = viewOf(doc, target);
-  const events = AGENT_FLAVOURS[target.kind].hookEvents;
   // Uninstall leaves tools.enableHooks as it is (the user's own hooks may need it): 'turned-on' never comes from here.
   const setting = target.kind === 'gemini' ? geminiToolsOf(view, target).enableHooks : null;
   const geminiHooks: GeminiHooksSwitch = setting === null ? 'not-gemini' : setting === true ? 'on' : 'off';
@@ -120,7 +119,7 @@ export function planUninstall(text: string, target: ChangeTarget): HooksChange {
     added: [],
     replaced: [],
     removed: [...new Set(view.tendHandlers.map((h) => h.event))],
-    staleCommands: [...new Set(view.tendHandlers.map((h) => h.command).filter((c) => !isThisTends(c, target, events)))],
+    staleCommands: [...new Set(view.tendHandlers.map((h) => h.command).filter((c) => !runsThisTendsClient(c, target)))],
     geminiHooks,
   };
 }
@@ -154,8 +153,9 @@ function geminiSwitchOf(setting: EnableHooksSetting): GeminiHooksSwitch {
   return setting === true ? 'on' : setting === 'absent' ? 'turned-on' : 'off';
 }
 
-function isThisTends(command: string, target: ChangeTarget, events: readonly string[]): boolean {
-  return events.some((event) => command === hookCommand(target.hookClientPath, target.kind, event));
+/** Whether a tend hook command runs this tend's hook client (for any event). */
+export function runsThisTendsClient(command: string, target: Pick<ChangeTarget, 'kind' | 'hookClientPath'>): boolean {
+  return command.startsWith(hookCommand(target.hookClientPath, target.kind, ''));
 }
 
 /**

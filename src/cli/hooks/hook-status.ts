@@ -4,7 +4,7 @@
 // removed checkout), and what else stops the hooks from running (keys Codex
 // refuses at the root of its hooks.json, Gemini's tools.enableHooks).
 import { AGENT_FLAVOURS, hookCommand } from '../../common/agents/catalogue.js';
-import { documentOf, geminiToolsOf, viewOf, type ChangeTarget, type EnableHooksSetting } from './hook-changes.js';
+import { documentOf, geminiToolsOf, runsThisTendsClient, viewOf, type ChangeTarget, type EnableHooksSetting } from './hook-changes.js';
 import { keysCodexRefuses } from './hook-entries.js';
 
 export type InstallState = 'installed' | 'partly' | 'not-installed';
@@ -33,7 +33,7 @@ export function readHooksStatus(text: string | null, target: ChangeTarget): Hook
   const view = viewOf(documentOf(text, target), target);
   const current = (event: string) => hookCommand(target.hookClientPath, target.kind, event);
   const installed = events.filter((event) => view.tendHandlers.some((h) => h.event === event && h.command === current(event)));
-  const stale = view.tendHandlers.filter((h) => h.command !== current(h.event)).map((h) => ({ event: h.event, command: h.command }));
+  const stale = view.tendHandlers.filter((h) => !runsThisTendsClient(h.command, target)).map((h) => ({ event: h.event, command: h.command }));
   return {
     state: installed.length === events.length ? 'installed' : installed.length > 0 ? 'partly' : 'not-installed',
     installed,

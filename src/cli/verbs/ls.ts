@@ -1,8 +1,8 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { ago, commandText, shorten, statusText, table } from '../format.js';
+import { agentText, ago, commandText, shorten, statusText, table } from '../format.js';
 import type { ListedSession } from '../../protocol/api/index.js';
-import { API_ROUTES } from '../../protocol/api/index.js';
+import { API_ROUTES, agentWantsPerson } from '../../protocol/api/index.js';
 
 /** The COMMAND column's width when the output is no terminal (scripts that want it whole read --json). */
 const COMMAND_CHARS_PIPED = 40;
@@ -10,17 +10,21 @@ const COMMAND_CHARS_PIPED = 40;
 const COMMAND_CHARS_MIN = 12;
 /** Columns a line gives the last column (TITLE / CWD) at least, on a terminal. */
 const LAST_COLUMN_CHARS_MIN = 16;
+/** An agent that waits for a person, on a terminal: bold yellow, so it is seen among the rest. */
+const WANTS_PERSON_STYLE = ['\x1b[1;33m', '\x1b[0m'] as const;
 
 export const lsVerb: Verb = {
   name: 'ls',
   summary: 'list sessions',
   usage: `tend ls [--json]
 
-Lists every session: index, id, name, status, size, viewers, last output,
-the command it runs (shortened to fit), and its title or directory. The
-index and the id both work as targets.
+Lists every session: index, id, name, status, the AI agent in it and its
+state (\`claude idle\`, \`codex needs-permission\`: see \`tend agent\`), size,
+viewers, last output, the command it runs (shortened to fit), and its title
+or directory. The index and the id both work as targets.
 
-  -j, --json   an array of sessions with every field (the whole command is argv)`,
+  -j, --json   an array of sessions with every field (the whole command is
+               argv, the agent is \`agent\`)`,
   options: { ...jsonOption },
   operands: '',
   async run({ args, client, stdout, stderr }) {
@@ -33,12 +37,18 @@ index and the id both work as targets.
       stdout.write('no sessions (start one with `tend new`)\n');
       return 0;
     }
-    const head = ['#', 'ID', 'NAME', 'STATUS', 'SIZE', 'VIEWERS', 'OUTPUT', 'COMMAND', 'TITLE / CWD'];
+    const head = ['#', 'ID', 'NAME', 'STATUS', 'AGENT', 'SIZE', 'VIEWERS', 'OUTPUT', 'COMMAND', 'TITLE / CWD'];
+    const agentColumn = head.indexOf('AGENT');
     const rows = sessions.map((s) => [
-      String(s.index), s.id, s.name ?? '-', statusText(s), `${s.cols}x${s.rows}`, String(s.viewers), ago(s.lastOutputAt),
+      String(s.index), s.id, s.name ?? '-', statusText(s), agentText(s.agent), `${s.cols}x${s.rows}`, String(s.viewers), ago(s.lastOutputAt),
       commandText(s.argv ?? []), s.title || s.cwd,
     ]);
-    stdout.write(table([head, ...fitted(head, rows, stdout.isTTY ? stdout.columns : null)]));
+    // Row 0 is the head; row n is sessions[n - 1].
+    const wantsPerson = (row: number) => row > 0 && sessions[row - 1]!.agent != null && agentWantsPerson(sessions[row - 1]!.agent!.state);
+    const styled = stdout.isTTY && !process.env.NO_COLOR
+      ? (row: number, column: number, cell: string) => (column === agentColumn && wantsPerson(row) ? `${WANTS_PERSON_STYLE[0]}${cell}${WANTS_PERSON_STYLE[1]}` : cell)
+      : undefined;
+    stdout.write(table([head, ...fitted(head, rows, stdout.isTTY ? stdout.columns : null)], styled));
     // One line per distinct warning: a full disk stops every session's checkpoints at once.
     for (const warning of new Set(sessions.flatMap((s) => (s.warning ? [s.warning] : [])))) stderr.write(`tend: warning: ${warning}\n`);
     return 0;
