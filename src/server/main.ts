@@ -12,6 +12,7 @@ import { TendServer } from './server.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
 import { recoveringLine } from '../protocol/ready-pipe.js';
 import { parseWindowSizePolicy, type WindowSizePolicy } from './viewers/size-policy.js';
+import { agentSleepAfterMs } from './agents/sleep-config.js';
 
 /** Progress on the ready pipe at most this often while sessions are recovered. */
 const PROGRESS_EVERY_MS = 500;
@@ -63,6 +64,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   let lastProgressAt = 0;
+  // TEND_AGENT_SLEEP_MINUTES, else config.json's agentSleepMinutes; a bad value is logged and the default used.
+  const agentSleep = agentSleepAfterMs(env, paths.home);
+  for (const warning of agentSleep.warnings) log.warn(warning);
   const num = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
   // Tuning knobs, mostly for tests and the bench: scrollback and history, holder ring, checkpoint timing.
   const server = new TendServer({
@@ -77,6 +81,7 @@ async function main(): Promise<void> {
     checkpointMaxIntervalMs: num(env.TEND_CHECKPOINT_MAX_MS),
     loopbackPort,
     windowSize,
+    agentSleepAfterMs: agentSleep.ms,
     holderPath: process.env.TEND_HOLDER || undefined,
     onStopRequested: () => void stop('asked to stop'),
     onRecoveryProgress: (done, total) => {

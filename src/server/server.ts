@@ -21,6 +21,7 @@ import { addCommandRoutes, awaitSession } from './http/commands-api.js';
 import { addWorkspaceRoutes } from './http/workspaces-api.js';
 import { addAgentRoutes, type AgentSleepControl } from './http/agents-api.js';
 import { AgentRegistry } from './agents/agent-registry.js';
+import { AgentSleep } from './agents/agent-sleep.js';
 import { openAgentStore } from './agents/agent-store.js';
 import { defaultHookClientPath } from '../common/agents/hook-client-path.js';
 import { DEFAULT_AGENT_SLEEP_AFTER_MS } from '../protocol/api/index.js';
@@ -168,6 +169,8 @@ export class TendServer extends DisposableBase {
       defaultSleepAfterMs: this.options.agentSleepAfterMs === undefined ? DEFAULT_AGENT_SLEEP_AFTER_MS : this.options.agentSleepAfterMs,
     }));
     this.register(this.registry.onSessionRemoved((s) => this.agents.forget(s.id)));
+    // Before the agents are restored: a sleeping one shows its kept screen to the first viewer.
+    this.agentSleep = new AgentSleep({ agents: this.agents, screens: this.screens, agentsDir: join(paths.home, 'agents'), log });
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);

@@ -123,6 +123,13 @@ export class Session extends DisposableBase {
   readonly viewers: SessionViewers;
   /** The AI agent in this session, once one was launched or reported (server/agents/). */
   agent: SessionAgentLink | null = null;
+  /**
+   * While the session's agent sleeps (server/agents/agent-sleep.ts): the
+   * screen as it was when it fell asleep, which viewers and `tend screen` are
+   * shown instead of the live one. The live screen still parses every byte
+   * (the shell's prompt, the agent's resume), so recovery stays exact.
+   */
+  private keptScreen: Promise<HostedScreen> | null = null;
   /** The viewer seq the screen has parsed up to (set in each write's parse callback). */
   private parsedSeq: number;
   /** Viewer seqs are the holder's offsets (see alignViewerStream). */
@@ -185,6 +192,27 @@ export class Session extends DisposableBase {
   get screen(): HostedScreen {
     return this._screen;
   }
+  /** The screen people are shown: the kept one while the agent sleeps, else the live one. */
+  shownScreen(): Promise<HostedScreen> {
+    return this.keptScreen ?? Promise.resolve(this._screen);
+  }
+
+  /**
+   * Viewers are shown `kept` (it may still be being made) and no output
+   * until showLiveScreen(). Call it in the same turn as the cut of the
+   * screen kept: what viewers were sent up to then is that screen.
+   */
+  showKeptScreen(kept: Promise<HostedScreen>): void {
+    this.keptScreen = kept;
+    this.viewers.freeze();
+  }
+
+  /** Viewers are repainted from the live screen and sent its output again. The caller disposes the kept screen. */
+  showLiveScreen(): void {
+    this.keptScreen = null;
+    this.viewers.thaw();
+  }
+
   /** Commands the shell's marks (OSC 133/633) delimit, indexed beside the screen. */
   get commands(): HostedCommands {
     return this._screen.commands;
@@ -460,6 +488,15 @@ export class Session extends DisposableBase {
    * protocol requires — and no attach holds the loop for the whole paint.
    */
   private async viewerSnapshot(request: SnapshotRequest): Promise<Snapshot> {
+    if (this.keptScreen !== null) {
+      const kept = this.keptScreen;
+      try {
+        return await this.keptSnapshot(await kept, request);
+      } catch (err) {
+        // Thawed meanwhile, and the kept screen disposed under the render: the live screen is the one to show.
+        if (this.keptScreen === kept) throw err;
+      }
+    }
     if (request.view !== undefined) return this.viewerView(request.view, request.atLeastSeq);
     let seq = this.parsedSeq;
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
@@ -473,6 +510,41 @@ export class Session extends DisposableBase {
       firstRow: snap.firstRow,
       ...(this._degraded ? { degraded: true } : {}),
       ...(this.agent !== null ? { agent: this.agent.info() } : {}),
+      modes: viewerModes(m, snap.cursor),
+    };
+  }
+
+  /**
+   * The kept screen of a sleeping agent, as a snapshot or a view. It is at
+   * the stream's end: the viewer is sent no DATA while it is shown, and a
+   * thaw repaints it from the live screen (at a seq at least this one).
+   */
+  private async keptSnapshot(kept: HostedScreen, request: SnapshotRequest): Promise<Snapshot> {
+    const agent = this.agent !== null ? { agent: this.agent.info() } : {};
+    if (request.view !== undefined) {
+      const v = await kept.view(request.view);
+      return {
+        seq: this.viewers.log.endSeq,
+        cols: request.view.cols,
+        rows: request.view.rows,
+        data: v.data,
+        title: v.title || undefined,
+        view: true,
+        viewWindow: { originX: v.offsetX, originY: v.offsetY, cols: v.screenCols, rows: v.screenRows },
+        modes: viewerModes(v.modes, { x: v.cursorX, y: v.cursorY }),
+        ...agent,
+      };
+    }
+    const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
+    const { snapshot: snap, modes: m } = await kept.snapshot({ scrollbackRows });
+    return {
+      seq: this.viewers.log.endSeq,
+      cols: snap.cols,
+      rows: snap.rows,
+      data: snap.data,
+      title: snap.title || undefined,
+      firstRow: snap.firstRow,
+      ...agent,
       modes: viewerModes(m, snap.cursor),
     };
   }

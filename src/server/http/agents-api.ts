@@ -69,6 +69,11 @@ export function addAgentRoutes(router: Router, deps: { target: (t: string | unde
 
 const SHELLS = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh']);
 
+/** Whether a session's program is a shell an agent can run under (and sleep from: the session stays). */
+export function isShellProgram(argv0: string | undefined): boolean {
+  return SHELLS.has((argv0 ?? '').split('/').pop() ?? '');
+}
+
 /** The `agent` of a create (or split) request, checked; undefined when absent. */
 export function parseAgentLaunch(body: Record<string, unknown>, argv: readonly string[]): AgentLaunchRequest | undefined {
   const raw = body.agent;

@@ -136,7 +136,9 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry, agen
     }
     if (format !== 'text' && format !== 'ansi') throw badRequest('"format" must be text, ansi or snapshot');
     // Read in slices in the screen host: thousands of rows of history hold no loop for long.
-    const { text, scrollback, cols, rows, cursor } = await session.screen.text({ scrollbackRows, ansi: format === 'ansi' });
+    // What people are shown: a sleeping agent's kept screen (server/agents/agent-sleep.ts), else the live one.
+    const shown = await session.shownScreen();
+    const { text, scrollback, cols, rows, cursor } = await shown.text({ scrollbackRows, ansi: format === 'ansi' });
     const { exitCode, exitSignal } = session.info();
     return {
       status: 200,

@@ -87,6 +87,8 @@ export class SessionViewers extends DisposableBase {
   private lastAsked: TerminalSize | null = null;
   /** The last INPUT_TAKEN total sent on each channel: a lower one, answered late, is not news. */
   private readonly takenSent = new WeakMap<ViewerChannel, number>();
+  /** Viewers are shown a kept screen, not the stream (see freeze()). */
+  private frozen = false;
 
   constructor(private readonly options: SessionViewersOptions) {
     super();
@@ -141,6 +143,27 @@ export class SessionViewers extends DisposableBase {
     return seq;
   }
 
+  /**
+   * Viewers, those to come too, are shown a kept screen (the session's
+   * takeSnapshot renders it while frozen) and sent no output: a sleeping
+   * agent's screen stays as it was while the shell under it prints its
+   * prompt. The log fills on (the screen still parses every byte).
+   */
+  freeze(): void {
+    this.frozen = true;
+    for (const ch of this.channels) ch.freeze();
+  }
+
+  /** The stream again: every viewer is repainted from the live screen, then sent output from there. */
+  thaw(): void {
+    this.frozen = false;
+    for (const ch of this.channels) ch.thaw();
+  }
+
+  get isFrozen(): boolean {
+    return this.frozen;
+  }
+
   attach(options: AttachOptions): ViewerChannel {
     const channel: ViewerChannel = new ViewerChannel({
       channel: options.channel,
@@ -166,6 +189,7 @@ export class SessionViewers extends DisposableBase {
     // whether this viewer is shown the stream or a view.
     if (!rejoin) this.applyPolicy();
     channel.showView(this.viewFor(channel));
+    if (this.frozen) channel.freeze();
     channel.start(options.resume, { keepsHistory: options.keepsHistory === true, repaint: options.repaint === true });
     return channel;
   }

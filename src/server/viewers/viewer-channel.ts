@@ -81,7 +81,9 @@ export type SnapshotReason =
   | 'repaint' // replayed, and the viewer asked for its screen to be repainted
   | 'view' // the viewer's terminal is not the session's size: a view for its size
   | 'view-repaint' // the screen changed under a viewer shown views
-  | 'resized'; // the viewer's terminal is the session's size again: the stream resumes
+  | 'resized' // the viewer's terminal is the session's size again: the stream resumes
+  | 'frozen' // the session's screen is frozen (its agent sleeps): the kept screen, no stream
+  | 'thawed'; // the freeze is over: the live screen, and the stream goes on from it
 
 export type StartDecision = { mode: 'replay'; fromSeq: number } | { mode: 'snapshot'; reason: SnapshotReason };
 
@@ -147,6 +149,14 @@ export class ViewerChannel extends DisposableBase {
   private modeChanged = false;
   /** Snapshots for this viewer carry the screen alone (its terminal holds the history). */
   private screenOnly = false;
+  /**
+   * The session shows a kept screen (its agent sleeps): no DATA is sent, and
+   * every snapshot is of the kept screen (the session's takeSnapshot renders
+   * it). The log goes on filling; thaw() repaints from the live screen.
+   */
+  private frozen = false;
+  /** Thawed while a snapshot was rendered: the repaint after it is the thaw's. */
+  private thawOwed = false;
 
   constructor(options: ViewerChannelOptions) {
     super();
@@ -243,7 +253,9 @@ export class ViewerChannel extends DisposableBase {
       this.viewsUnacked = [];
       this.lastViewWindow = null; // its clicks are the session's cells again
     }
-    void this.snapshot(this.view === null ? 'resized' : 'view');
+    const thawed = this.thawOwed;
+    this.thawOwed = false;
+    void this.snapshot(this.view !== null ? 'view' : this.frozen ? 'frozen' : thawed ? 'thawed' : 'resized');
   }
 
   /**
@@ -257,9 +269,48 @@ export class ViewerChannel extends DisposableBase {
     this.sendViewIfDue();
   }
 
+  /**
+   * The session's screen is kept as it is for its viewers (its agent is put
+   * to sleep): no more DATA. What the viewer was sent is the kept screen
+   * already when the caller froze in the same turn as it cut that screen,
+   * except bytes coalescing or held back by the flow limits: those are sent
+   * now when they may be, else the viewer is repainted with the kept screen.
+   */
+  freeze(): void {
+    if (this.frozen) return;
+    if (this.decision === null || this.closed) {
+      this.frozen = true; // start() paints the kept screen
+      return;
+    }
+    if (this.view === null && !this.snapshotting) this.pump();
+    this.frozen = true;
+    this.cancelCoalesce();
+    const owed = this.nextSeq !== null && this.nextSeq < this.opts.log.endSeq;
+    if (this.snapshotting) this.modeChanged = true; // the snapshot being rendered may be of the live screen
+    else if (owed || this.view !== null) void this.snapshot(this.view === null ? 'frozen' : 'view');
+  }
+
+  /** The freeze is over: the live screen as it is now, then the stream from it. */
+  thaw(): void {
+    if (!this.frozen) return;
+    this.frozen = false;
+    if (this.decision === null || this.closed) return;
+    if (this.snapshotting) {
+      this.modeChanged = true;
+      this.thawOwed = true;
+    } else void this.snapshot(this.view === null ? 'thawed' : 'view');
+  }
+
   /** Decides replay vs snapshot for a new subscription and starts the stream. */
   start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
+    if (this.frozen) {
+      this.screenOnly = options.keepsHistory === true;
+      // A replay would be bytes of the live screen, which a frozen session does not show.
+      this.decision = { mode: 'snapshot', reason: 'frozen' };
+      void this.snapshot('frozen');
+      return;
+    }
     if (this.view !== null) {
       // A replay would be the session's stream, which this viewer cannot show.
       this.decision = { mode: 'snapshot', reason: 'view' };
@@ -298,7 +349,7 @@ export class ViewerChannel extends DisposableBase {
 
   /** The session appended output to the log: send it now, or soon, or when acks allow. */
   outputAppended(): void {
-    if (this.closed || this.nextSeq === null) return;
+    if (this.closed || this.nextSeq === null || this.frozen) return;
     if (this.view !== null) {
       this.viewOwed = true;
       this.sendViewIfDue();
@@ -404,6 +455,7 @@ export class ViewerChannel extends DisposableBase {
   private pump(minFrameBytes = 1): void {
     this.cancelCoalesce();
     if (this.view !== null) return; // views only: the stream would garble this viewer
+    if (this.frozen) return; // the kept screen stays as it is
     const log = this.opts.log;
     while (!this.closed && !this.snapshotting && this.nextSeq !== null) {
       const owed = log.endSeq - this.nextSeq;
@@ -526,7 +578,7 @@ export class ViewerChannel extends DisposableBase {
 
   /** Repaints a viewer shown views when output came, unless one is rendering, cooling down, or too many are unacked. */
   private sendViewIfDue(): void {
-    if (this.closed || this.view === null || !this.viewOwed || this.snapshotting || this.viewCooldown !== null) return;
+    if (this.closed || this.view === null || !this.viewOwed || this.snapshotting || this.viewCooldown !== null || this.frozen) return;
     if (this.viewsUnacked.length >= this.limits.viewsUnackedMax) return; // an ack brings the next
     void this.snapshot('view-repaint');
   }
