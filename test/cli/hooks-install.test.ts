@@ -371,10 +371,11 @@ test('--json: install, uninstall and status say what changed, the file and the b
   writeFileSync(file, JSON.stringify(settings, null, 2));
   const status = JSON.parse(ok(await s.tend(['status', '--json'])).stdout) as Array<Record<string, unknown>>;
   assert.deepEqual(status.map((r) => r.agent), ['claude', 'codex', 'gemini'], 'every agent when none is named');
-  assert.deepEqual(status[0], {
+  assert.deepEqual({ ...status[0], notes: undefined }, {
     agent: 'claude', file, hookClient: s.hookClient, exists: true, state: 'partly',
-    installed: AGENT_FLAVOURS.claude.hookEvents.filter((e) => e !== 'Stop'), missing: ['Stop'], stale: [], refusedKeys: [], enableHooks: null, notes: [],
+    installed: AGENT_FLAVOURS.claude.hookEvents.filter((e) => e !== 'Stop'), missing: ['Stop'], stale: [], refusedKeys: [], enableHooks: null, notes: undefined,
   });
+  assert.deepEqual(status[0]!.notes, ["`tend agent claude` passes tend's hooks to the Claude Code it starts without them; a claude you start yourself reports to tend only with them installed"]);
   assert.equal(status[1]!.state, 'not-installed');
   assert.equal(status[1]!.exists, false);
   assert.equal(status[2]!.enableHooks, 'absent');

@@ -8,7 +8,7 @@ import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { planInstall, planUninstall, type ChangeTarget, type GeminiHooksSwitch } from './hook-changes.js';
 import { SettingsShapeError } from './hook-entries.js';
-import { codexTrustNote, geminiLeftOffNote, geminiSwitchNote, hookClientNote, staleNote } from './hook-notes.js';
+import { codexTrustNote, geminiLeftOffNote, geminiSwitchNote, hookClientNote, perRunNote, staleNote } from './hook-notes.js';
 import { readHooksStatus, type HooksStatus } from './hook-status.js';
 import { JsonTextError } from './json-text.js';
 import { lineDiff } from './line-diff.js';
@@ -93,6 +93,7 @@ export function hooksStatus(target: ChangeTarget): StatusResult {
       ...(status.refusedKeys.length > 0 ? [`Codex refuses this file: it holds ${status.refusedKeys.map((k) => JSON.stringify(k)).join(', ')} at its root, where only "description" and "hooks" may be`] : []),
       ...geminiSwitchNote(status.enableHooks, target.file),
       ...codexTrustNote(target.kind, 'status'),
+      ...perRunNote(target.kind, status.state === 'installed'),
       ...hookClientNote(target.hookClientPath),
     ];
     return { ...base, exists, ...status, notes };

@@ -5,6 +5,7 @@
 // hook client that is not there.
 import { existsSync } from 'node:fs';
 import type { AgentKind } from '../../protocol/api/agents.js';
+import { AGENT_FLAVOURS } from '../../common/agents/catalogue.js';
 import type { EnableHooksSetting } from './hook-changes.js';
 
 export function codexTrustNote(kind: AgentKind, action: 'install' | 'status'): string[] {
@@ -43,4 +44,10 @@ export function hookClientsOf(commands: readonly string[]): string[] {
 export function staleNote(kind: AgentKind, commands: readonly string[]): string[] {
   if (commands.length === 0) return [];
   return [`tend's handlers here run another hook client (${hookClientsOf(commands).join(', ')}), not this tend's: \`tend hooks install ${kind}\` points them at this one`];
+}
+
+/** For an agent tend can hand its hooks per run: without them installed, only agents tend starts report. */
+export function perRunNote(kind: AgentKind, installed: boolean): string[] {
+  if (installed || !AGENT_FLAVOURS[kind].takesSettingsPerRun) return [];
+  return [`\`tend agent ${kind}\` passes tend's hooks to the ${AGENT_FLAVOURS[kind].title} it starts without them; a ${kind} you start yourself reports to tend only with them installed`];
 }
