@@ -285,14 +285,18 @@ class SleepFollower extends DisposableBase {
     const started = new Promise<void>((resolve) => {
       startedSub = agent.onStarted(() => resolve());
     });
+    let typedMs = 0;
+    let startedMs = 0;
     try {
       const fg = await session.foreground();
       // A server restarted mid-wake finds the agent running already: it started; only its quiet is waited for.
       const runsAlready = fg.pgid !== fg.childPid && fg.pgid !== 0;
       if (!runsAlready) {
         await this.deps.agents.typeAgentLine(agent, 'resume');
+        typedMs = Date.now() - t0;
         const outcome = await this.waitForStart(started);
         if (outcome !== 'started') throw new Error(outcome);
+        startedMs = Date.now() - t0;
       }
       await this.waitForQuiet();
     } catch (err) {
@@ -307,7 +311,7 @@ class SleepFollower extends DisposableBase {
     agent.setState('idle');
     this.showLive();
     void removeKeptScreen(this.file).catch(() => undefined);
-    this.deps.log.info(`session ${session.label}: ${this.title} woke in ${Date.now() - t0} ms; ${this.heldWrites} writes that waited go to it now`);
+    this.deps.log.info(`session ${session.label}: ${this.title} woke in ${Date.now() - t0} ms (resume typed at ${typedMs} ms, started at ${startedMs} ms, then its output went quiet); ${this.heldWrites} writes that waited go to it now`);
     this.heldWrites = 0;
   }
 
