@@ -7,6 +7,10 @@ export const EXIT = {
   failed: 1,
   /** The command line itself is wrong; nothing was done. */
   usage: 2,
+  /** `tend await` on an agent: its turn failed (an API error, StopFailure); the error is on stderr. */
+  agentTurnFailed: 3,
+  /** `tend await` on an agent: its turn was interrupted (Esc, Ctrl-C) before it answered. */
+  agentTurnInterrupted: 4,
   /** A wait ran out (`tend await --timeout`), as timeout(1) exits. */
   timedOut: 124,
   /** The reader of stdout went away (`tend search … | head`): 128 + SIGPIPE, as `seq | head` gives. */

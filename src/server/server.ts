@@ -27,6 +27,7 @@ import { defaultHookClientPath } from '../common/agents/hook-client-path.js';
 import { DEFAULT_AGENT_SLEEP_AFTER_MS } from '../protocol/api/index.js';
 import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
 import { AwaitRegistry, openAwaitStore } from './awaits/index.js';
+import { AgentAwaits } from './awaits/agent-await.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createStaticFiles } from './http/static-files.js';
@@ -87,6 +88,8 @@ export class TendServer extends DisposableBase {
   private awaits!: AwaitRegistry;
   private workspaces!: Workspaces;
   private agents!: AgentRegistry;
+  /** Awaits on agents' turns (`tend await :agent -- PROMPT`). */
+  private agentAwaits!: AgentAwaits;
   /** Sleep and wake of agents (agents/agent-sleep.ts), once wired. */
   private agentSleep: AgentSleepControl | null = null;
   private loopback: LoopbackListener | null = null;
@@ -146,10 +149,12 @@ export class TendServer extends DisposableBase {
       windowSize: this.options.windowSize,
       serverSocket: paths.serverSocket,
     }));
+    // One store for both kinds of await: command awaits and agent awaits (agent-await.ts).
+    const awaitStore = openAwaitStore(this.store.database, { readOnly: this.store.readOnly, onBadRow: (id) => log.warn(`await ${id}: stored row unreadable; dropped`) });
     this.awaits = this.register(new AwaitRegistry({
       stagingDir: join(paths.runtimeDir, 'await'),
       log,
-      store: openAwaitStore(this.store.database, { readOnly: this.store.readOnly, onBadRow: (id) => log.warn(`await ${id}: stored row unreadable; dropped`) }),
+      store: awaitStore,
     }));
     this.workspaces = this.register(new Workspaces({
       repository: WorkspaceRepository.open({
@@ -171,10 +176,12 @@ export class TendServer extends DisposableBase {
     this.register(this.registry.onSessionRemoved((s) => this.agents.forget(s.id)));
     // Before the agents are restored: a sleeping one shows its kept screen to the first viewer.
     this.agentSleep = new AgentSleep({ agents: this.agents, screens: this.screens, agentsDir: join(paths.home, 'agents'), log });
+    this.agentAwaits = this.register(new AgentAwaits({ agents: this.agents, log, store: awaitStore }));
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
     this.agents.restore(this.registry.list());
+    this.agentAwaits.restore();
     // Awaits typed before a restart are bound to their commands in the recovered indexes.
     await this.awaits.restore((id) => {
       const session = this.registry.list().find((s) => s.id === id && s.status === 'running');
@@ -219,7 +226,7 @@ export class TendServer extends DisposableBase {
     });
     addSessionRoutes(router, this.registry, this.agents);
     addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep });
-    addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, commandsOf: (s) => s.commands });
+    addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces });
     return router;
   }

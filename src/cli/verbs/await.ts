@@ -4,7 +4,7 @@ import { CliError } from '../client.js';
 import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { AwaitConnection, newAwaitId } from './await-connection.js';
-import { API_ROUTES, AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
+import { API_ROUTES, AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitAgentDone, type AwaitDone, type AwaitPending } from '../../protocol/api/index.js';
 
 /**
  * One HTTP call waits at most this long; longer waits are a loop of calls.
@@ -15,7 +15,7 @@ const WAIT_PER_CALL_MS = 3000;
 const MAX_TIMEOUT_S = 7 * 24 * 3600;
 
 /** What POST …/await and GET /v1/awaits/:id answer (a failure is an error answer). */
-type AwaitReply = AwaitPending | AwaitDone;
+type AwaitReply = AwaitPending | AwaitDone | AwaitAgentDone;
 
 function parseTimeout(value: unknown): number | null {
   if (value === undefined) return null;
@@ -46,7 +46,7 @@ async function collect(conn: AwaitConnection, first: AwaitReply, deadline: numbe
 
 export const awaitVerb: Verb = {
   name: 'await',
-  summary: 'run a command in a session and wait for its exit status',
+  summary: "run a command in a session and wait for its exit status, or prompt its agent and wait for the answer",
   usage: `tend await TARGET [--timeout S] [--json] -- INPUT...
 tend await --resume ID [--timeout S] [--json]
 
@@ -61,6 +61,13 @@ ran nothing for it (a syntax error, a program read it) or the next
 command it ran is another, tend says so and exits 1, never reporting
 that other command's result.
 
+In a session where an agent runs (Claude Code, Codex, Gemini CLI with
+tend's hooks), INPUT is a prompt: typed into the agent's input box (a
+multi-line or long one pasted), and tend waits for that turn to end and
+prints the agent's answer. A failed turn (an API error) prints its error
+and exits 3; an interrupted one exits 4. An agent busy with a turn, asking
+for permission, or answering another await is refused (nothing typed).
+
 If --timeout S passes first nothing is cancelled: tend prints the await's
 id and exits 124; \`tend await --resume ID\` collects the result later
 (results are kept for an hour after the command ends).
@@ -71,12 +78,16 @@ same command's result. The command is never typed twice.
 
   -t, --timeout S   stop waiting after S seconds (default: wait)
   -r, --resume ID   collect an earlier await instead of starting one
-  -j, --json        { id, status, exitCode, output, command }`,
+  -j, --json        { id, status, exitCode, output, command }; for an agent
+                    { id, status, agent: { answer, outcome, error,
+                    answerFrom, agentSessionId, turnId, durationMs, state } }`,
   options: { ...jsonOption, timeout: { type: 'string', short: 't' }, resume: { type: 'string', short: 'r' } },
   operands: '[TARGET] [INPUT...]',
   afterDash: 'INPUT...',
   exits: [
     { status: EXIT.timedOut, meaning: 'still running after --timeout S; nothing was cancelled' },
+    { status: EXIT.agentTurnFailed, meaning: "an agent's turn failed (its error is printed)" },
+    { status: EXIT.agentTurnInterrupted, meaning: "an agent's turn was interrupted before it answered" },
     { status: 'else', meaning: "the command's own exit status (or 1, 2 as above)" },
   ],
   async run({ args, client, stdout, stderr }) {
@@ -114,6 +125,7 @@ same command's result. The command is never typed twice.
       }
       return EXIT.timedOut;
     }
+    if ('agent' in reply) return agentAnswer(reply, args.values.json === true, stdout, stderr);
     if (args.values.json) printJson(stdout, reply);
     else {
       if (reply.output === null) stderr.write("tend: the command's output had already scrolled out of the session's buffer when it ended\n");
@@ -126,3 +138,21 @@ same command's result. The command is never typed twice.
     return reply.exitCode;
   },
 };
+
+/** An agent's turn, done: the answer on stdout (the whole reply with --json); a failed or interrupted turn exits non-zero. */
+function agentAnswer(reply: AwaitAgentDone, json: boolean, stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): number {
+  const turn = reply.agent;
+  if (json) printJson(stdout, reply);
+  else if (turn.outcome === 'failed') stderr.write(`tend: the agent's turn failed: ${turn.error ?? turn.answer ?? 'it gave no reason'}\n`);
+  else if (turn.outcome === 'interrupted') stderr.write("tend: the agent's turn was interrupted before it answered (--json has what the screen showed)\n");
+  else if (turn.answer === null) stderr.write('tend: the agent ended its turn without an answer (its hook gave none, and none could be read off the screen)\n');
+  else stdout.write(turn.answer.endsWith('\n') ? turn.answer : `${turn.answer}\n`);
+  switch (turn.outcome) {
+    case 'answered':
+      return EXIT.ok;
+    case 'failed':
+      return EXIT.agentTurnFailed;
+    case 'interrupted':
+      return EXIT.agentTurnInterrupted;
+  }
+}

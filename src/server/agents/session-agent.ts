@@ -51,6 +51,8 @@ export class SessionAgent {
   private readonly started = new Emitter<{ source: string | null }>();
   /** Bumped by each event: a screen check answers only if nothing came after it. */
   private epoch = 0;
+  /** The turn promptTyped began, until the agent's own prompt hook for it arrives (that hook does not start another). */
+  private typedTurnId: string | null = null;
   /** Set by the sleep controller: input waits at it while the agent sleeps or wakes. */
   gate: (() => Promise<void> | null) | null = null;
 
@@ -197,6 +199,14 @@ export class SessionAgent {
         this.started.fire({ source: event.source });
         return true;
       case 'prompt': {
+        const typed = this.currentTurn;
+        if (typed !== null && typed.id === this.typedTurnId) {
+          // The hook of the prompt tend typed (await): the same turn, by the agent's own id and words.
+          this.typedTurnId = null;
+          this.data.lastTurn = { ...typed, id: event.turnId ?? typed.id, prompt: event.prompt ?? typed.prompt };
+          this.setState('busy', now);
+          return true;
+        }
         this.endTurn('interrupted', null, null, now);
         const turn: AgentTurn = { id: event.turnId ?? this.nextTurnId(), prompt: event.prompt, startedAt: now, endedAt: null, outcome: 'running', answer: null, error: null };
         this.data.lastTurn = turn;
@@ -250,6 +260,7 @@ export class SessionAgent {
     if (running !== null) return running;
     const turn: AgentTurn = { id: this.nextTurnId(), prompt, startedAt: now, endedAt: null, outcome: 'running', answer: null, error: null };
     this.data.lastTurn = turn;
+    this.typedTurnId = turn.id;
     this.setState('busy', now);
     this.turnStarted.fire({ ...turn });
     return turn;
@@ -261,8 +272,10 @@ export class SessionAgent {
     if (this.currentTurn === null) return;
     const epoch = this.epoch;
     const text = await this.screen.recentText(SCREEN_CHECK_SCROLLBACK_ROWS).catch(() => null);
-    if (text === null || epoch !== this.epoch || this.currentTurn === null) return;
-    if (!this.flavour.interruptedMark.test(lastLines(text, INTERRUPT_CHECK_LINES))) return;
+    const turn = this.currentTurn;
+    if (text === null || epoch !== this.epoch || turn === null) return;
+    // Only a mark below this turn's prompt counts: an earlier turn's may still show above it.
+    if (!this.flavour.interruptedMark.test(lastLines(belowPrompt(text, turn.prompt), INTERRUPT_CHECK_LINES))) return;
     this.endTurn('interrupted', null, null, Date.now());
     this.setState('idle');
   }
@@ -347,6 +360,19 @@ export class SessionAgent {
 /** A warning that hooks never fired starts so; the first hook clears it. */
 export const HOOKS_SILENT_PREFIX = 'no hook of';
 const INTERRUPT_CHECK_LINES = 8;
+
+/** The prompt's last line ends this many characters: enough to find its echo, short enough that a wrap rarely splits it. */
+const PROMPT_TAIL_CHARS = 12;
+
+/** The text below the last row that shows the end of `prompt`; all of it when the prompt is unknown or not shown. */
+function belowPrompt(text: string, prompt: string | null): string {
+  const lines = (prompt ?? '').split(/\r\n|\r|\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const tail = (lines[lines.length - 1] ?? '').slice(-PROMPT_TAIL_CHARS);
+  if (tail === '') return text;
+  const rows = text.split('\n');
+  for (let i = rows.length - 1; i >= 0; i--) if (rows[i]!.includes(tail)) return rows.slice(i + 1).join('\n');
+  return text;
+}
 
 function lastLines(text: string, n: number): string {
   const lines = text.replace(/\s+$/, '').split('\n');

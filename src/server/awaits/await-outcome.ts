@@ -21,12 +21,13 @@ export interface AwaitResult {
   command: AwaitedCommand;
 }
 
-export type AwaitOutcome =
+/** R: what a done await hands back (a command's result; an agent's turn, agent-await.ts). */
+export type AwaitOutcome<R = AwaitResult> =
   | { state: 'pending' }
-  | { state: 'done'; result: AwaitResult }
+  | { state: 'done'; result: R }
   | { state: 'failed'; code: ApiErrorCode; message: string };
 
-export type SettledOutcome = Exclude<AwaitOutcome, { state: 'pending' }>;
+export type SettledOutcome<R = AwaitResult> = Exclude<AwaitOutcome<R>, { state: 'pending' }>;
 
 /** The stable code of an await whose line did not start the command that followed it. */
 export const INPUT_NOT_RUN = 'input_not_run';

@@ -11,10 +11,12 @@ import { DisposableBase, toDisposable, type Disposable } from '../../common/life
 import type { CommandWatch, FinishedCommand } from '../commands/index.js';
 import type { Logger } from '../log.js';
 import { finishTyping, prepareCommand, removeStagedScript, typeCommand, type TypingTarget } from './command-typing.js';
-import { forgottenOutcome, lineEndedOutcome, outcomeOf, type AwaitOutcome, type SettledOutcome } from './await-outcome.js';
+import { forgottenOutcome, lineEndedOutcome, outcomeOf, type AwaitOutcome, type AwaitResult, type SettledOutcome } from './await-outcome.js';
 import { CommandMarkScanner } from './command-mark-scanner.js';
 import { NO_AWAIT_STORE, type AwaitStore, type StoredAwait } from './await-store.js';
 
+/** The afterNumber of an await bound to an agent's turn rather than to a command. */
+export const AGENT_TURN = -1;
 /** How long a settled await's result can still be collected. */
 export const AWAIT_RESULT_KEEP_MS = 60 * 60 * 1000;
 /** A command that has not ended after this long is forgotten (its await reads as unknown). */
@@ -42,8 +44,9 @@ export interface AwaitSession extends TypingTarget {
 /** A live session and its command index, by id: how awaits restored from the store find theirs. */
 export type FindAwaitSession = (sessionId: string) => { session: AwaitSession; commands: CommandWatch } | undefined;
 
-export class AwaitEntry {
-  outcome: AwaitOutcome = { state: 'pending' };
+/** R: what the await hands back when done (a command's result, or an agent's turn: agent-await.ts). */
+export class AwaitEntry<R = AwaitResult> {
+  outcome: AwaitOutcome<R> = { state: 'pending' };
   settledAt: number | null = null;
   private readonly waiters = new Set<() => void>();
 
@@ -52,8 +55,9 @@ export class AwaitEntry {
     readonly sessionId: string,
     /** The session's label when the await started (a restored session that is gone keeps it). */
     readonly sessionLabel: string,
+    /** The line typed at the prompt (an agent await: its prompt; restored from the store, the bytes typed for it). */
     readonly typedLine: string,
-    /** The session's last command number when the line was typed: the await's command is the next. */
+    /** The session's last command number when the line was typed: the await's command is the next (an agent await: AGENT_TURN, it is bound to a turn). */
     readonly afterNumber: number,
     readonly createdAt: number,
   ) {}
@@ -76,7 +80,7 @@ export class AwaitEntry {
     });
   }
 
-  settle(outcome: SettledOutcome, at = Date.now()): boolean {
+  settle(outcome: SettledOutcome<R>, at = Date.now()): boolean {
     if (this.outcome.state !== 'pending') return false;
     this.outcome = outcome;
     this.settledAt = at;
@@ -161,7 +165,8 @@ export class AwaitRegistry extends DisposableBase {
   async restore(find: FindAwaitSession): Promise<void> {
     const now = Date.now();
     for (const saved of this.store.list()) {
-      if (this.entries.has(saved.id)) continue;
+      // An agent's turn is not a command: agent-await.ts takes those up.
+      if (this.entries.has(saved.id) || saved.afterNumber === AGENT_TURN) continue;
       const found = saved.outcome === null ? find(saved.sessionId) : undefined;
       const entry = new AwaitEntry(saved.id, saved.sessionId, found?.session.label ?? saved.sessionId, saved.typedLine, saved.afterNumber, saved.createdAt);
       this.entries.set(entry.id, entry);

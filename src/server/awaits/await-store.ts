@@ -35,7 +35,8 @@ interface AwaitRow {
 export interface AwaitStore {
   insert(a: StoredAwait): void;
   markTyped(id: string, typedAt: number): void;
-  settle(id: string, outcome: Exclude<AwaitOutcome, { state: 'pending' }>, settledAt: number): void;
+  /** Any await's outcome (a command's result, an agent's turn): kept as JSON. */
+  settle(id: string, outcome: Exclude<AwaitOutcome<unknown>, { state: 'pending' }>, settledAt: number): void;
   remove(id: string): void;
   list(): StoredAwait[];
 }

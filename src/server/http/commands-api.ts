@@ -1,6 +1,7 @@
 // What a session's shell ran, and running more: the command index
 // (/v1/sessions/:t/commands, /output) and await (/v1/sessions/:t/await,
-// /v1/awaits/:id). docs/api.md documents every route.
+// /v1/awaits/:id): a command at a shell's prompt, or a prompt at the
+// session's agent (awaits/agent-await.ts). docs/api.md documents every route.
 import type { Router, Reply } from './router.js';
 import {
   AWAIT_ID_PATTERN,
@@ -9,6 +10,7 @@ import {
   MAX_AWAIT_WAIT_MS,
   MAX_LISTED_COMMANDS,
   COMMAND_NUMBER_PATTERN,
+  type AwaitAgentDone,
   type AwaitDone,
   type AwaitPending,
   type CommandOutputReply,
@@ -32,6 +34,7 @@ import {
   type AwaitRegistry,
   type AwaitSession,
 } from '../awaits/index.js';
+import { AgentBusyError, type AgentAwaitEntry, type AgentAwaits } from '../awaits/agent-await.js';
 
 /**
  * A shell that has just started may not have drawn its first prompt (and its
@@ -51,6 +54,8 @@ const AWAIT_BODY_LIMIT_BYTES = 2 * MAX_AWAIT_INPUT_BYTES;
 export interface CommandRoutesDeps {
   registry: SessionRegistry;
   awaits: AwaitRegistry;
+  /** Awaits on sessions' agents: their turns, not commands. */
+  agentAwaits: AgentAwaits;
   /** The session's command index; null if it has none. */
   commandsOf(session: Session): HostedCommands | null;
 }
@@ -60,7 +65,7 @@ const NO_MARKS_HINT =
   '(integration is loaded automatically) or add `eval "$(tend shell-integration bash)"` (zsh: same; fish: `tend shell-integration fish | source`) to the rc file';
 
 export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void {
-  const { registry, awaits } = deps;
+  const { registry, awaits, agentAwaits } = deps;
   const turns = new TypingTurns();
   const indexOf = (session: Session): HostedCommands => {
     const index = deps.commandsOf(session);
@@ -112,6 +117,22 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
     if (session.status !== 'running') throw new ApiError('session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
+    const agent = agentAwaits.agentOf(session.id);
+    if (agent !== undefined) {
+      // The session's agent takes the input as a prompt; its turn is the await's.
+      let entry = id === undefined ? undefined : agentAwaits.get(id);
+      if (entry !== undefined && entry.sessionId !== session.id) throw new ApiError('await_id_taken', `await ${id} belongs to another session; choose another id`);
+      if (entry === undefined) {
+        try {
+          entry = agentAwaits.start(agent, session, input, { id });
+        } catch (err) {
+          if (err instanceof AgentBusyError) throw new ApiError('agent_busy', err.message, err.awaitId === null ? undefined : { await: err.awaitId });
+          throw err;
+        }
+      }
+      await entry.wait(Math.max(0, deadline - Date.now()));
+      return agentAwaitReply(entry);
+    }
     const index = indexOf(session);
     const entry = await turns.take(session.id, async () => {
       // A caller that lost its answer asks again with the same id: the await
@@ -135,12 +156,13 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
   router.add('getAwait', async (req) => {
     const id = req.params.id ?? '';
     const entry = awaits.get(id);
-    if (entry === undefined) {
-      throw notFound(`no await "${id}": it never existed, or its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended`);
+    const agentEntry = entry === undefined ? agentAwaits.get(id) : undefined;
+    if (entry === undefined && agentEntry === undefined) {
+      throw notFound(`no await "${id}": it never existed, its result was collected more than ${AWAIT_RESULT_KEEP_MS / 60_000} minutes after the command ended, or it awaited an agent's turn and the server has restarted since`);
     }
     const waitMs = queryWholeNumber(req.query, 'waitMs', 0, MAX_AWAIT_WAIT_MS, 0);
-    if (waitMs > 0) await entry.wait(waitMs);
-    return awaitReply(entry);
+    if (waitMs > 0) await (entry ?? agentEntry)!.wait(waitMs);
+    return entry !== undefined ? awaitReply(entry) : agentAwaitReply(agentEntry!);
   });
 }
 
@@ -149,16 +171,27 @@ function commandRecord(c: CommandInfo, running: boolean): CommandRecord {
 }
 
 function awaitReply(entry: AwaitEntry): Reply {
-  const base = { id: entry.id, session: entry.sessionId, location: entry.location };
   const outcome = entry.outcome;
-  switch (outcome.state) {
-    case 'pending':
-      return { status: 202, json: { ...base, status: 'pending' } satisfies AwaitPending, headers: { location: entry.location } };
-    case 'done':
-      return { status: 200, json: { ...base, status: 'done', ...outcome.result } satisfies AwaitDone };
-    case 'failed':
-      throw new ApiError(outcome.code, outcome.message, { id: entry.id });
-  }
+  if (outcome.state !== 'done') return unfinishedReply(entry);
+  return { status: 200, json: { ...replyBase(entry), status: 'done', ...outcome.result } satisfies AwaitDone };
+}
+
+/** An agent await's answer: its turn's result once done (a failed turn is done too: outcome failed). */
+function agentAwaitReply(entry: AgentAwaitEntry): Reply {
+  const outcome = entry.outcome;
+  if (outcome.state !== 'done') return unfinishedReply(entry);
+  return { status: 200, json: { ...replyBase(entry), status: 'done', agent: outcome.result } satisfies AwaitAgentDone };
+}
+
+function replyBase(entry: AwaitEntry<unknown>): { id: string; session: string; location: string } {
+  return { id: entry.id, session: entry.sessionId, location: entry.location };
+}
+
+/** 202 while pending; a failed await is an error answer with its id. */
+function unfinishedReply(entry: AwaitEntry<unknown>): Reply {
+  const outcome = entry.outcome;
+  if (outcome.state === 'failed') throw new ApiError(outcome.code, outcome.message, { id: entry.id });
+  return { status: 202, json: { ...replyBase(entry), status: 'pending' } satisfies AwaitPending, headers: { location: entry.location } };
 }
 
 /** A session as an await types into and watches it. */
