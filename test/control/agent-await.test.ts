@@ -221,6 +221,22 @@ describe('tend await on the fake agent CLI, with tend\'s hooks', { timeout: CONT
       assert.deepEqual([reply.id, reply.agent.outcome, reply.agent.answer], [awaitId, 'answered', 'You said: another slow one']);
     }));
 
+  test("Gemini CLI's answer from AfterAgent, Codex's from its Stop, each with tend's hooks installed in the agent's own settings", () =>
+    withFakeAgents(async (s) => {
+      for (const kind of ['gemini', 'codex'] as const) {
+        const installed = await s.cli(['hooks', 'install', kind]);
+        assert.equal(installed.code, 0, installed.stderr);
+        const started = await s.cli(['agent', kind, '--name', kind, '--sleep-after', '0', '--json']);
+        assert.equal(started.code, 0, started.stderr);
+        const id = (JSON.parse(started.stdout) as SessionInfo).id;
+        await waitFor(`the fake ${kind} idle (its SessionStart hook)`, async () => (await agentOf(s, id)).state === 'idle', 60_000);
+        const answered = await s.cli(['await', `:${kind}`, '--json', '--', `echo hello from ${kind}`]);
+        assert.equal(answered.code, 0, answered.stderr);
+        const reply = JSON.parse(answered.stdout) as AwaitAgentDone;
+        assert.deepEqual([kind, reply.agent.outcome, reply.agent.answer, reply.agent.answerFrom], [kind, 'answered', `hello from ${kind}`, 'hook']);
+      }
+    }, { FAKE_CODEX_TRUST_HOOKS: '1' }));
+
   test('an await on a sleeping agent wakes it, and the prompt, typed once, is answered by the resumed conversation', () =>
     withFakeAgents(async (s) => {
       const id = await startClaude(s, 'c');
