@@ -40,11 +40,17 @@ function cardOrder(page: Page): Promise<string[]> {
   return page.locator('.agent-card').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-session') ?? ''));
 }
 
-/** What a card's preview shows, as drawn (xterm's DOM renderer puts the text in the page). */
+interface PageWithPreviews {
+  __tendDebug?: { previews(): Array<{ sessionId: string; shown: string }> };
+}
+
+/** The text a card's preview has drawn last (on its canvas), '' while it has none. */
 async function previewText(page: Page, id: string): Promise<string> {
-  const rows = page.locator(`.agent-card[data-session="${id}"] .xterm-rows`);
-  if ((await rows.count()) === 0) return '';
-  return (await rows.innerText()).replace(/\u00a0/g, ' ');
+  const drawn = await page.evaluate((sessionId) => (globalThis as unknown as PageWithPreviews).__tendDebug?.previews().find((p) => p.sessionId === sessionId)?.shown ?? '', id);
+  // The canvas is in the card, drawn at a size it can show.
+  const canvas = page.locator(`.agent-card[data-session="${id}"] canvas.preview-canvas`);
+  const box = drawn === '' ? null : await canvas.boundingBox();
+  return box !== null && box.width > 100 && box.height > 50 ? drawn : '';
 }
 
 interface ShownNotification {

@@ -116,7 +116,7 @@ export function App(props: { socket: ViewerSocket; agents: AgentStore }) {
       </header>
       <ConnectionBanner socket={props.socket} />
       {route.view === 'dashboard' ? (
-        <Dashboard navigate={navigate} agents={props.agents} theme={theme} />
+        <Dashboard navigate={navigate} agents={props.agents} />
       ) : (
         <WorkspaceView key={route.name} name={route.name} focus={route.focus} socket={props.socket} theme={theme} navigate={navigate} agents={props.agents} />
       )}

@@ -20,6 +20,8 @@ export interface DebugPreview {
   sessionId: string;
   terminal: Terminal;
   link: TerminalLink;
+  /** The text the card shows now (redrawn a few times a second). */
+  shownText(): string;
 }
 
 /** A pane's open history view (components/HistoryPanel.tsx). */
@@ -107,7 +109,7 @@ const debug = {
   },
   /** The dashboard's subscribed previews: their session, link status and screen text. */
   previews: () =>
-    [...previews].map((p) => ({ sessionId: p.sessionId, status: p.link.status, cols: p.terminal.cols, rows: p.terminal.rows, text: bufferText(p.terminal, 0) })),
+    [...previews].map((p) => ({ sessionId: p.sessionId, status: p.link.status, cols: p.terminal.cols, rows: p.terminal.rows, text: bufferText(p.terminal, 0), shown: p.shownText() })),
   socket: () => (socket ? { state: socket.state, boot: socket.serverBoot, stats: { ...socket.stats } } : null),
   problems: () => [...problems],
 };

@@ -10,7 +10,6 @@ import { reportProblem } from '../debug-hook.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import { byAttention } from '../agents/attention-order.js';
 import { firstLine } from '../agents/agent-alerts.js';
-import type { ThemeName } from '../theme.js';
 import { AgentBadge } from './AgentBadge.js';
 import { StatusBadge } from './StatusBadge.js';
 import { SessionPreviewBox } from './SessionPreviewBox.js';
@@ -22,7 +21,6 @@ export interface AgentCardsProps {
   sessions: readonly SessionInfo[];
   agentOf(session: SessionInfo): AgentInfo | null;
   agents: AgentStore;
-  theme: ThemeName;
   open(session: SessionInfo): void;
   pathOf(session: SessionInfo): string;
 }
@@ -83,7 +81,7 @@ export function AgentCards(props: AgentCardsProps) {
               {s.status !== 'running' && <StatusBadge session={s} />}
             </header>
             <div className="agent-card-preview" onClick={() => props.open(s)} title={`open ${label}`}>
-              {socket && <SessionPreviewBox socket={socket} sessionId={s.id} theme={props.theme} agents={props.agents} />}
+              {socket && <SessionPreviewBox socket={socket} sessionId={s.id} agents={props.agents} />}
             </div>
             <p className="agent-card-line" title={cardLine(agent)}>
               {cardLine(agent)}

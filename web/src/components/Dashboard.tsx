@@ -15,7 +15,6 @@ import { layoutSessions } from '../../../src/protocol/api/index.js';
 import { useModel } from '../model/use-model.js';
 import { useOwnedModel } from '../model/use-owned-model.js';
 import type { AgentStore } from '../agents/agent-store.js';
-import type { ThemeName } from '../theme.js';
 import { AgentBadge } from './AgentBadge.js';
 import { AgentCards } from './AgentCards.js';
 
@@ -37,7 +36,6 @@ const pathOf = (s: SessionInfo) => `/w/${encodeURIComponent(s.name ?? s.id)}`;
 export interface DashboardProps {
   navigate(path: string): void;
   agents: AgentStore;
-  theme: ThemeName;
 }
 
 export function Dashboard(props: DashboardProps) {
@@ -58,7 +56,7 @@ export function Dashboard(props: DashboardProps) {
         </p>
       )}
       {sessions !== null && sessions.some((s) => agentOf(s) !== null) && (
-        <AgentCards sessions={sessions} agentOf={agentOf} agents={props.agents} theme={props.theme} open={open} pathOf={pathOf} />
+        <AgentCards sessions={sessions} agentOf={agentOf} agents={props.agents} open={open} pathOf={pathOf} />
       )}
       {sessions === null ? (
         <p>loading…</p>

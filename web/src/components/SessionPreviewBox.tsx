@@ -4,18 +4,16 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ViewerSocket } from '../connection/viewer-socket.js';
 import { SessionPreview } from '../terminal/session-preview.js';
-import type { ThemeName } from '../theme.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import { agentInStateFrame } from '../agents/agent-from-frame.js';
 
-export function SessionPreviewBox(props: { socket: ViewerSocket; sessionId: string; theme: ThemeName; agents: AgentStore }) {
+export function SessionPreviewBox(props: { socket: ViewerSocket; sessionId: string; agents: AgentStore }) {
   const box = useRef<HTMLDivElement>(null);
   const [preview] = useState(
     () =>
       new SessionPreview({
         socket: props.socket,
         sessionId: props.sessionId,
-        theme: props.theme,
         onState: (state) => {
           const agent = agentInStateFrame(state);
           if (agent !== undefined) props.agents.fromFrame(props.sessionId, agent);
@@ -23,6 +21,5 @@ export function SessionPreviewBox(props: { socket: ViewerSocket; sessionId: stri
       }),
   );
   useEffect(() => preview.attach(box.current!), [preview]);
-  useEffect(() => preview.setTheme(props.theme), [preview, props.theme]);
   return <div className="preview-box" ref={box} inert aria-hidden="true" />;
 }

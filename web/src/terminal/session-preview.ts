@@ -1,25 +1,68 @@
 // A small, live, read-only picture of a session's screen for the dashboard's
-// agent cards: an xterm.js terminal at the session's size, drawn by xterm's
-// DOM renderer (a page may hold twenty of these, more than the WebGL contexts
-// a browser allows), with no scrollback, fed over a channel of a read-only
-// viewer socket, and scaled down to fit its box. It subscribes only while its
-// box is on the screen (or nearly): a card scrolled away costs nothing.
+// agent cards. The session's output is parsed by an xterm.js terminal that is
+// never opened (a buffer, no renderer, no scrollback), and its screen's text
+// is drawn on a canvas, in the largest font that fits the card, at most every
+// PREVIEW_FRAME_MS, every preview on one shared tick. Twenty busy previews
+// must not make the page sluggish: an opened xterm per card redrew each one
+// for every line and took the main thread whole, text in the page still
+// cost a style, layout and paint per change; the canvas costs the page about
+// what the session table alone does (test/web/agents-page-bench.ts).
+// It subscribes over a read-only viewer socket, and only while its box is on
+// the screen (or nearly): a card scrolled away costs nothing.
 import { Terminal } from '@xterm/xterm';
 import type { ViewerSocket } from '../connection/viewer-socket.js';
 import { TerminalLink, type LinkStatus } from './terminal-link.js';
-import { TERMINAL_THEMES, type ThemeName } from '../theme.js';
 import { registerDebugPreview, reportProblem } from '../debug-hook.js';
 
-/** Drawn at this size, then scaled down to the card: small enough that the scale stays near 1. */
-const PREVIEW_FONT_SIZE_PX = 9;
-const FONT_FAMILY = '"DejaVu Sans Mono", "Cascadia Mono", Menlo, Consolas, monospace';
+/** The pictures are redrawn at most this often: a glance, not a terminal. */
+const PREVIEW_FRAME_MS = 250;
+/** The font is sized to fit the screen in the card; a character is measured at this size. */
+const MEASURE_FONT_PX = 100;
+const LINE_HEIGHT = 1.2;
+const PREVIEW_PADDING_PX = 4;
 /** Subscribe a little before the card scrolls into view, so it is drawn when it arrives. */
 const NEAR_SCREEN_MARGIN = '200px';
+
+/** Previews that changed since the last tick, each by its draw function (owing twice is owing once). */
+const owed = new Set<() => void>();
+let tick: number | null = null;
+
+/** Every preview on the page, to be drawn again in the new theme's colours. */
+const everyDraw = new Set<() => void>();
+let themeWatch: MutationObserver | null = null;
+
+function drawSoon(draw: () => void): void {
+  owed.add(draw);
+  if (tick !== null) return;
+  tick = window.setTimeout(() => {
+    tick = null;
+    const draws = [...owed];
+    owed.clear();
+    for (const d of draws) d();
+  }, PREVIEW_FRAME_MS);
+}
+
+/** The page's theme is an attribute of <html> (App.tsx): one watcher for all previews. */
+function watchTheme(draw: () => void): () => void {
+  everyDraw.add(draw);
+  if (themeWatch === null) {
+    themeWatch = new MutationObserver(() => {
+      for (const d of everyDraw) drawSoon(d);
+    });
+    themeWatch.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+  }
+  return () => {
+    everyDraw.delete(draw);
+    if (everyDraw.size === 0) {
+      themeWatch?.disconnect();
+      themeWatch = null;
+    }
+  };
+}
 
 export interface SessionPreviewOptions {
   socket: ViewerSocket;
   sessionId: string;
-  theme: ThemeName;
   /** A STATE frame of the session (its agent). */
   onState?(state: Record<string, unknown>): void;
   onStatus?(status: LinkStatus): void;
@@ -29,28 +72,36 @@ interface Shown {
   terminal: Terminal;
   link: TerminalLink;
   unregister: () => void;
+  disposeWatch: () => void;
 }
 
 export class SessionPreview {
   private shown: Shown | null = null;
-  private theme: ThemeName;
+  /** What the canvas shows: its text, and the box and screen sizes it was drawn for. */
+  private drawnText = '';
+  private drawnKey = '';
+  /** This preview's turn on the shared tick (one function, so owing twice is owing once). */
+  private draw: () => void = () => undefined;
 
-  constructor(private readonly options: SessionPreviewOptions) {
-    this.theme = options.theme;
-  }
+  constructor(private readonly options: SessionPreviewOptions) {}
 
   /** Shows the preview in `box` while it is on the screen; returns what takes it down. */
   attach(box: HTMLElement): () => void {
-    const stage = document.createElement('div');
-    stage.className = 'preview-stage';
-    box.appendChild(stage);
-    const fit = () => this.fit(box, stage);
-    const sizes = new ResizeObserver(fit);
+    const canvas = document.createElement('canvas');
+    canvas.className = 'preview-canvas';
+    box.appendChild(canvas);
+    // The box changed size (the window, the grid) or the page its theme: the picture is drawn again.
+    const redraw = () => {
+      this.drawnKey = '';
+      if (this.shown) drawSoon(this.draw);
+    };
+    const sizes = new ResizeObserver(redraw);
+    const stopThemeWatch = watchTheme(redraw);
     sizes.observe(box);
     const nearScreen = new IntersectionObserver(
       (entries) => {
         const on = entries[entries.length - 1]?.isIntersecting ?? false;
-        if (on && this.shown === null) this.show(stage, sizes);
+        if (on && this.shown === null) this.show(box, canvas);
         else if (!on) this.hide();
       },
       { rootMargin: NEAR_SCREEN_MARGIN },
@@ -59,30 +110,15 @@ export class SessionPreview {
     return () => {
       nearScreen.disconnect();
       sizes.disconnect();
+      stopThemeWatch();
       this.hide();
-      stage.remove();
+      canvas.remove();
     };
   }
 
-  setTheme(theme: ThemeName): void {
-    this.theme = theme;
-    if (this.shown) this.shown.terminal.options.theme = TERMINAL_THEMES[theme];
-  }
-
-  private show(stage: HTMLElement, sizes: ResizeObserver): void {
-    const terminal = new Terminal({
-      scrollback: 0,
-      fontSize: PREVIEW_FONT_SIZE_PX,
-      fontFamily: FONT_FAMILY,
-      theme: TERMINAL_THEMES[this.theme],
-      // Never typed into: no keys, no replies to the program's queries.
-      disableStdin: true,
-      cursorBlink: false,
-      cursorInactiveStyle: 'none',
-    });
-    terminal.open(stage);
-    const screen = terminal.element?.querySelector('.xterm-screen');
-    if (screen) sizes.observe(screen);
+  private show(box: HTMLElement, canvas: HTMLCanvasElement): void {
+    // Never opened: xterm parses into its buffer and draws nothing. disableStdin: no replies to the program's queries.
+    const terminal = new Terminal({ scrollback: 0, disableStdin: true });
     const link = new TerminalLink({
       socket: this.options.socket,
       sessionId: this.options.sessionId,
@@ -96,24 +132,69 @@ export class SessionPreview {
       },
       onProblem: reportProblem,
     });
-    const unregister = registerDebugPreview({ sessionId: this.options.sessionId, terminal, link });
-    this.shown = { terminal, link, unregister };
+    this.draw = () => this.drawInto(box, canvas);
+    const scheduleDraw = () => drawSoon(this.draw);
+    const written = terminal.onWriteParsed(scheduleDraw);
+    const resized = terminal.onResize(scheduleDraw);
+    const unregister = registerDebugPreview({ sessionId: this.options.sessionId, terminal, link, shownText: () => this.drawnText });
+    this.shown = {
+      terminal,
+      link,
+      unregister,
+      disposeWatch: () => {
+        written.dispose();
+        resized.dispose();
+      },
+    };
   }
 
   private hide(): void {
     const shown = this.shown;
     if (!shown) return;
     this.shown = null;
+    owed.delete(this.draw);
+    shown.disposeWatch();
     shown.unregister();
     shown.link.dispose();
     shown.terminal.dispose();
   }
 
-  /** Scales the terminal down (never up) to fit the box, keeping its shape. */
-  private fit(box: HTMLElement, stage: HTMLElement): void {
-    const screen = stage.querySelector<HTMLElement>('.xterm-screen');
-    if (!screen || screen.offsetWidth === 0 || screen.offsetHeight === 0) return;
-    const scale = Math.min(1, box.clientWidth / screen.offsetWidth, box.clientHeight / screen.offsetHeight);
-    stage.style.transform = `scale(${scale})`;
+  /** The screen's rows as text on the canvas, in the largest font that fits the whole screen in the box. */
+  private drawInto(box: HTMLElement, canvas: HTMLCanvasElement): void {
+    const terminal = this.shown?.terminal;
+    const ctx = canvas.getContext('2d');
+    if (!terminal || !ctx) return;
+    const buffer = terminal.buffer.active;
+    const rows: string[] = [];
+    for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '');
+    const text = rows.join('\n');
+    const width = box.clientWidth;
+    const height = box.clientHeight;
+    const key = `${width}x${height}:${terminal.cols}x${terminal.rows}`;
+    if (text === this.drawnText && key === this.drawnKey) return;
+    const ratio = window.devicePixelRatio || 1;
+    if (key !== this.drawnKey) {
+      canvas.width = Math.max(1, Math.round(width * ratio));
+      canvas.height = Math.max(1, Math.round(height * ratio));
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
+    }
+    this.drawnKey = key;
+    this.drawnText = text;
+    const style = getComputedStyle(box);
+    const family = style.fontFamily;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    // A character's width per pixel of font size, for this font.
+    ctx.font = `${MEASURE_FONT_PX}px ${family}`;
+    const charPerPx = ctx.measureText('M').width / MEASURE_FONT_PX;
+    const pad = PREVIEW_PADDING_PX;
+    const fontPx = Math.min((width - 2 * pad) / (terminal.cols * charPerPx), (height - 2 * pad) / (terminal.rows * LINE_HEIGHT));
+    if (!(fontPx > 0)) return;
+    ctx.font = `${fontPx}px ${family}`;
+    ctx.textBaseline = 'top';
+    ctx.fillStyle = style.color;
+    const lineHeightPx = fontPx * LINE_HEIGHT;
+    for (let y = 0; y < rows.length; y++) if (rows[y] !== '') ctx.fillText(rows[y]!, pad, pad + y * lineHeightPx);
   }
 }
