@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { RESULTS_DIR, WEB_TEST_TIMEOUT_MS, browserUnavailable, startWebHarness, waitForLivePane, type WebHarness } from './web-harness.js';
+import { RESULTS_DIR, SESSION_ENV, WEB_TEST_TIMEOUT_MS, browserUnavailable, paneText, startWebHarness, typeInto, waitForLivePane, type WebHarness } from './web-harness.js';
+import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
+import type { AgentInfo } from '../../src/protocol/api/index.js';
 
 /** Claude Code's payload fields (its hooks' stdin), as the research notes give them. */
 const CLAUDE = { session_id: 'b7c1e0de-0000-4000-8000-000000000001', cwd: '/tmp', transcript_path: '/tmp/t.jsonl' };
@@ -283,5 +285,49 @@ describe('agents on the page', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnav
     await page.waitForURL(new RegExp(`/w/other\\?focus=${other}$`));
     await waitForLivePane(page, other);
     await waitFor(async () => (await page.locator(`.pane-focused[data-session="${other}"]`).count()) === 1, { what: "other's pane to have the focus" });
+  });
+
+  test('a sleeping agent\'s pane says so over its kept screen; typing wakes it, and what was typed reaches it', async (t) => {
+    const scope = useTestScope(t);
+    // The fake agent CLI (test/support/fake-agent) under the name claude, started by tend with its hooks.
+    const agents = installFakeAgents(scope.tempDir('tend-web-agents-'));
+    const h = await startWebHarness(scope, { env: { TEND_AGENT_SLEEP_MINUTES: '0' } });
+    const created = await h.server.api<{ id: string }>('POST', '/v1/sessions', {
+      name: 'sleepy',
+      argv: ['bash', '--norc', '--noprofile', '-i'],
+      cwd: h.server.home,
+      cols: 100,
+      rows: 30,
+      env: { ...SESSION_ENV(h.server.home), PATH: agents.env.PATH },
+      agent: { kind: 'claude', sleepAfterMs: 0 },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.id;
+    const agentNow = async () => (await h.server.api<{ agent: AgentInfo | null }>('GET', `/v1/sessions/${id}`)).body.agent;
+    await waitFor(async () => (await agentNow())?.state === 'idle', { what: 'the fake Claude to start', timeoutMs: 60_000 });
+
+    const page = await h.open('/w/sleepy');
+    await waitForLivePane(page, id);
+    // A first turn (sleep is refused before one), typed into the pane.
+    await typeInto(page, id, 'echo first answer', { enter: true });
+    await waitFor(async () => (await agentNow())?.lastTurn?.answer === 'first answer', { what: 'the first answer', timeoutMs: 60_000 });
+    const pane = page.locator(`.pane[data-session="${id}"]`);
+    const note = pane.locator('.pane-agent-note');
+    assert.equal(await note.count(), 0, 'no note while the agent is awake');
+
+    const slept = await h.server.api('POST', `/v1/sessions/${id}/agent/sleep`, {});
+    assert.equal(slept.status, 200, JSON.stringify(slept.body));
+    await waitFor(async () => (await pane.getAttribute('data-agent-state')) === 'sleeping', { what: 'the pane to know it sleeps', timeoutMs: 60_000 });
+    assert.equal((await note.innerText()).trim(), 'sleeping — type to wake');
+    assert.equal((await pane.locator('.pane-header .agent-badge').innerText()).trim(), 'Claude · sleeping');
+    assert.match((await paneText(page, id)) ?? '', /first answer/, 'the kept screen is still shown under the note');
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(RESULTS_DIR, 'agents-sleeping-pane.png') });
+
+    // Typing is just input: the server wakes the agent and hands it the keys once it is up.
+    await typeInto(page, id, 'echo second answer', { enter: true });
+    await waitFor(async () => (await agentNow())?.lastTurn?.answer === 'second answer', { what: 'the woken agent to answer what was typed', timeoutMs: 90_000 });
+    await waitFor(async () => (await note.count()) === 0, { what: 'the note to go' });
+    assert.equal((await agentNow())?.lastTurn?.prompt, 'echo second answer', 'the typed prompt reached the agent once, whole');
   });
 });
