@@ -2,6 +2,7 @@
 // bench/suites/ exporting a Suite, added to this list.
 
 import type { Suite } from '../lib/suite.js';
+import { agentSleepSuite } from './agent-sleep.js';
 import { attachEchoSuite } from './attach-echo.js';
 import { attachReattachSuite } from './attach-reattach.js';
 import { attachThroughputSuite } from './attach-throughput.js';
@@ -42,4 +43,5 @@ export const SUITES: readonly Suite[] = [
   cliLatencySuite,
   cliAwaitSuite,
   hookCostSuite,
+  agentSleepSuite,
 ];

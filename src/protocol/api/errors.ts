@@ -29,6 +29,7 @@ export const API_ERRORS = {
   no_agent: { status: 409, meaning: 'an agent route on a session where no agent was launched or reported' },
   agent_busy: { status: 409, meaning: 'an await on an agent that already has one waiting for its turn' },
   agent_cannot_sleep: { status: 409, meaning: "an agent that cannot be put to sleep now (busy, asking permission, background tasks, or not under a shell); the message says which" },
+  agent_wake_failed: { status: 409, meaning: "input to a sleeping agent that could not be woken: the input was dropped (never typed into the shell); the message says why" },
   await_id_taken: { status: 409, meaning: "an await id that is another session's await" },
   output_gone: { status: 410, meaning: "a command whose output the session no longer keeps (its rows left the history)" },
   session_ended: { status: 410, meaning: 'an await whose session ended before its command did' },

@@ -300,8 +300,10 @@ class SleepFollower extends DisposableBase {
       }
       await this.waitForQuiet();
     } catch (err) {
-      this.failWake((err as Error).message);
-      throw err;
+      const why = (err as Error).message;
+      this.failWake(why);
+      // What each write that waited is answered (a script's send, an await): it was dropped, and why.
+      throw new ApiError('agent_wake_failed', `${this.title} in session ${session.label} could not be woken (${why}); this input was dropped, not typed into the shell`);
     } finally {
       (startedSub as { dispose(): void } | null)?.dispose();
     }
