@@ -118,7 +118,7 @@ describe('the fake agent', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     const settings = join(dir, 'tend-settings.json');
     writeFileSync(settings, JSON.stringify({ hooks: hooksFor(CLAUDE_EVENTS, command, 10) }));
     // The user's own file: the same handler as --settings (runs once), and one of their own (runs too).
-    mkdirSync(join(s.shellHome, '.claude'));
+    mkdirSync(join(s.shellHome, '.claude'), { recursive: true });
     writeFileSync(
       join(s.shellHome, '.claude', 'settings.json'),
       JSON.stringify({
@@ -216,12 +216,53 @@ describe('the fake agent', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     assert.equal((await waitForExit(s, missing)).exitCode, 1);
   });
 
+  test("claude: a failed turn fires StopFailure and no Stop, Stop reports a background task, SIGTERM ends it with SessionEnd; a user's disableAllHooks silences all", async (t) => {
+    const scope = useTestScope(t);
+    const { s, dir } = startAgentServer(scope);
+    const log = join(dir, 'hooks.log');
+    const settings = join(dir, 'tend-settings.json');
+    writeFileSync(settings, JSON.stringify({ hooks: hooksFor(CLAUDE_EVENTS, logCommand(log, []), 10) }));
+    const id = await startAgent(s, ['claude', '--settings', settings], { cwd: dir, env: { FAKE_AGENT_BALLAST_MB: '64' } });
+    await waitForEvent(log, 'SessionStart');
+    await waitForScreen(s, id, /^> ?$/m);
+
+    await send(s, id, 'this one will fail', '--enter');
+    const [failure] = await waitForEvent(log, 'StopFailure');
+    assert.equal(failure?.payload.error, 'rate_limit');
+    assert.match(failure?.payload.last_assistant_message as string, /^API Error: 429/);
+    assert.equal(typeof failure?.payload.error_details, 'string');
+    await send(s, id, 'start a background job', '--enter');
+    const [stop] = await waitForEvent(log, 'Stop');
+    assert.deepEqual(
+      (stop?.payload.background_tasks as Array<{ status: string }>).map((task) => task.status),
+      ['running'],
+    );
+    assert.deepEqual(eventsIn(log), ['SessionStart', 'UserPromptSubmit', 'StopFailure', 'UserPromptSubmit', 'Stop'], 'the failed turn fired no Stop');
+
+    // The ballast is memory it really holds: a bench measures what ending the agent frees.
+    const info = (await s.api<SessionInfo>('GET', `/v1/sessions/${id}`)).body;
+    const anonKb = Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${info.pid}/status`, 'utf8'))?.[1]);
+    assert.ok(anonKb >= 64 * 1024, `resident anonymous memory ${anonKb} kB holds the 64 MB ballast`);
+    process.kill(info.pid as number, 'SIGTERM');
+    const [end] = await waitForEvent(log, 'SessionEnd');
+    assert.equal(end?.payload.reason, 'other');
+    await waitForExit(s, id);
+
+    mkdirSync(join(s.shellHome, '.claude'), { recursive: true });
+    writeFileSync(join(s.shellHome, '.claude', 'settings.json'), JSON.stringify({ disableAllHooks: true }));
+    const silenced = await startAgent(s, ['claude', '--settings', settings], { cwd: dir });
+    await waitForScreen(s, silenced, /^> ?$/m);
+    await send(s, silenced, 'echo quiet', '--enter');
+    await waitForScreen(s, silenced, /^⏺ quiet$/m);
+    assert.equal(readLog(log).length, 6, 'no hook ran with disableAllHooks set');
+  });
+
   test("gemini and codex read hooks from their own files: Gemini's only when enabled, Codex's only when trusted", async (t) => {
     const scope = useTestScope(t);
     const { s, dir } = startAgentServer(scope);
 
     const geminiLog = join(dir, 'gemini.log');
-    mkdirSync(join(s.shellHome, '.gemini'));
+    mkdirSync(join(s.shellHome, '.gemini'), { recursive: true });
     writeFileSync(
       join(s.shellHome, '.gemini', 'settings.json'),
       JSON.stringify({ tools: { enableHooks: true }, hooks: hooksFor(AGENT_FLAVOURS.gemini.hookEvents, logCommand(geminiLog, ['GEMINI_SESSION_ID']), 10_000) }),
