@@ -33,6 +33,19 @@ export function table(rows: string[][], decorate?: (row: number, column: number,
   }).join('  ').trimEnd()).join('\n') + '\n';
 }
 
+/** Bold yellow: an agent that waits for a person, seen among the rest. */
+const WANTS_PERSON_STYLE = ['\x1b[1;33m', '\x1b[0m'] as const;
+
+/** Whether to colour what is written to `out`: a terminal, and NO_COLOR (no-color.org) not set. */
+export function colourFor(out: { isTTY?: boolean }): boolean {
+  return out.isTTY === true && !process.env.NO_COLOR;
+}
+
+/** A cell that says an agent waits for a person, made to stand out. */
+export function wantsPersonCell(cell: string): string {
+  return `${WANTS_PERSON_STYLE[0]}${cell}${WANTS_PERSON_STYLE[1]}`;
+}
+
 /** An agent as `tend ls` and the attach's session list show it: "claude idle", "codex needs-permission". */
 export function agentText(agent: Pick<AgentInfo, 'kind' | 'state'> | null | undefined): string {
   return agent ? `${agent.kind} ${agent.state}` : '-';

@@ -195,6 +195,11 @@ describe('tend agent', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     const status = ok(await s.cli(['agent', 'status', ':asker'])).stdout;
     // What it asks for: the tool, or (once the agent's own notification came) its message.
     assert.match(status, /^:asker\s+claude\s+needs-permission \(.+\)\s+\d+s ago\s/m);
+    assert.doesNotMatch(status, /\x1b\[/);
+    const ttyStatus = spawnSync('script', ['-qec', `${process.execPath} ${join(repoRoot, 'bin', 'tend.js')} agent status`, '/dev/null'], { env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(ttyStatus.status, 0, ttyStatus.stderr);
+    assert.match(ttyStatus.stdout, /^:asker\s+claude\s+\x1b\[1;33mneeds-permission \(.+\)\x1b\[0m/m);
+    assert.match(ttyStatus.stdout, /^:c1\s+claude\s+idle\s/m, 'an idle agent is not marked');
 
     const refused = await s.cli(['agent', 'sleep', ':asker', '--json']);
     assert.equal(refused.code, 1, refused.stderr);

@@ -27,7 +27,7 @@ test('the table names each session, what a waiting agent asks, and each warning 
   const out = agentTable([
     { id: 'a1', name: 'fix', agent: agent({ state: 'needs-permission', asking: 'Bash: rm -rf build' }) },
     { id: 'b2', name: null, agent: agent({ kind: 'codex', state: 'starting', agentSessionId: null, warning: 'no hook of Codex has reached tend' }) },
-  ], NOW);
+  ], { now: NOW });
   assert.deepEqual(out.split('\n'), [
     'SESSION  AGENT   STATE                                  SINCE   CONVERSATION  LAST TURN',
     ':fix     claude  needs-permission (Bash: rm -rf build)  5s ago  abc           -',
@@ -35,4 +35,7 @@ test('the table names each session, what a waiting agent asks, and each warning 
     'b2: warning: no hook of Codex has reached tend',
     '',
   ]);
+  const coloured = agentTable([{ id: 'a1', name: 'fix', agent: agent({ state: 'needs-permission', asking: 'Bash' }) }, { id: 'c3', name: null, agent: agent({}) }], { now: NOW, colour: true });
+  assert.match(coloured, /^:fix {5}claude {2}\x1b\[1;33mneeds-permission \(Bash\)\x1b\[0m {2}5s ago/m, 'padded by the text alone');
+  assert.match(coloured, /^c3 {7}claude {2}idle {21}5s ago/m, 'an idle agent is not marked');
 });

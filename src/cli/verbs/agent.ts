@@ -8,7 +8,7 @@ import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
-import { shellLine } from '../format.js';
+import { colourFor, shellLine } from '../format.js';
 import { AGENT_KINDS, API_ROUTES, isAgentKind, type AgentActionReply, type ListedSession, type SessionInfo } from '../../protocol/api/index.js';
 import { agentLaunchRequest, listed, parseSleepAfter, unknownAgentOrAction } from '../agent/launch-request.js';
 import { startAgentSession } from '../agent/start-agent.js';
@@ -44,9 +44,10 @@ export const agentVerb: Verb = {
 
   -n, --name N          name the new session, to target it later as :N
   -C, --cwd DIR         where the agent runs (default: the current directory)
-      --sleep-after TIME  idle this long, the agent is put to sleep (90s, 10m,
-                        2h; a bare number is minutes; 0: never; default: the
-                        server's, 30m unless TEND_AGENT_SLEEP_MINUTES says)
+      --sleep-after TIME  idle this long, the agent is put to sleep (90s,
+                          10m, 2h; a bare number is minutes; 0: never;
+                          default: the server's, 30m unless
+                          TEND_AGENT_SLEEP_MINUTES or its config says)
   -a, --attach          attach to the new session at once
   -j, --json            print the session (start), the agent (sleep, wake) or
                         the agents (status) as JSON`,
@@ -124,14 +125,14 @@ async function status({ args, client, stdout }: Context, target: string | undefi
     }
     const one = withAgent(session, session.agent);
     if (json) printJson(stdout, statusJson(one));
-    else stdout.write(agentTable([one]));
+    else stdout.write(agentTable([one], { colour: colourFor(stdout) }));
     return EXIT.ok;
   }
   const sessions = await client.callRoute<ListedSession[]>(API_ROUTES.listSessions);
   const agents = sessions.flatMap((s) => (s.agent ? [withAgent(s, s.agent)] : []));
   if (json) printJson(stdout, agents.map(statusJson));
   else if (agents.length === 0) stdout.write('no agents (start one with `tend agent claude`, codex or gemini)\n');
-  else stdout.write(agentTable(agents));
+  else stdout.write(agentTable(agents, { colour: colourFor(stdout) }));
   return EXIT.ok;
 }
 

@@ -1,6 +1,6 @@
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
-import { agentText, ago, commandText, shorten, statusText, table } from '../format.js';
+import { agentText, ago, colourFor, commandText, shorten, statusText, table, wantsPersonCell } from '../format.js';
 import type { ListedSession } from '../../protocol/api/index.js';
 import { API_ROUTES, agentWantsPerson } from '../../protocol/api/index.js';
 
@@ -10,8 +10,6 @@ const COMMAND_CHARS_PIPED = 40;
 const COMMAND_CHARS_MIN = 12;
 /** Columns a line gives the last column (TITLE / CWD) at least, on a terminal. */
 const LAST_COLUMN_CHARS_MIN = 16;
-/** An agent that waits for a person, on a terminal: bold yellow, so it is seen among the rest. */
-const WANTS_PERSON_STYLE = ['\x1b[1;33m', '\x1b[0m'] as const;
 
 export const lsVerb: Verb = {
   name: 'ls',
@@ -45,8 +43,8 @@ or directory. The index and the id both work as targets.
     ]);
     // Row 0 is the head; row n is sessions[n - 1].
     const wantsPerson = (row: number) => row > 0 && sessions[row - 1]!.agent != null && agentWantsPerson(sessions[row - 1]!.agent!.state);
-    const styled = stdout.isTTY && !process.env.NO_COLOR
-      ? (row: number, column: number, cell: string) => (column === agentColumn && wantsPerson(row) ? `${WANTS_PERSON_STYLE[0]}${cell}${WANTS_PERSON_STYLE[1]}` : cell)
+    const styled = colourFor(stdout)
+      ? (row: number, column: number, cell: string) => (column === agentColumn && wantsPerson(row) ? wantsPersonCell(cell) : cell)
       : undefined;
     stdout.write(table([head, ...fitted(head, rows, stdout.isTTY ? stdout.columns : null)], styled));
     // One line per distinct warning: a full disk stops every session's checkpoints at once.

@@ -87,8 +87,8 @@ what follows -- is the agent's arguments.
       --no-shell-integration  start a shell without tend's prompt marks (await needs them)
       --agent KIND      start the AI agent KIND (claude, codex or gemini) in the
                         session's shell, with tend's hooks
-      --sleep-after TIME  with --agent: idle this long, the agent is put to
-                        sleep (90s, 10m, 2h; 0: never; default 30m)
+      --sleep-after TIME  with --agent: idle this long, the agent is put
+                          to sleep (90s, 10m, 2h; 0: never; default 30m)
   -j, --json            print the session as JSON`,
   options: {
     ...jsonOption, name: { type: 'string', short: 'n' }, cwd: { type: 'string', short: 'C' }, size: { type: 'string', short: 's' }, term: { type: 'string', short: 't' },
