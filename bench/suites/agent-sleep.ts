@@ -60,6 +60,17 @@ function treeRssKb(shellPid: number): number {
   return descendants(shellPid).reduce((sum, p) => sum + rssKb(p), 0);
 }
 
+/** The server's own account of each wake (agent-sleep.ts logs it): when the resume line was typed, when the agent started, when it was ready. */
+function wakePhases(serverLog: string): Array<{ typedMs: number; startedMs: number; readyMs: number }> {
+  let text = '';
+  try {
+    text = readFileSync(serverLog, 'utf8');
+  } catch {
+    return [];
+  }
+  return [...text.matchAll(/woke in (\d+) ms \(resume typed at (\d+) ms, started at (\d+) ms/g)].map((m) => ({ readyMs: Number(m[1]), typedMs: Number(m[2]), startedMs: Number(m[3]) }));
+}
+
 function installedAgentCli(): string | null {
   for (const name of ['claude', 'codex', 'gemini']) {
     const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
@@ -148,6 +159,9 @@ export const agentSleepSuite: Suite = {
         samples.push(inRound);
       }
       const all = samples.flat();
+      const phases = wakePhases(server.serverLog);
+      const phaseRow = (name: string, pick: (p: { typedMs: number; startedMs: number; readyMs: number }) => number) =>
+        [name, phases.length > 0 ? formatNumber(median(phases.map(pick))) : '—', '', ''];
       const roundMedians = (pick: (s: WakeSample) => number) => samples.map((r) => median(r.map(pick)));
       const real = installedAgentCli();
       return {
@@ -158,10 +172,14 @@ export const agentSleepSuite: Suite = {
             rows: [
               ['input sent → awake (state idle)', formatNumber(median(all.map((s) => s.readyMs))), formatSummary(summarize(roundMedians((s) => s.readyMs))), formatNumber(ANCHOR_MS)],
               ['input sent → it reached the agent (prompt hook)', formatNumber(median(all.map((s) => s.deliveredMs))), formatSummary(summarize(roundMedians((s) => s.deliveredMs))), '—'],
+              phaseRow('  server: wake start → resume line typed', (p) => p.typedMs),
+              phaseRow('  server: wake start → agent started (SessionStart)', (p) => p.startedMs),
+              phaseRow('  server: wake start → ready (output quiet 500 ms)', (p) => p.readyMs),
             ],
             notes: [
               'A sleeping test agent (the fake Claude Code, Node) in a bash session of a private server: the input `echo wake N` + Enter is sent through POST /v1/sessions/:id/input, and the agent polled every 5 ms. The wake types `cd DIR && claude --resume ID --settings FILE` at the shell prompt, waits for the agent\'s SessionStart hook and 500 ms of quiet output, then lets the input through.',
-              `Anchor (issue 25): ${ANCHOR_MS} ms keystroke-to-ready. Most of a wake is the agent's own start (a Node process, its settings, its hooks) and the 500 ms of quiet tend waits for.`,
+              'The server rows are its own log of each wake (median): typing waits for the shell to be at its prompt and quiet (200 ms), then the agent starts and reports it, then tend waits for 500 ms without output.',
+              `Anchor (issue 25): ${ANCHOR_MS} ms keystroke-to-ready. Most of a wake is the agent's own start (a Node process, its settings, its hooks; the test agent also allocates and writes its ${ballastMb} MB ballast then) and the 500 ms of quiet tend waits for. Figures on a loaded machine are the machine's: see the load averages above.`,
             ],
           },
           {
@@ -181,7 +199,7 @@ export const agentSleepSuite: Suite = {
             ],
           },
         ],
-        data: { runsPerRound: runs, ballastMb, samples },
+        data: { runsPerRound: runs, ballastMb, samples, serverPhases: phases },
       };
     } finally {
       await server.close();
