@@ -175,7 +175,9 @@ export class TendServer extends DisposableBase {
     }));
     this.register(this.registry.onSessionRemoved((s) => this.agents.forget(s.id)));
     // Before the agents are restored: a sleeping one shows its kept screen to the first viewer.
-    this.agentSleep = new AgentSleep({ agents: this.agents, screens: this.screens, agentsDir: join(paths.home, 'agents'), log });
+    const agentSleep = new AgentSleep({ agents: this.agents, screens: this.screens, agentsDir: join(paths.home, 'agents'), log });
+    this.agentSleep = agentSleep;
+    this.register(this.registry.onSessionRemoved((s) => agentSleep.forget(s.id)));
     this.agentAwaits = this.register(new AgentAwaits({ agents: this.agents, log, store: awaitStore }));
     const t0 = performance.now();
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);

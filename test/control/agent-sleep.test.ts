@@ -319,6 +319,14 @@ describe('agent sleep and wake', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     await send(s, id, 'echo after the crash');
     await waitForAgent(s, id, 'awake with the answer', (a) => a.state === 'idle' && a.lastTurn?.answer === 'after the crash');
     assert.deepEqual(hooks(log).filter((h) => h.hook_event_name === 'UserPromptSubmit').map((h) => h.prompt), ['echo kept across a crash', 'echo after the crash']);
+
+    // Asleep again, then the session killed: its kept screen's file goes with it.
+    const pidAgain = await agentPid(s, id);
+    assert.equal((await sleepByHand(s, id)).status, 200);
+    await waitAsleep(s, id, pidAgain);
+    const killed = await s.cli(['kill', id]);
+    assert.equal(killed.code, 0, killed.stderr);
+    await waitFor('the kept screen removed with its session', () => !existsSync(join(s.home, 'agents', id, 'kept-screen.json')));
   });
 
   test('a wake that fails (its conversation is gone): state exited with a warning, the input dropped, never typed into the shell', async (t) => {

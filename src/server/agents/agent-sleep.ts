@@ -90,6 +90,11 @@ export class AgentSleep implements AgentSleepControl {
     follower.wake().catch(() => undefined); // a failed wake is the agent's warning, not this call's error
   }
 
+  /** The session is gone (killed): the file of its kept screen goes too (a wake would have removed it). */
+  forget(sessionId: string): void {
+    removeKeptScreen(keptScreenPath(this.deps.agentsDir, sessionId)).catch((err: Error) => this.deps.log.warn(`session ${sessionId}: could not remove its kept screen: ${err.message}`));
+  }
+
   private follower(session: Session): SleepFollower {
     const f = this.followers.get(session.id);
     if (f === undefined) throw new ApiError('no_agent', `session ${session.label} has no agent`);
