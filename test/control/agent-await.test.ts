@@ -136,6 +136,18 @@ describe('tend await on an agent, its hooks posted by hand', { timeout: CONTROL_
       assert.match(interrupted.stderr, /interrupted/);
       assert.equal((await agentOf(s, id)).state, 'exited');
 
+      // Asked again with its id after the agent has gone, an agent await is answered, not typed into the shell.
+      await report(s, id, 'SessionStart', { source: 'startup' });
+      const awaitId = 'w0123456789ab';
+      const first = await s.longCall('POST', `/v1/sessions/${id}/await`, { id: awaitId, input: 'echo retried-once', timeoutMs: 0 });
+      assert.equal(first.status, 202);
+      await waitFor('the second prompt ran', async () => /^retried-once$/m.test(await s.screen(id)));
+      await report(s, id, 'SessionEnd', { reason: 'other' });
+      const again = await s.longCall('POST', `/v1/sessions/${id}/await`, { id: awaitId, input: 'echo retried-once', timeoutMs: 10_000 });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      assert.deepEqual([again.body.id, again.body.agent.outcome], [awaitId, 'interrupted']);
+      assert.equal((await s.screen(id)).split('\n').filter((row) => row === 'retried-once').length, 1, 'typed once');
+
       const shell = await s.cli(['await', ':b', '--json', '--', 'echo shell-again']);
       assert.equal(shell.code, 0, shell.stderr);
       const reply = JSON.parse(shell.stdout);
@@ -219,6 +231,19 @@ describe('tend await on the fake agent CLI, with tend\'s hooks', { timeout: CONT
       assert.equal(collected.code, 0, collected.stderr);
       const reply = JSON.parse(collected.stdout) as AwaitAgentDone;
       assert.deepEqual([reply.id, reply.agent.outcome, reply.agent.answer], [awaitId, 'answered', 'You said: another slow one']);
+    }));
+
+  test('an await right after tend agent claude waits for the agent to start, then types the prompt', () =>
+    withFakeAgents(async (s) => {
+      const started = await s.cli(['agent', 'claude', '--name', 'c', '--sleep-after', '0', '--json']);
+      assert.equal(started.code, 0, started.stderr);
+      const id = (JSON.parse(started.stdout) as SessionInfo).id;
+      // Over the API at once: the CLI's own start would give the agent time to start first.
+      const answering = s.longCall('POST', `/v1/sessions/${id}/await`, { input: 'echo first thing', timeoutMs: 60_000 });
+      assert.equal((await agentOf(s, id)).state, 'starting');
+      const answered = await answering;
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.deepEqual([answered.body.agent.outcome, answered.body.agent.answer], ['answered', 'first thing']);
     }));
 
   test("Gemini CLI's answer from AfterAgent, Codex's from its Stop, each with tend's hooks installed in the agent's own settings", () =>

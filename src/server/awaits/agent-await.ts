@@ -32,6 +32,9 @@ import { answerBelowPrompt, type AnswerScreen } from './agent-screen-answer.js';
 
 /** An agent tend has just launched gets this long to report it started before a prompt is typed into it. */
 export const AGENT_START_WAIT_MS = 60_000;
+/** After an agent's start hook, its output quiet this long (at most the max) means its input box is up. */
+const STARTED_QUIET_MS = 300;
+const STARTED_QUIET_MAX_MS = 3000;
 /** How often pending agent awaits check their session is still there, and old results are dropped. */
 const SWEEP_INTERVAL_MS = 1000;
 /** At most this many rows of screen are read for an answer the hook did not give. */
@@ -249,6 +252,8 @@ export class AgentAwaits extends DisposableBase {
     if (state === 'busy' || state === 'needs-permission') {
       throw new AgentAwaitFailure('agent_busy', `${agent.flavour.title} in session ${session.label} began a turn of its own as it started, so the prompt was not typed; await again when it is idle`);
     }
+    // Its start hook may come before it draws its input box: typed then, the prompt could be echoed or lost.
+    await outputQuiet(session, STARTED_QUIET_MS, STARTED_QUIET_MAX_MS);
   }
 
   private checkStillOurs(entry: AgentAwaitEntry, agent: SessionAgent, session: Session): void {
@@ -355,6 +360,24 @@ export class AgentAwaits extends DisposableBase {
       }
     }
   }
+}
+
+/** Resolves once the session's output has been quiet for `quietMs`, or after `maxMs` whatever it does. */
+function outputQuiet(session: Session, quietMs: number, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(quiet);
+      clearTimeout(cap);
+      subscription.dispose();
+      resolve();
+    };
+    let quiet = setTimeout(done, quietMs);
+    const cap = setTimeout(done, maxMs);
+    const subscription = session.onOutput(() => {
+      clearTimeout(quiet);
+      quiet = setTimeout(done, quietMs);
+    });
+  });
 }
 
 function isLive(session: Session): boolean {

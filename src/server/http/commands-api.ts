@@ -117,18 +117,24 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
     if (session.status !== 'running') throw new ApiError('session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
+    // A caller that lost its answer asks again with the same id: the await it
+    // started is answered, whatever the session's agent has done since, and
+    // nothing is typed twice.
+    const earlierAgentAwait = id === undefined ? undefined : agentAwaits.get(id);
+    if (earlierAgentAwait !== undefined) {
+      if (earlierAgentAwait.sessionId !== session.id) throw new ApiError('await_id_taken', `await ${id} belongs to another session; choose another id`);
+      await earlierAgentAwait.wait(Math.max(0, deadline - Date.now()));
+      return agentAwaitReply(earlierAgentAwait);
+    }
     const agent = agentAwaits.agentOf(session.id);
-    if (agent !== undefined) {
+    if (agent !== undefined && (id === undefined || awaits.get(id) === undefined)) {
       // The session's agent takes the input as a prompt; its turn is the await's.
-      let entry = id === undefined ? undefined : agentAwaits.get(id);
-      if (entry !== undefined && entry.sessionId !== session.id) throw new ApiError('await_id_taken', `await ${id} belongs to another session; choose another id`);
-      if (entry === undefined) {
-        try {
-          entry = agentAwaits.start(agent, session, input, { id });
-        } catch (err) {
-          if (err instanceof AgentBusyError) throw new ApiError('agent_busy', err.message, err.awaitId === null ? undefined : { await: err.awaitId });
-          throw err;
-        }
+      let entry: AgentAwaitEntry;
+      try {
+        entry = agentAwaits.start(agent, session, input, { id });
+      } catch (err) {
+        if (err instanceof AgentBusyError) throw new ApiError('agent_busy', err.message, err.awaitId === null ? undefined : { await: err.awaitId });
+        throw err;
       }
       await entry.wait(Math.max(0, deadline - Date.now()));
       return agentAwaitReply(entry);
