@@ -229,7 +229,7 @@ export class TendServer extends DisposableBase {
     addSessionRoutes(router, this.registry, this.agents);
     addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
-    addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces });
+    addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces, launchAgent: (session, agent) => this.agents.launch(session, agent) });
     return router;
   }
 

@@ -8,7 +8,11 @@ import WebSocket from 'ws';
 import { request } from 'node:http';
 import { startTestServer, waitFor, killAndRestart, type TestServer } from '../server/harness.js';
 import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
-import type { AgentInfo, AgentEventReply, SessionInfo } from '../../src/protocol/api/index.js';
+import type { AgentInfo, AgentEventReply, SessionInfo, SplitReply } from '../../src/protocol/api/index.js';
+import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const T = { timeout: 120_000 };
 
@@ -243,5 +247,30 @@ test('bad reports are refused and change nothing: unknown agent, bad event name,
     assert.equal(r.body.agent.state, 'busy');
   } finally {
     await t.dispose();
+  }
+});
+
+test('a split can start an agent beside its neighbour, as POST /v1/sessions can; a program that is no shell cannot hold one', T, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tend-agent-split-'));
+  const agents = installFakeAgents(dir);
+  const t = startTestServer({ CLAUDE_CONFIG_DIR: join(dir, 'claude-home') });
+  try {
+    const id = await shellSession(t);
+    const env = { ...(t.env as Record<string, string>), ...agents.env, CLAUDE_CONFIG_DIR: join(dir, 'claude-home') };
+    const split = await t.api<SplitReply>('POST', `/v1/sessions/${id}/split`, { argv: ['bash'], env, agent: { kind: 'claude' } });
+    assert.equal(split.status, 201, JSON.stringify(split.body));
+    const agent = await waitFor('the agent beside it idle', async () => {
+      const s = await t.api<SessionInfo>('GET', `/v1/sessions/${split.body.session.id}`);
+      return s.body.agent?.state === 'idle' ? s.body.agent : null;
+    }, 60_000);
+    assert.equal(agent.launchedByTend, true);
+    assert.equal(agent.hooksSeen, true);
+
+    const refused = await t.api<any>('POST', '/v1/sessions', { argv: ['cat'], agent: { kind: 'claude' } });
+    assert.deepEqual([refused.status, refused.body.error.code], [400, 'bad_request']);
+    assert.match(refused.body.error.message, /must start a shell/);
+  } finally {
+    await t.dispose();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -4,23 +4,9 @@
 // tend never learns the agent's state. Read only; a file tend cannot read
 // is said as such, never guessed either way.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { AGENT_FLAVOURS, isTendHookCommand } from '../../common/agents/catalogue.js';
 import type { AgentKind } from '../../protocol/api/index.js';
-
-/** The user settings an agent reads hooks from (where `tend hooks install` writes them). */
-export function userHooksFile(kind: AgentKind, env: NodeJS.ProcessEnv): string {
-  const home = env.HOME ? env.HOME : homedir();
-  switch (kind) {
-    case 'claude':
-      return join(env.CLAUDE_CONFIG_DIR ? resolve(env.CLAUDE_CONFIG_DIR) : join(home, '.claude'), 'settings.json');
-    case 'codex':
-      return join(env.CODEX_HOME ? resolve(env.CODEX_HOME) : join(home, '.codex'), 'hooks.json');
-    case 'gemini':
-      return join(home, '.gemini', 'settings.json');
-  }
-}
+import { agentSettingsFile } from '../hooks/settings-location.js';
 
 type HooksFound = 'installed' | 'missing' | 'unreadable';
 
@@ -58,7 +44,7 @@ function readSettings(file: string): { found: HooksFound; settings: unknown } {
 export function agentHooksHint(kind: AgentKind, env: NodeJS.ProcessEnv): string | null {
   const flavour = AGENT_FLAVOURS[kind];
   if (flavour.takesSettingsPerRun) return null;
-  const file = userHooksFile(kind, env);
+  const file = agentSettingsFile(kind, env);
   const install = `\`tend hooks install ${kind}\``;
   const trust = kind === 'codex' ? ", then trust them in Codex's /hooks screen" : '';
   const { found, settings } = readSettings(file);

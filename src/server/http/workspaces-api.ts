@@ -10,6 +10,8 @@ import type { NewSessionSpec, SessionRegistry } from '../session-registry.js';
 import type { Session } from '../session.js';
 import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
+import { parseAgentLaunch } from './agents-api.js';
+import type { AgentLaunchRequest } from '../../protocol/api/index.js';
 import {
   MAX_SPLIT_RATIO,
   MIN_SPLIT_RATIO,
@@ -29,6 +31,8 @@ export interface WorkspaceRoutesDeps {
   workspaces: Workspaces;
   /** Starts a session the way POST /v1/sessions does; registry.create by default. */
   createSession?(spec: SplitSessionSpec): Promise<Session>;
+  /** Starts the split's agent (its `agent`), as POST /v1/sessions does. */
+  launchAgent?(session: Session, request: AgentLaunchRequest): void;
 }
 
 function workspaceName(raw: string | undefined): string {
@@ -109,9 +113,11 @@ export function addWorkspaceRoutes(router: Router, deps: WorkspaceRoutesDeps): v
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw badRequest(`the working directory "${cwd}" does not exist or is not a directory`);
     const spec: SplitSessionSpec = { name, argv, cwd, env, cols: info.cols, rows: info.rows };
     if (body.shellIntegration === false) spec.shellIntegration = false;
+    const agent = parseAgentLaunch(body, argv);
     const session = await createSession(spec);
     try {
       const workspace = workspaces.split(beside.id, session.id, direction, ratio);
+      if (agent !== undefined) deps.launchAgent?.(session, agent);
       return { status: 201, json: { session: session.info(), workspace } satisfies SplitReply };
     } catch (err) {
       // A session nobody can see in any layout is worse than none: undo it.
