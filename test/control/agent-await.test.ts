@@ -15,6 +15,8 @@ import { waitFor } from '../server/harness.js';
 import { CONTROL_TEST_TIMEOUT_MS, withServer, type ControlServer } from './control-server.js';
 import type { AgentEventReply, AwaitAgentDone, SessionInfo } from '../../src/protocol/api/index.js';
 import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
+import { Store } from '../../src/server/store/index.js';
+import { AGENT_TURN, openAwaitStore } from '../../src/server/awaits/index.js';
 
 /** A program that answers each line it reads, as an agent answers a prompt. */
 const LINE_AGENT = ['sh', '-c', 'while IFS= read -r line; do echo "reply: $line"; done'];
@@ -280,6 +282,30 @@ describe('tend await on the fake agent CLI, with tend\'s hooks', { timeout: CONT
       );
       const screen = await s.screen(id);
       assert.equal(screen.split('\n').filter((row) => row.includes('echo woken-up-now')).length, 1, `the prompt was typed once:\n${screen}`);
+    }));
+
+  test('an agent await saved by a server that died before typing its prompt is typed, once, by the next one', () =>
+    withFakeAgents(async (s) => {
+      const id = await startClaude(s, 'c');
+      const stopped = await s.cli(['server', 'stop']);
+      assert.equal(stopped.code, 0, stopped.stderr);
+      // What a server killed just before typing leaves: the await in the store, nothing with the holder.
+      const awaitId = 'w00000000cafe';
+      const store = Store.open({ dir: s.home });
+      try {
+        openAwaitStore(store.database, { readOnly: false }).insert({
+          id: awaitId, sessionId: id, typedLine: 'echo typed by the next server', afterNumber: AGENT_TURN, createdAt: Date.now(), typedAt: null, outcome: null, settledAt: null,
+        });
+      } finally {
+        store.dispose();
+      }
+
+      const collected = await s.cli(['await', '--resume', awaitId, '--json'], { timeoutMs: 90_000 });
+      assert.equal(collected.code, 0, collected.stderr);
+      const reply = JSON.parse(collected.stdout) as AwaitAgentDone;
+      assert.deepEqual([reply.agent.outcome, reply.agent.answer], ['answered', 'typed by the next server']);
+      const screen = await s.screen(id);
+      assert.equal(screen.split('\n').filter((row) => row.includes('echo typed by the next server')).length, 1, `typed once:\n${screen}`);
     }));
 
   test('a server restart while the agent answers: the CLI rides through to the answer, and the result outlives another restart', () =>

@@ -9,6 +9,7 @@ export {
   AWAIT_RESULT_KEEP_MS,
   AWAIT_PENDING_MAX_MS,
   AWAIT_ID_PATTERN,
+  AGENT_TURN,
   MAX_AWAITS,
   type AwaitSession,
   type AwaitRegistryOptions,
