@@ -308,6 +308,21 @@ describe('tend await on the fake agent CLI, with tend\'s hooks', { timeout: CONT
       assert.equal(screen.split('\n').filter((row) => row.includes('echo typed by the next server')).length, 1, `typed once:\n${screen}`);
     }));
 
+  test('an await on a sleeping agent that cannot be woken fails with agent_wake_failed, its prompt typed nowhere', () =>
+    withFakeAgents(async (s) => {
+      const id = await startClaude(s, 'c');
+      assert.equal((await s.cli(['await', ':c', '--', 'echo before sleep'])).code, 0);
+      assert.equal((await s.cli(['agent', 'sleep', ':c'])).code, 0);
+      await waitFor('the agent asleep', async () => (await agentOf(s, id)).state === 'sleeping', 60_000);
+      // Its conversation gone, the resume fails ("No conversation found"), as a real one's does.
+      rmSync(join(s.shellHome, '.claude', 'projects'), { recursive: true, force: true });
+
+      const failed = await s.cli(['await', ':c', '--json', '--', 'echo never-typed'], { timeoutMs: 90_000 });
+      assert.equal(failed.code, 1, failed.stdout);
+      assert.equal(JSON.parse(failed.stderr).error.code, 'agent_wake_failed');
+      assert.ok(!(await s.screen(id)).includes('never-typed'), 'the prompt reached neither the agent nor the shell');
+    }));
+
   test('a server restart while the agent answers: the CLI rides through to the answer, and the result outlives another restart', () =>
     withFakeAgents(async (s) => {
       const id = await startClaude(s, 'c');

@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import type { AgentAwaitResult, AgentState, AgentTurn } from '../../protocol/api/agents.js';
-import type { ApiErrorCode } from '../../protocol/api/index.js';
+import { API_ERRORS, type ApiErrorCode } from '../../protocol/api/index.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { SessionAgent } from '../agents/session-agent.js';
 import type { Logger } from '../log.js';
@@ -127,7 +127,8 @@ export class AgentAwaits extends DisposableBase {
     work.then(
       (result) => this.finish(entry, { state: 'done', result }),
       (err: Error) => {
-        if (err instanceof AgentAwaitFailure) this.finish(entry, { state: 'failed', code: err.code, message: err.message });
+        const code = codeOf(err);
+        if (code !== null) this.finish(entry, { state: 'failed', code, message: err.message });
         else {
           this.options.log.warn(`await ${entry.id} at session ${session.label}: ${err.message}`);
           const code: ApiErrorCode = isLive(session) ? 'internal' : 'session_ended';
@@ -360,6 +361,13 @@ export class AgentAwaits extends DisposableBase {
       }
     }
   }
+}
+
+/** The API code a failure carries: ours, or one the input gate answered with (a wake that failed: agent_wake_failed). */
+function codeOf(err: Error): ApiErrorCode | null {
+  if (err instanceof AgentAwaitFailure) return err.code;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && Object.hasOwn(API_ERRORS, code) ? (code as ApiErrorCode) : null;
 }
 
 /** Resolves once the session's output has been quiet for `quietMs`, or after `maxMs` whatever it does. */
