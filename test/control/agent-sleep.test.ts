@@ -94,10 +94,18 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-/** The agent's process: the session's shell's child. */
-async function agentPid(s: ControlServer, id: string): Promise<number> {
+function commandName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The agent's process: the session's shell's child running `name` (the shell's prompt hooks may have short-lived children too). */
+async function agentPid(s: ControlServer, id: string, name = 'node'): Promise<number> {
   const shell = (await s.api<SessionInfo>('GET', `/v1/sessions/${id}`)).body.pid!;
-  return waitFor('the agent process under the shell', () => childrenOf(shell)[0]);
+  return waitFor(`the agent process (${name}) under the shell`, () => childrenOf(shell).find((p) => commandName(p) === name));
 }
 
 async function screenText(s: ControlServer, id: string): Promise<string> {
@@ -354,5 +362,41 @@ describe('agent sleep and wake', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     // From now on input goes to the shell.
     await send(s, id, 'echo shell-again-$((6*7))');
     await waitFor('the shell runs input again', async () => /shell-again-42/.test(await screenText(s, id)));
+  });
+
+  test('an agent that ignores Ctrl-C is ended with SIGTERM; one that ignores that too is left running, idle, with a warning', async (t) => {
+    const scope = useTestScope(t);
+    const { s } = startAgentServer(scope);
+    const server = await s.cli(['server', 'start']);
+    assert.equal(server.code, 0, server.stderr);
+    const conversation = '7d2a3f9c-0000-4000-8000-0000000000cc';
+    const base = { session_id: conversation, transcript_path: '/nonexistent', cwd: '/', permission_mode: 'default' };
+    const report = (id: string, event: string, payload: Record<string, unknown>) =>
+      s.api<AgentEventReply>('POST', `/v1/sessions/${id}/agent/events?agent=claude&event=${event}`, { ...base, hook_event_name: event, ...payload });
+    /** A bash session running `program` in the foreground, reported as an idle Claude with one turn behind it. */
+    const stubborn = async (name: string, program: string): Promise<{ id: string; pid: number }> => {
+      const id = await s.newShell(['bash'], { name });
+      await send(s, id, program);
+      const pid = await agentPid(s, id, 'sleep');
+      await report(id, 'SessionStart', { source: 'startup' });
+      await report(id, 'UserPromptSubmit', { prompt: 'hello' });
+      const idle = await report(id, 'Stop', { stop_hook_active: false, last_assistant_message: 'hi', background_tasks: [] });
+      assert.equal(idle.body.agent.state, 'idle');
+      return { id, pid };
+    };
+
+    const deaf = await stubborn('deaf', `sh -c 'trap "" INT; exec sleep 600'`);
+    assert.equal((await sleepByHand(s, deaf.id)).status, 200);
+    await waitFor('SIGTERM to end it', () => !isAlive(deaf.pid), 20_000);
+    await waitFor('the kept screen saved', () => existsSync(join(s.home, 'agents', deaf.id, 'kept-screen.json')));
+    assert.equal((await agentOf(s, deaf.id)).state, 'sleeping');
+
+    const deafer = await stubborn('deafer', `sh -c 'trap "" INT TERM; exec sleep 600'`);
+    scope.trackPid(deafer.pid);
+    assert.equal((await sleepByHand(s, deafer.id)).status, 200);
+    const gaveUp = await waitForAgent(s, deafer.id, 'given up', (a) => a.state === 'idle', 30_000);
+    assert.match(gaveUp.warning ?? '', /could not put Claude Code to sleep: it still ran \d+ s after 3 Ctrl-C presses and a SIGTERM/);
+    assert.ok(isAlive(deafer.pid), 'left running');
+    assert.ok(!existsSync(join(s.home, 'agents', deafer.id, 'kept-screen.json')));
   });
 });
