@@ -224,6 +224,34 @@ describe('agents on the page', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnav
     assert.ok(listsRefused > 0, 'the page did ask for the list meanwhile (and was refused)');
   });
 
+  test('on a 390-px-wide screen the agent cards stack, their previews drawn, and nothing scrolls sideways', async (t) => {
+    const scope = useTestScope(t);
+    const h = await startWebHarness(scope);
+    const long = 'an-agent-session-with-a-name-as-long-as-names-may-be-sixty-four';
+    const ids = [await h.newSession({ name: long }), await h.newSession({ name: 'short' })];
+    for (const id of ids) {
+      await runInSession(h, id, 'echo "phone $((3 * 3))"');
+      await prompt(h, id, 'a prompt long enough to be cut with an ellipsis on any phone screen, and then some more words');
+    }
+    await askBash(h, ids[1]!, 'a command line far too long for a phone: make -j8 all check install DESTDIR=/somewhere/deep');
+    const context = await h.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+    scope.defer(() => context.close().catch(() => undefined));
+    const page = await h.open('/', context);
+    await waitFor(async () => (await cardOrder(page)).join(' ') === [ids[1], ids[0]].join(' '), { what: 'both cards, the asking one first' });
+    for (const id of ids) await waitFor(async () => /^phone 9$/m.test(await previewText(page, id)), { what: `the preview of ${id}` });
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    await page.screenshot({ path: join(RESULTS_DIR, 'agents-dashboard-390px.png'), fullPage: true });
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as { innerWidth: number; document: { scrollingElement: { scrollWidth: number }; querySelectorAll(s: string): ArrayLike<{ getBoundingClientRect(): { right: number }; className: unknown; tagName: string }> } };
+      const cards = Array.from(g.document.querySelectorAll('.agent-cards *'))
+        .filter((e) => e.getBoundingClientRect().right > g.innerWidth + 0.5)
+        .map((e) => `${e.tagName.toLowerCase()}.${String(e.className)}`);
+      return { page: g.document.scrollingElement.scrollWidth, cards };
+    });
+    assert.ok(overflow.page <= 390, `the page is ${overflow.page} px wide`);
+    assert.deepEqual(overflow.cards, [], 'card parts that reach past the screen');
+  });
+
   test('a notification per permission request and per finished turn, none for what the page found on load or for the pane being looked at', async (t) => {
     const scope = useTestScope(t);
     const h = await startWebHarness(scope);

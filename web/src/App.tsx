@@ -34,16 +34,24 @@ const here = () => location.pathname + location.search;
 
 const THEME_ORDER: ThemeChoice[] = ['system', 'dark', 'light'];
 
-/** How many agents wait for a person, for the tab's title: "(2) tend". */
-function waitingCount(agents: AgentStore['state']['agents']): number {
-  let n = 0;
-  for (const agent of agents.values()) if (agentWantsPerson(agent.state)) n++;
-  return n;
+/**
+ * The tab's title: the view's name, and how many agents wait for a person
+ * ("(2) build — tend"). A component of its own, so a change of an agent
+ * redraws the title, not the page.
+ */
+function TabTitle(props: { route: Route; agents: AgentStore }) {
+  const { agents } = useModel(props.agents);
+  let waiting = 0;
+  for (const agent of agents.values()) if (agentWantsPerson(agent.state)) waiting++;
+  const title = props.route.view === 'workspace' ? `${props.route.name} — tend` : 'tend';
+  useEffect(() => {
+    document.title = waiting > 0 ? `(${waiting}) ${title}` : title;
+  }, [title, waiting]);
+  return null;
 }
 
 export function App(props: { socket: ViewerSocket; agents: AgentStore }) {
   const [route, setRoute] = useState<Route>(() => routeOf(here()));
-  const waiting = waitingCount(useModel(props.agents).agents);
   const [choice, setChoice] = useState<ThemeChoice>(storedThemeChoice);
   const [theme, setTheme] = useState(() => resolveTheme(storedThemeChoice()));
 
@@ -65,11 +73,6 @@ export function App(props: { socket: ViewerSocket; agents: AgentStore }) {
     document.documentElement.dataset.theme = theme;
     document.querySelector('meta[name="theme-color"]')?.setAttribute('content', theme === 'dark' ? '#14161b' : '#fbfbf8');
   }, [theme]);
-
-  useEffect(() => {
-    const title = route.view === 'workspace' ? `${route.name} — tend` : 'tend';
-    document.title = waiting > 0 ? `(${waiting}) ${title}` : title;
-  }, [route, waiting]);
 
   const navigate = useCallback((path: string) => {
     if (path !== here()) history.pushState(null, '', path);
@@ -114,6 +117,7 @@ export function App(props: { socket: ViewerSocket; agents: AgentStore }) {
           Theme: {choice}
         </button>
       </header>
+      <TabTitle route={route} agents={props.agents} />
       <ConnectionBanner socket={props.socket} />
       {route.view === 'dashboard' ? (
         <Dashboard navigate={navigate} agents={props.agents} />
