@@ -399,4 +399,30 @@ describe('agent sleep and wake', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     assert.ok(isAlive(deafer.pid), 'left running');
     assert.ok(!existsSync(join(s.home, 'agents', deafer.id, 'kept-screen.json')));
   });
+
+  test('a wake caught by a server SIGKILL is finished by the next server, and the input that woke it reaches the agent once', async (t) => {
+    const scope = useTestScope(t);
+    const { s, log } = startAgentServer(scope);
+    const id = await startClaude(s, 'a');
+    await turn(s, id, 'echo before the crash', 'before the crash');
+    const pid = await agentPid(s, id);
+    assert.equal((await sleepByHand(s, id)).status, 200);
+    await waitAsleep(s, id, pid);
+
+    // The send waits at the gate while the agent wakes; its server dies under it, and it completes through the next.
+    const sending = s.cli(['send', id, 'echo through the crash', '--enter'], { timeoutMs: 120_000 });
+    await waitForAgent(s, id, 'waking', (a) => a.state === 'waking', 20_000);
+    const serverPid = s.serverPid()!;
+    process.kill(serverPid, 'SIGKILL');
+    await waitFor('the server gone', () => !isAlive(serverPid));
+    const restarted = await s.cli(['server', 'start']);
+    assert.equal(restarted.code, 0, restarted.stderr);
+
+    const sent = await sending;
+    assert.equal(sent.code, 0, sent.stderr);
+    await waitForAgent(s, id, 'awake with the answer', (a) => a.state === 'idle' && a.lastTurn?.answer === 'through the crash', 60_000);
+    const events = hooks(log);
+    assert.deepEqual(events.filter((h) => h.hook_event_name === 'UserPromptSubmit').map((h) => h.prompt), ['echo before the crash', 'echo through the crash']);
+    assert.equal(events.filter((h) => h.hook_event_name === 'SessionStart' && h.source === 'resume').length, 1, 'resumed once');
+  });
 });

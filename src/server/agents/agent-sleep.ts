@@ -116,6 +116,8 @@ class SleepFollower extends DisposableBase {
   private lastRefusedAt = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly file: string;
+  /** This wake was begun by an earlier server: its resume line may be half typed at the prompt. */
+  private wakeBegunBefore = false;
 
   constructor(
     private readonly agent: SessionAgent,
@@ -297,6 +299,10 @@ class SleepFollower extends DisposableBase {
       // A server restarted mid-wake finds the agent running already: it started; only its quiet is waited for.
       const runsAlready = fg.pgid !== fg.childPid && fg.pgid !== 0;
       if (!runsAlready) {
+        // A line the last server had typed without its Enter would run glued to this one: Ctrl-U erases it
+        // (the shell's line editor, or the terminal's own kill character at a plain prompt).
+        if (this.wakeBegunBefore) session.input(Uint8Array.of(0x15));
+        this.wakeBegunBefore = false;
         await this.deps.agents.typeAgentLine(agent, 'resume');
         typedMs = Date.now() - t0;
         const outcome = await this.waitForStart(started);
@@ -434,6 +440,7 @@ class SleepFollower extends DisposableBase {
     }));
     if (agent.state === 'waking') {
       this.phase = 'asleep';
+      this.wakeBegunBefore = true;
       this.wake().catch(() => undefined);
       return;
     }
