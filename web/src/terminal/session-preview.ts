@@ -1,14 +1,14 @@
 // A small, live, read-only picture of a session's screen for the dashboard's
 // agent cards. The session's output is parsed by an xterm.js terminal that is
 // never opened (a buffer, no renderer, no scrollback), and its screen's text
-// is drawn on a canvas, in the largest font that fits the card, at most every
+// is drawn on a canvas (drawInto says which rows, how large) at most every
 // PREVIEW_FRAME_MS, every preview on one shared tick. Twenty busy previews
 // must not make the page sluggish: an opened xterm per card redrew each one
-// for every line and took the main thread whole, text in the page still
-// cost a style, layout and paint per change; the canvas costs the page about
-// what the session table alone does (test/web/agents-page-bench.ts).
-// It subscribes over a read-only viewer socket, and only while its box is on
-// the screen (or nearly): a card scrolled away costs nothing.
+// for every line and took the main thread whole; text in the page still cost
+// a style, layout and paint per change; a canvas costs least
+// (test/web/agents-page-bench.ts, figures in docs/agents.md). It subscribes
+// over a read-only viewer socket, and only while its box is on the screen
+// (or nearly): a card scrolled away costs nothing.
 import { Terminal } from '@xterm/xterm';
 import type { ViewerSocket } from '../connection/viewer-socket.js';
 import { TerminalLink, type LinkStatus } from './terminal-link.js';
@@ -19,6 +19,8 @@ const PREVIEW_FRAME_MS = 250;
 /** The font is sized to fit the screen in the card; a character is measured at this size. */
 const MEASURE_FONT_PX = 100;
 const LINE_HEIGHT = 1.2;
+/** Below this a preview crops to its last rows rather than shrink its text further. */
+const MIN_READABLE_FONT_PX = 6;
 const PREVIEW_PADDING_PX = 4;
 /** Subscribe a little before the card scrolls into view, so it is drawn when it arrives. */
 const NEAR_SCREEN_MARGIN = '200px';
@@ -77,8 +79,10 @@ interface Shown {
 
 export class SessionPreview {
   private shown: Shown | null = null;
-  /** What the canvas shows: its text, and the box and screen sizes it was drawn for. */
+  /** What the canvas was drawn from: the screen's text, and the box and screen sizes. */
   private drawnText = '';
+  /** The rows the canvas shows (for the debug hook: what a person sees). */
+  private shownText = '';
   private drawnKey = '';
   /** This preview's turn on the shared tick (one function, so owing twice is owing once). */
   private draw: () => void = () => undefined;
@@ -136,7 +140,7 @@ export class SessionPreview {
     const scheduleDraw = () => drawSoon(this.draw);
     const written = terminal.onWriteParsed(scheduleDraw);
     const resized = terminal.onResize(scheduleDraw);
-    const unregister = registerDebugPreview({ sessionId: this.options.sessionId, terminal, link, shownText: () => this.drawnText });
+    const unregister = registerDebugPreview({ sessionId: this.options.sessionId, terminal, link, shownText: () => this.shownText });
     this.shown = {
       terminal,
       link,
@@ -159,14 +163,21 @@ export class SessionPreview {
     shown.terminal.dispose();
   }
 
-  /** The screen's rows as text on the canvas, in the largest font that fits the whole screen in the box. */
+  /**
+   * The screen's text on the canvas: its rows down to the last one with text
+   * (a shell's few lines are shown larger than its whole blank screen would
+   * allow), in the largest font that fits the session's width and those rows;
+   * when that font would be too small to read, the rows that fit at the
+   * smallest readable one, the last (where a prompt and the latest output are).
+   */
   private drawInto(box: HTMLElement, canvas: HTMLCanvasElement): void {
     const terminal = this.shown?.terminal;
     const ctx = canvas.getContext('2d');
     if (!terminal || !ctx) return;
     const buffer = terminal.buffer.active;
     const rows: string[] = [];
-    for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true) ?? '');
+    for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.baseY + y)?.translateToString(true).trimEnd() ?? '');
+    while (rows.length > 1 && rows[rows.length - 1] === '') rows.pop();
     const text = rows.join('\n');
     const width = box.clientWidth;
     const height = box.clientHeight;
@@ -189,12 +200,16 @@ export class SessionPreview {
     ctx.font = `${MEASURE_FONT_PX}px ${family}`;
     const charPerPx = ctx.measureText('M').width / MEASURE_FONT_PX;
     const pad = PREVIEW_PADDING_PX;
-    const fontPx = Math.min((width - 2 * pad) / (terminal.cols * charPerPx), (height - 2 * pad) / (terminal.rows * LINE_HEIGHT));
+    const widthFitPx = (width - 2 * pad) / (terminal.cols * charPerPx);
+    const rowsFitPx = (height - 2 * pad) / (rows.length * LINE_HEIGHT);
+    const fontPx = Math.min(widthFitPx, Math.max(rowsFitPx, MIN_READABLE_FONT_PX));
     if (!(fontPx > 0)) return;
+    const lineHeightPx = fontPx * LINE_HEIGHT;
+    const shown = rows.slice(Math.max(0, rows.length - Math.floor((height - 2 * pad) / lineHeightPx)));
+    this.shownText = shown.join('\n');
     ctx.font = `${fontPx}px ${family}`;
     ctx.textBaseline = 'top';
     ctx.fillStyle = style.color;
-    const lineHeightPx = fontPx * LINE_HEIGHT;
-    for (let y = 0; y < rows.length; y++) if (rows[y] !== '') ctx.fillText(rows[y]!, pad, pad + y * lineHeightPx);
+    for (let y = 0; y < shown.length; y++) if (shown[y] !== '') ctx.fillText(shown[y]!, pad, pad + y * lineHeightPx);
   }
 }
