@@ -92,7 +92,7 @@ async function startStreaming(h: WebHarness, count: number): Promise<string[]> {
 
 async function makeBusyAgents(h: WebHarness, ids: string[]): Promise<void> {
   for (const id of ids) {
-    const res = await h.server.api('POST', `/v1/sessions/${id}/agent/events?agent=claude&event=UserPromptSubmit`, { session_id: `bench-${id}`, cwd: '/tmp', hook_event_name: 'UserPromptSubmit', prompt: 'stream' });
+    const res = await h.server.api('POST', `/v1/sessions/${id}/agent/events?agent=claude&event=UserPromptSubmit`, { session_id: `bench-${id}`, cwd: '/home/u/project', hook_event_name: 'UserPromptSubmit', prompt: 'stream' });
     if (res.status !== 200) throw new Error(`hook event: ${JSON.stringify(res.body)}`);
   }
 }

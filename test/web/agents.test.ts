@@ -17,7 +17,7 @@ import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js'
 import type { AgentInfo } from '../../src/protocol/api/index.js';
 
 /** Claude Code's payload fields (its hooks' stdin), as the research notes give them. */
-const CLAUDE = { session_id: 'b7c1e0de-0000-4000-8000-000000000001', cwd: '/tmp', transcript_path: '/tmp/t.jsonl' };
+const CLAUDE = { session_id: 'b7c1e0de-0000-4000-8000-000000000001', cwd: '/home/u/project', transcript_path: '/home/u/.claude/projects/-home-u-project/t.jsonl' };
 
 async function hook(h: WebHarness, sessionId: string, event: string, fields: Record<string, unknown> = {}): Promise<void> {
   const res = await h.server.api('POST', `/v1/sessions/${sessionId}/agent/events?agent=claude&event=${event}`, { ...CLAUDE, hook_event_name: event, ...fields });
