@@ -10,7 +10,7 @@ import { startTestServer, waitFor, killAndRestart, type TestServer } from '../se
 import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 import type { AgentInfo, AgentEventReply, SessionInfo, SplitReply } from '../../src/protocol/api/index.js';
 import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -265,6 +265,10 @@ test('a split can start an agent beside its neighbour, as POST /v1/sessions can;
     }, 60_000);
     assert.equal(agent.launchedByTend, true);
     assert.equal(agent.hooksSeen, true);
+    const files = join(t.home, 'agents', split.body.session.id);
+    assert.ok(existsSync(join(files, 'claude-settings.json')), "tend's hooks for the run");
+    assert.equal((await t.api('DELETE', `/v1/sessions/${split.body.session.id}`)).status, 200);
+    assert.ok(!existsSync(files), "a killed session's agent files go with it");
 
     const refused = await t.api<any>('POST', '/v1/sessions', { argv: ['cat'], agent: { kind: 'claude' } });
     assert.deepEqual([refused.status, refused.body.error.code], [400, 'bad_request']);

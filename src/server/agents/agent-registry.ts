@@ -5,6 +5,8 @@
 // turns) attach through addAttacher(), so this file stays the one place that
 // owns the map.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { DisposableBase, toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { AGENT_FLAVOURS } from '../../common/agents/catalogue.js';
 import type { AgentInfo, AgentKind, AgentLaunchRequest } from '../../protocol/api/agents.js';
@@ -166,6 +168,8 @@ export class AgentRegistry extends DisposableBase {
   forget(sessionId: string): void {
     this.detach(sessionId);
     this.persist(() => this.deps.store.remove(sessionId), sessionId);
+    // Its hook settings and kept screen: nothing reads them once the session is gone.
+    this.persist(() => rmSync(join(this.deps.agentsDir, sessionId), { recursive: true, force: true }), sessionId);
   }
 
   private attach(session: Session, agent: SessionAgent): Entry {
