@@ -19,10 +19,12 @@ import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
 import { addCommandRoutes, awaitSession } from './http/commands-api.js';
 import { addWorkspaceRoutes } from './http/workspaces-api.js';
-import { addAgentRoutes, type AgentSleepControl } from './http/agents-api.js';
+import { addAgentRoutes } from './http/agents-api.js';
 import { AgentRegistry } from './agents/agent-registry.js';
-import { AgentSleep } from './agents/agent-sleep.js';
+import { AgentSleep, type AgentSleepControl } from './agents/agent-sleep.js';
 import { openAgentStore } from './agents/agent-store.js';
+import { AgentDetector } from './agents/agent-detect.js';
+import { HookSpool } from './agents/hook-spool.js';
 import { defaultHookClientPath } from '../common/agents/hook-client-path.js';
 import { DEFAULT_AGENT_SLEEP_AFTER_MS } from '../protocol/api/index.js';
 import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
@@ -92,6 +94,8 @@ export class TendServer extends DisposableBase {
   private agentAwaits!: AgentAwaits;
   /** Sleep and wake of agents (agents/agent-sleep.ts), once wired. */
   private agentSleep: AgentSleepControl | null = null;
+  /** Hook events sent while no server answered (agents/hook-spool.ts). */
+  private hookSpool!: HookSpool;
   private loopback: LoopbackListener | null = null;
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
@@ -174,6 +178,10 @@ export class TendServer extends DisposableBase {
       defaultSleepAfterMs: this.options.agentSleepAfterMs === undefined ? DEFAULT_AGENT_SLEEP_AFTER_MS : this.options.agentSleepAfterMs,
     }));
     this.register(this.registry.onSessionRemoved((s) => this.agents.forget(s.id)));
+    // Agents started in a tend shell without tend's hooks: found on the terminal, with a hint.
+    const agentDetector = this.register(new AgentDetector({ agents: this.agents, log }));
+    this.register(this.registry.onSessionAdded((s) => agentDetector.follow(s)));
+    this.register(this.registry.onSessionRemoved((s) => agentDetector.forget(s.id)));
     // Before the agents are restored: a sleeping one shows its kept screen to the first viewer.
     const agentSleep = new AgentSleep({ agents: this.agents, screens: this.screens, agentsDir: join(paths.home, 'agents'), log });
     this.agentSleep = agentSleep;
@@ -189,6 +197,16 @@ export class TendServer extends DisposableBase {
       const session = this.registry.list().find((s) => s.id === id && s.status === 'running');
       return session === undefined ? undefined : { session: awaitSession(session), commands: session.commands };
     });
+    // Once agents and their awaits are back (a replayed Stop answers an await), and before the
+    // socket answers: spooled events are older than any live one. Watched first, so none is missed.
+    this.hookSpool = this.register(new HookSpool({
+      dir: paths.hookSpoolDir,
+      log,
+      sessionById: (id) => this.registry.list().find((s) => s.id === id),
+      report: (session, kind, event, payload) => void this.agents.report(session, kind, event, payload),
+    }));
+    this.hookSpool.watch();
+    this.hookSpool.drain();
     await this.listen();
   }
 
@@ -227,7 +245,7 @@ export class TendServer extends DisposableBase {
       return { status: 202, json: { stopping: true, pid: process.pid } satisfies StopReply };
     });
     addSessionRoutes(router, this.registry, this.agents);
-    addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep });
+    addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep, beforeEvent: () => this.hookSpool.drain() });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces, launchAgent: (session, agent) => this.agents.launch(session, agent) });
     return router;

@@ -9,9 +9,8 @@
 // restored after a restart too). Its phase, kept in the store with the agent
 // (sleepRecord), lets a later server pick a sleep or a wake up where it was.
 import { DisposableBase, toDisposable } from '../../common/lifecycle.js';
-import type { AgentSleepControl } from '../http/agents-api.js';
-import { isShellProgram } from '../http/agents-api.js';
-import { ApiError } from '../http/errors.js';
+import { isShellProgram } from './shell-program.js';
+import { AgentCannotSleepError, AgentWakeFailedError, NoAgentError } from './agent-errors.js';
 import type { Logger } from '../log.js';
 import type { HostedScreen, ScreenHost } from '../screen-host/index.js';
 import type { Session } from '../session.js';
@@ -63,6 +62,12 @@ interface SleepRecord {
   asleepAt?: number;
 }
 
+/** What the sleep and wake routes need (http/agents-api.ts). */
+export interface AgentSleepControl {
+  sleep(session: Session): Promise<void>;
+  wake(session: Session): Promise<void>;
+}
+
 export class AgentSleep implements AgentSleepControl {
   private readonly followers = new Map<string, SleepFollower>();
   private readonly timing: SleepTiming;
@@ -97,7 +102,7 @@ export class AgentSleep implements AgentSleepControl {
 
   private follower(session: Session): SleepFollower {
     const f = this.followers.get(session.id);
-    if (f === undefined) throw new ApiError('no_agent', `session ${session.label} has no agent`);
+    if (f === undefined) throw new NoAgentError(`session ${session.label} has no agent`);
     return f;
   }
 }
@@ -189,7 +194,7 @@ class SleepFollower extends DisposableBase {
   async sleep(byHand: boolean): Promise<void> {
     if (this.phase === 'falling-asleep' || this.phase === 'asleep') return;
     const refuse = (why: string): void => {
-      if (byHand) throw new ApiError('agent_cannot_sleep', `${this.title} in session ${this.session.label} cannot be put to sleep: ${why}`);
+      if (byHand) throw new AgentCannotSleepError(`${this.title} in session ${this.session.label} cannot be put to sleep: ${why}`);
       this.lastRefusedAt = Date.now();
       this.armIdleTimer();
     };
@@ -314,7 +319,7 @@ class SleepFollower extends DisposableBase {
       const why = (err as Error).message;
       this.failWake(why);
       // What each write that waited is answered (a script's send, an await): it was dropped, and why.
-      throw new ApiError('agent_wake_failed', `${this.title} in session ${session.label} could not be woken (${why}); this input was dropped, not typed into the shell`);
+      throw new AgentWakeFailedError(`${this.title} in session ${session.label} could not be woken (${why}); this input was dropped, not typed into the shell`);
     } finally {
       (startedSub as { dispose(): void } | null)?.dispose();
     }

@@ -16,20 +16,24 @@ import {
 import type { Session } from '../session.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { hasControlCharacter } from '../agents/agent-launch.js';
+import { isShellProgram } from '../agents/shell-program.js';
+import type { AgentSleepControl } from '../agents/agent-sleep.js';
 import type { Payload } from '../agents/hook-events.js';
-
-/** What sleep and wake need: the sleep controller (agents/agent-sleep.ts) answers them. */
-export interface AgentSleepControl {
-  sleep(session: Session): Promise<void>;
-  wake(session: Session): Promise<void>;
-}
 
 const MAX_LAUNCH_ARGS = 256;
 const MAX_LAUNCH_ARG_CHARS = 64 * 1024;
 /** A day: longer idle times are "never" (0). */
 const MAX_SLEEP_AFTER_MS = 24 * 60 * 60 * 1000;
 
-export function addAgentRoutes(router: Router, deps: { target: (t: string | undefined) => Session; agents: AgentRegistry; sleep: AgentSleepControl | null }): void {
+export interface AgentRoutesDeps {
+  target: (t: string | undefined) => Session;
+  agents: AgentRegistry;
+  sleep: AgentSleepControl | null;
+  /** Run before a live event is applied: the hook spool's replay, so an event spooled earlier comes first. */
+  beforeEvent?: () => void;
+}
+
+export function addAgentRoutes(router: Router, deps: AgentRoutesDeps): void {
   router.add('agentEvent', async (req) => {
     const session = deps.target(req.params.target);
     const kind = req.query.get('agent');
@@ -49,6 +53,7 @@ export function addAgentRoutes(router: Router, deps: { target: (t: string | unde
       if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError('bad_json', `the ${event} payload must be a JSON object`);
       payload = value as Payload;
     }
+    deps.beforeEvent?.();
     // A payload cut by the client's limit still tells that the event happened: read as one with no fields.
     const reply = deps.agents.report(session, kind, event, payload ?? (truncated ? {} : null));
     return { status: 200, json: reply satisfies AgentEventReply };
@@ -65,13 +70,6 @@ export function addAgentRoutes(router: Router, deps: { target: (t: string | unde
     });
   action('sleepAgent', (control, session) => control.sleep(session));
   action('wakeAgent', (control, session) => control.wake(session));
-}
-
-const SHELLS = new Set(['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh', 'tcsh']);
-
-/** Whether a session's program is a shell an agent can run under (and sleep from: the session stays). */
-export function isShellProgram(argv0: string | undefined): boolean {
-  return SHELLS.has((argv0 ?? '').split('/').pop() ?? '');
 }
 
 /** The `agent` of a create (or split) request, checked; undefined when absent. */
@@ -97,7 +95,6 @@ export function parseAgentLaunch(body: Record<string, unknown>, argv: readonly s
     }
     sleepAfterMs = a.sleepAfterMs;
   }
-  const program = (argv[0] ?? '').split('/').pop() ?? '';
-  if (!SHELLS.has(program)) throw badRequest(`an agent runs in a shell (so the session stays when it ends or sleeps): "argv" must start a shell, not ${JSON.stringify(argv[0])}`);
+  if (!isShellProgram(argv[0])) throw badRequest(`an agent runs in a shell (so the session stays when it ends or sleeps): "argv" must start a shell, not ${JSON.stringify(argv[0])}`);
   return { kind: a.kind, ...(args !== undefined ? { args } : {}), ...(sleepAfterMs !== undefined ? { sleepAfterMs } : {}) };
 }

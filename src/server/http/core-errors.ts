@@ -11,6 +11,7 @@ import { SessionStateError } from '../session.js';
 import { TooManyAwaitsError } from '../awaits/await-registry.js';
 import { ScreenHostError } from '../screen-host/index.js';
 import { StoreError } from '../store/index.js';
+import { AgentCannotSleepError, AgentWakeFailedError, NoAgentError } from '../agents/agent-errors.js';
 import { LayoutError, UnknownSessionsError, WorkspaceConflictError, WorkspaceStoreReadOnlyError } from '../workspaces/index.js';
 
 /**
@@ -33,6 +34,7 @@ export function apiErrorOf(err: unknown): ApiError | null {
   if (err instanceof UnknownSessionsError) return new ApiError('bad_request', err.message, { sessions: err.sessionIds });
   if (err instanceof WorkspaceConflictError) return new ApiError('conflict', err.message);
   if (err instanceof WorkspaceStoreReadOnlyError) return new ApiError('store_read_only', err.message);
+  if (err instanceof NoAgentError || err instanceof AgentCannotSleepError || err instanceof AgentWakeFailedError) return new ApiError(err.code, err.message);
   // Disk trouble before the store's own codes: a store that became read-only under it is the disk's.
   const disk = diskTroubleAnswer(err);
   if (disk !== null) return disk;
