@@ -20,20 +20,12 @@ export interface AgentScreen {
   recentText(scrollbackRows: number): Promise<string>;
 }
 
-/** What is kept of an agent in the store across server restarts. */
-export interface StoredAgent {
-  kind: AgentKind;
-  state: AgentState;
-  since: number;
-  agentSessionId: string | null;
-  cwd: string | null;
-  hooksSeen: boolean;
+/**
+ * What is kept of an agent in the store across server restarts: what the API
+ * shows (a warning as null when there is none) and what tend needs besides.
+ */
+export interface StoredAgent extends Omit<AgentInfo, 'warning'> {
   warning: string | null;
-  asking: string | null;
-  backgroundTasks: number;
-  lastTurn: AgentTurn | null;
-  sleepAfterMs: number | null;
-  launchedByTend: boolean;
   /** Arguments given at launch after tend's own; a wake does not pass them again (they may hold a first prompt). */
   launchArgs: string[];
   turnCount: number;
