@@ -44,6 +44,7 @@ const RECOVERY_CONCURRENCY = 16;
 export class SessionRegistry extends DisposableBase {
   private readonly sessions = new Map<string, Session>();
   private readonly removedListeners = new Emitter<Session>();
+  private readonly addedListeners = new Emitter<Session>();
 
   constructor(private readonly deps: SessionDeps) {
     super();
@@ -114,6 +115,12 @@ export class SessionRegistry extends DisposableBase {
 
   private add(session: Session): void {
     this.sessions.set(session.id, session);
+    this.addedListeners.fire(session);
+  }
+
+  /** Called for each session created or recovered, once it is in the list. */
+  onSessionAdded(listener: (session: Session) => void): Disposable {
+    return this.addedListeners.on(listener);
   }
 
   /** Called when a session is removed (killed): its workspace split collapses. */

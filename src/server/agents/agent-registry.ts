@@ -91,6 +91,19 @@ export class AgentRegistry extends DisposableBase {
   }
 
   /**
+   * An agent found running in the session with no hook of it heard
+   * (agent-detect.ts): known from now on, starting, with `warning` saying how
+   * its hooks would reach tend (its first hook clears it).
+   */
+  noticed(session: Session, kind: AgentKind, warning: string): SessionAgent {
+    const agent = SessionAgent.create(session.id, kind, screenOf(session), { launchedByTend: false, sleepAfterMs: this.deps.defaultSleepAfterMs });
+    agent.setWarning(warning);
+    this.attach(session, agent);
+    this.deps.log.info(`session ${session.label}: ${AGENT_FLAVOURS[kind].title} runs there without tend's hooks`);
+    return agent;
+  }
+
+  /**
    * Starts the agent in the session's shell (just created by the caller):
    * tend's hooks passed the agent's own way, a conversation id chosen where
    * the agent allows, the line typed once the shell shows its prompt.
