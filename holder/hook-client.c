@@ -16,11 +16,28 @@
  * STDIN_DEADLINE_MS, the server by SERVER_DEADLINE_MS.  Whatever goes
  * wrong (no server, a stopped one, a bad argument) the agent's turn goes on.
  *
+ * When the server is down (no socket, nobody listening, the connection
+ * closed before any reply, the request not written), the event is not lost:
+ * it is written to the hook spool beside the socket,
+ *
+ *     <dir of TEND_SOCKET>/hook-spool/<stamp>-<pid>-<session>-<kind>-<event>.json
+ *
+ * (".truncated.json" for a truncated event, whose file is empty; otherwise
+ * the file holds the payload's bytes).  <stamp> is 20 digits of
+ * CLOCK_REALTIME nanoseconds, raised past the newest file already there, so
+ * names sort in the order the events happened.  The file is written under a
+ * dot-name and renamed, so the server sees it whole or not at all; the next
+ * server replays the spool in name order (src/server/agents/hook-spool.ts).
+ * The spool is bounded (SPOOL_MAX_FILES, SPOOL_MAX_BYTES): past it the event
+ * is dropped.  A server that answered, whatever it said, is not spooled for.
+ *
  * Plain C11 and POSIX, one thread, no allocation: the payload lives in one
  * static buffer.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -28,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +67,23 @@
 #define REQUEST_HEAD_BYTES 512
 #define MAX_SESSION_ID_CHARS 64
 #define MAX_EVENT_CHARS 64
+/* The spool's directory, beside the server's socket (TendPaths.hookSpoolDir). */
+#define SPOOL_DIR_NAME "hook-spool"
+/* Past either bound an event is dropped: a server down for days must not fill the disk. */
+#define SPOOL_MAX_FILES 1000
+#define SPOOL_MAX_BYTES (64LL * 1024 * 1024)
+/* Digits of a spool file's stamp (nanoseconds): names of equal length sort as numbers. */
+#define SPOOL_STAMP_DIGITS 20
+
+/* What became of a post: whether the server has the event. */
+enum delivery {
+	/* The server answered (any status: a 4xx is a bad event or a gone session, not one to try again). */
+	DELIVERED,
+	/* The server cannot have applied it: no connection, the request not written, closed with no reply. */
+	NOT_DELIVERED,
+	/* Written, but no reply in time: a slow server may have applied it. */
+	UNKNOWN,
+};
 
 struct payload {
 	size_t len;
@@ -231,9 +266,13 @@ send_all(int fd, const char *buf, size_t len, long long deadline)
 	return true;
 }
 
-/* Waits for the first line of the reply (its status line) or the server closing; its content is not needed. */
-static void
-await_status_line(int fd, long long deadline)
+/*
+ * Waits for the reply.  Any byte of it means the server read the request;
+ * the connection closing first means it did not answer (a server stopping
+ * or dying), and the deadline passing leaves it unknown.
+ */
+static enum delivery
+await_reply(int fd, long long deadline)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	char reply[256];
@@ -245,22 +284,22 @@ await_status_line(int fd, long long deadline)
 		if (ready < 0 && errno == EINTR)
 			continue;
 		if (ready <= 0)
-			return;
+			return UNKNOWN;
 		n = read(fd, reply, sizeof reply);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
-		if (n <= 0 || memchr(reply, '\n', (size_t)n) != NULL)
-			return;
+		return n > 0 ? DELIVERED : NOT_DELIVERED;
 	}
 }
 
-static void
+static enum delivery
 event_post(const char *socket_path, const char *session, const char *kind,
     const char *event, const struct payload *p)
 {
 	long long deadline = now_ms() + SERVER_DEADLINE_MS;
 	size_t body_len = p->truncated ? 0 : p->len;
 	char head[REQUEST_HEAD_BYTES];
+	enum delivery result = NOT_DELIVERED;
 	int fd, head_len;
 
 	head_len = snprintf(head, sizeof head,
@@ -272,14 +311,139 @@ event_post(const char *socket_path, const char *session, const char *kind,
 	    "\r\n",
 	    session, kind, event, p->truncated ? "&truncated=1" : "", body_len);
 	if (head_len < 0 || (size_t)head_len >= sizeof head)
-		return;
+		return DELIVERED; /* cannot happen (the words are checked); nothing to keep either */
 	fd = server_connect(socket_path, deadline);
 	if (fd < 0)
-		return;
+		return NOT_DELIVERED;
+	/*
+	 * A request not written whole is one the server drops unread.  One
+	 * written whole but not answered in time is left to the server: a slow
+	 * server (swapping, a long pause) may still apply it, and a spooled copy
+	 * would then be applied twice (a second Stop, a second prompt).
+	 */
 	if (send_all(fd, head, (size_t)head_len, deadline) &&
 	    send_all(fd, payload_bytes, body_len, deadline))
-		await_status_line(fd, deadline);
+		result = await_reply(fd, deadline);
 	close(fd);
+	return result;
+}
+
+/* Writes all of buf to a file; false on any error. */
+static bool
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The stamp a spool file's name starts with, or 0 for a name that starts otherwise. */
+static unsigned long long
+spool_stamp_of(const char *name)
+{
+	unsigned long long stamp = 0;
+	int i;
+
+	for (i = 0; i < SPOOL_STAMP_DIGITS; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		stamp = stamp * 10 + (unsigned long long)(name[i] - '0');
+	}
+	return name[i] == '-' ? stamp : 0;
+}
+
+/*
+ * Counts the spool's files and bytes and finds its newest stamp.  False when
+ * the spool is full (or cannot be read): the event is then dropped.
+ */
+static bool
+spool_has_room(const char *dir, size_t body_len, unsigned long long *newest)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	long long files = 0, bytes = (long long)body_len;
+	unsigned long long stamp;
+
+	*newest = 0;
+	if (d == NULL)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		files++;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			bytes += (long long)st.st_size;
+		stamp = spool_stamp_of(e->d_name);
+		if (stamp > *newest)
+			*newest = stamp;
+	}
+	closedir(d);
+	return files < SPOOL_MAX_FILES && bytes <= SPOOL_MAX_BYTES;
+}
+
+/*
+ * Keeps an event the server did not get for the next server to replay.
+ * Anything that fails here drops the event: the agent must go on either way.
+ * No fsync: the spool outlives a server, not the machine (it sits with the
+ * socket, in a runtime directory a reboot may clear, as it clears sessions).
+ */
+static void
+event_spool(const char *socket_path, const char *session, const char *kind,
+    const char *event, const struct payload *p)
+{
+	size_t body_len = p->truncated ? 0 : p->len;
+	const char *slash = strrchr(socket_path, '/');
+	char dir[PATH_MAX], tmp[PATH_MAX], final[PATH_MAX];
+	unsigned long long newest, stamp;
+	struct timespec ts;
+	int dir_len, n, fd;
+	bool written;
+
+	if (slash == NULL)
+		dir_len = snprintf(dir, sizeof dir, "%s", SPOOL_DIR_NAME);
+	else
+		dir_len = snprintf(dir, sizeof dir, "%.*s/%s",
+		    (int)(slash - socket_path), socket_path, SPOOL_DIR_NAME);
+	if (dir_len < 0 || (size_t)dir_len >= sizeof dir)
+		return;
+	/* Only the spool itself is made: no directory of the socket means no tend here. */
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return;
+	if (!spool_has_room(dir, body_len, &newest))
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	stamp = (unsigned long long)ts.tv_sec * 1000000000ULL +
+	    (unsigned long long)ts.tv_nsec;
+	/* A clock stepped back must not put this event before one spooled earlier. */
+	if (stamp <= newest)
+		stamp = newest + 1;
+	n = snprintf(final, sizeof final, "%s/%0*llu-%010ld-%s-%s-%s%s", dir,
+	    SPOOL_STAMP_DIGITS, stamp, (long)getpid(), session, kind, event,
+	    p->truncated ? ".truncated.json" : ".json");
+	if (n < 0 || (size_t)n >= sizeof final)
+		return;
+	n = snprintf(tmp, sizeof tmp, "%s/.tmp-%010ld-%0*llu", dir,
+	    (long)getpid(), SPOOL_STAMP_DIGITS, stamp);
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	written = write_all(fd, payload_bytes, body_len);
+	if (close(fd) != 0)
+		written = false;
+	if (!written || rename(tmp, final) != 0)
+		unlink(tmp);
 }
 
 int
@@ -299,6 +463,7 @@ main(int argc, char **argv)
 	    !session_id_ok(session) || socket_path == NULL ||
 	    socket_path[0] == '\0')
 		return 0;
-	event_post(socket_path, session, kind, event, &p);
+	if (event_post(socket_path, session, kind, event, &p) == NOT_DELIVERED)
+		event_spool(socket_path, session, kind, event, &p);
 	return 0;
 }

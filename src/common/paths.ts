@@ -11,6 +11,8 @@ export interface TendPaths {
   home: string;
   runtimeDir: string;
   serverSocket: string;
+  /** Hook events the hook client could not deliver (no server), for the next server to replay: beside the socket, as the client finds it from TEND_SOCKET. */
+  hookSpoolDir: string;
   holdersDir: string;
   storeDir: string;
   checkpointsDir: string;
@@ -32,6 +34,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): TendPaths {
     home,
     runtimeDir,
     serverSocket: join(runtimeDir, 'server.sock'),
+    hookSpoolDir: join(runtimeDir, 'hook-spool'),
     holdersDir: join(runtimeDir, 'h'),
     storeDir: home,
     checkpointsDir: join(home, 'checkpoints'),

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/wait-for.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
@@ -34,11 +34,14 @@ test('with no server (a socket that is not there, or no TEND_SOCKET) the client 
     const missing = await runHook([hookClient, 'claude', 'SessionStart'], hookEnv('abc1234', join(dir, 'no-server.sock')), payload);
     assertQuietSuccess(missing, 'a missing socket');
     assert.ok(missing.ms < QUICK_EXIT_MS, `a missing socket took ${missing.ms} ms`);
+    // Kept beside the socket for the next server (hook-spool.test.ts follows it there).
+    assert.equal(readdirSync(join(dir, 'hook-spool')).length, 1, 'the undelivered event is spooled');
     const unset = await runHook([hookClient, 'claude', 'SessionStart'], hookEnv('abc1234', undefined), payload);
     assertQuietSuccess(unset, 'no TEND_SOCKET');
     assert.ok(unset.ms < QUICK_EXIT_MS, `no TEND_SOCKET took ${unset.ms} ms`);
     const outside = await runHook([hookClient, 'claude', 'SessionStart'], hookEnv(undefined, undefined), payload);
     assertQuietSuccess(outside, 'outside tend (neither variable)');
+    assert.deepEqual(readdirSync(dir), ['hook-spool'], 'no server named: nothing written anywhere else');
   } finally {
     removeTempDir(dir);
   }
@@ -150,7 +153,7 @@ test('a stdin the agent never closes is not waited on past the client\'s deadlin
   }
 });
 
-test('a stopped server (SIGSTOP) does not hold the hook: it exits 0 within its own bound', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('a stopped server (SIGSTOP) does not hold the hook: it exits 0 within its own bound, and does not spool what the server may still apply', { timeout: TEST_TIMEOUT_MS }, async () => {
   const h = await startHookServer();
   const pid = h.server.serverPid();
   assert.ok(pid !== null, 'the server runs');
@@ -160,6 +163,15 @@ test('a stopped server (SIGSTOP) does not hold the hook: it exits 0 within its o
     const run = await runHook([hookClient, 'claude', 'UserPromptSubmit'], env, JSON.stringify({ session_id: randomUUID(), hook_event_name: 'UserPromptSubmit', prompt: 'hello' }));
     assertQuietSuccess(run, 'a stopped server');
     assert.ok(run.ms < QUICK_EXIT_MS, `the hook waited ${run.ms} ms on a stopped server`);
+    // Written but not answered in time: the server has it in its socket, so a spooled copy would apply it twice.
+    const spool = h.server.client.paths.hookSpoolDir;
+    assert.deepEqual(readdirSync(spool).filter((n) => !n.startsWith('.')), [], 'nothing spooled');
+    process.kill(pid, 'SIGCONT');
+    const agent = await waitFor(async () => {
+      const a = await h.agent();
+      return a?.lastTurn?.prompt === 'hello' ? a : null;
+    }, { what: 'the stopped server, continued, to apply the event it was sent' });
+    assert.equal(agent.state, 'busy');
   } finally {
     process.kill(pid, 'SIGCONT');
     await h.server.dispose();
