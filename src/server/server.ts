@@ -315,6 +315,8 @@ export class TendServer extends DisposableBase {
     this.stopping = true;
     this.http?.close();
     this.loopback?.http.close();
+    // Hooks that find the socket closed from here on spool their events: the next server applies them, not this one mid-shutdown.
+    this.hookSpool?.dispose();
     await this.registry?.shutdown();
     await this.checkpoints?.drain();
     try {
