@@ -240,6 +240,9 @@ test('a corrupt spool file is logged, removed, and does not stop the others; an 
   }
 });
 
+/** The fake's answer delay: ample time, on a loaded machine, to kill the server before the turn's Stop hook runs. */
+const ANSWER_DELAY_MS = 8_000;
+
 test('tend await on the fake claude: its turn ends while the server is dead, and the await, resumed, gets the answer the spooled Stop carried', { timeout: TEST_TIMEOUT_MS }, async () => {
   const dir = makeTempDir('tend-spool-agent-');
   try {
@@ -249,25 +252,25 @@ test('tend await on the fake claude: its turn ends while the server is dead, and
       const id = (JSON.parse(started.stdout) as SessionInfo).id;
       const agentOf = async () => (await s.api<SessionInfo>('GET', `/v1/sessions/${id}`)).body.agent;
       await waitFor(async () => (await agentOf())?.state === 'idle', { what: 'the fake claude idle (its SessionStart hook)', timeoutMs: 60_000 });
-      // "slow": the fake answers after 5 s. The await gives up waiting at once and is collected later.
-      const pending = await s.cli(['await', ':c', '--timeout', '0.1', '--', 'a slow question']);
+      // The await gives up waiting at once and is collected later; the answer comes while no server runs.
+      const pending = await s.cli(['await', ':c', '--timeout', '0.1', '--', 'echo kept through the spool']);
       assert.equal(pending.code, 124, pending.stderr);
       const awaitId = pending.stdout.trim();
-      await waitFor(async () => (await agentOf())?.lastTurn?.prompt === 'a slow question', { what: 'the turn running' });
+      await waitFor(async () => (await agentOf())?.lastTurn?.prompt === 'echo kept through the spool', { what: 'the turn running' });
       const pid = s.serverPid();
       assert.ok(pid !== null);
       process.kill(pid, 'SIGKILL');
       await waitFor(() => !isAlive(pid), { what: 'the server gone' });
       // The fake's Stop hook runs tend's hook client, which finds no server.
-      const stop = await waitFor(() => spooled(s.client.paths.hookSpoolDir).find((n) => n.endsWith(`-${id}-claude-Stop.json`)), { what: 'the Stop hook spooled', timeoutMs: 30_000 });
-      assert.match(readFileSync(join(s.client.paths.hookSpoolDir, stop), 'utf8'), /"last_assistant_message":"You said: a slow question"/);
+      const stop = await waitFor(() => spooled(s.client.paths.hookSpoolDir).find((n) => n.endsWith(`-${id}-claude-Stop.json`)), { what: 'the Stop hook spooled', timeoutMs: ANSWER_DELAY_MS + 30_000 });
+      assert.match(readFileSync(join(s.client.paths.hookSpoolDir, stop), 'utf8'), /"last_assistant_message":"kept through the spool"/);
       // --resume starts the next server, which replays the Stop; the await is answered from it.
       const collected = await s.cli(['await', '--resume', awaitId, '--json'], { timeoutMs: 60_000 });
       assert.equal(collected.code, 0, collected.stderr);
       const reply = JSON.parse(collected.stdout) as AwaitAgentDone;
-      assert.deepEqual([reply.agent.outcome, reply.agent.answer, reply.agent.answerFrom], ['answered', 'You said: a slow question', 'hook']);
+      assert.deepEqual([reply.agent.outcome, reply.agent.answer, reply.agent.answerFrom], ['answered', 'kept through the spool', 'hook']);
       assert.deepEqual(spooled(s.client.paths.hookSpoolDir), []);
-    }, installFakeAgents(dir).env);
+    }, { ...installFakeAgents(dir).env, FAKE_AGENT_DELAY_MS: String(ANSWER_DELAY_MS) });
   } finally {
     removeTempDir(dir);
   }
