@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { TendClient, type ApiResponse } from '../../src/cli/client.js';
 import { readableByAnotherUser } from '../support/as-another-user.js';
+import { killQuietly, pidsWithEnv } from '../support/processes.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
 const tendBin = join(repoRoot, 'bin', 'tend.js');
@@ -134,6 +135,10 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
       await waitFor('holders to exit', () => [...seenHolders].every((h) => !isAlive(h)), 10_000).catch(() => {
         for (const h of seenHolders) if (isAlive(h)) process.kill(h, 'SIGKILL');
       });
+      // What the server no longer listed (it was stopped, or killed) and what
+      // left the holders' process groups (an agent under job control): every
+      // process started with this test's TEND_HOME, by PID.
+      for (const pid of pidsWithEnv('TEND_HOME', home)) killQuietly(pid, 'SIGKILL');
       rmSync(home, { recursive: true, force: true });
       rmSync(runtime, { recursive: true, force: true });
     },

@@ -1,6 +1,6 @@
 // Looking at processes by PID, the only way tests find what they started.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** True while pid names a running process; a zombie (exited, not yet reaped) counts as gone. */
 export function isProcessAlive(pid: number): boolean {
@@ -28,4 +28,35 @@ export function killQuietly(pid: number, sig: NodeJS.Signals = 'SIGKILL'): void 
   } catch {
     // Already gone.
   }
+}
+
+/**
+ * Every live process whose environment holds `name=value`: what a test's own
+ * server and sessions started (their programs inherit the test's TEND_HOME),
+ * found by PID even when the server that knew them is gone — a session's
+ * program in a process group of its own (an agent under job control) or one a
+ * hang-up left behind. Empty where there is no /proc.
+ */
+export function pidsWithEnv(name: string, value: string): number[] {
+  const wanted = Buffer.from(`${name}=${value}\0`);
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`);
+      // Each entry is NUL-terminated; the first one has no NUL before it.
+      if (env.subarray(0, wanted.length).equals(wanted) || env.includes(Buffer.concat([Buffer.from([0]), wanted]))) pids.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
 }
