@@ -59,7 +59,7 @@ describe('migrations', { timeout: TEST_TIMEOUT_MS }, () => {
     const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') ORDER BY name`).all() as Array<{ name: string }>)
       .map((r) => r.name)
       .filter((n) => !n.startsWith('sqlite_'));
-    assert.deepEqual(tables, ['awaits', 'meta', 'sessions', 'sessions_live_name', 'size_journal', 'size_journal_session', 'workspaces']);
+    assert.deepEqual(tables, ['agents', 'awaits', 'meta', 'sessions', 'sessions_live_name', 'size_journal', 'size_journal_session', 'workspaces']);
     assert.equal(db.pragma('application_id', { simple: true }), TEND_APPLICATION_ID);
     assert.equal(migrate(db), LATEST_SCHEMA_VERSION, 'a second run does nothing');
     db.close();
