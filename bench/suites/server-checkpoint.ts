@@ -129,11 +129,13 @@ export const serverCheckpointSuite: Suite = {
         for (const w of WIDTHS) {
           const k = key(w);
           const screen = screens.get(k)!;
-          const first = await inProcessOnce(screen, writer, `bench${w.cols}`, true);
+          // An id per round: the writer refuses a removed session's writes for good (a killed session's files stay gone).
+          const id = `bench${w.cols}r${r}`;
+          const first = await inProcessOnce(screen, writer, id, true);
           screen.write(moreRows.get(k)!, { live: false });
           await screen.flush();
-          const later = await inProcessOnce(screen, writer, `bench${w.cols}`, false);
-          await writer.remove(`bench${w.cols}`);
+          const later = await inProcessOnce(screen, writer, id, false);
+          await writer.remove(id);
           for (const a of [first, later]) {
             inProcess.get(k)!.push(a);
             ctx.log(`  round ${r + 1} ${k} in process, ${a.first ? 'first' : 'after 1 000 more rows'}: snapshot ${a.snapshotMs.toFixed(1)} ms (block ${a.snapshotBlockMs.toFixed(1)} ms), write ${a.writeMs.toFixed(1)} ms (block ${a.writeBlockMs.toFixed(1)} ms), ${(a.fileBytes / 1e6).toFixed(3)} MB + history ${(a.historyFileBytes / 1e6).toFixed(2)} MB`);
