@@ -111,8 +111,8 @@ export class AgentRegistry extends DisposableBase {
   launch(session: Session, request: AgentLaunchRequest): SessionAgent {
     const sleepAfterMs = request.sleepAfterMs === undefined ? this.deps.defaultSleepAfterMs : request.sleepAfterMs === 0 ? null : request.sleepAfterMs;
     const agent = SessionAgent.create(session.id, request.kind, screenOf(session), { launchedByTend: true, sleepAfterMs, launchArgs: request.args ?? [] });
-    const entry = this.attach(session, agent);
-    void this.typeAgentLine(entry, 'launch').catch((err: Error) => {
+    this.attach(session, agent);
+    void this.typeAgentLine(agent, 'launch').catch((err: Error) => {
       this.deps.log.warn(`session ${session.label}: could not start ${agent.flavour.title}: ${err.message}`);
       agent.setWarning(`tend could not start ${agent.flavour.title}: ${err.message}`);
     });
@@ -123,10 +123,9 @@ export class AgentRegistry extends DisposableBase {
    * Types the agent's command at the session's shell prompt: `launch` starts
    * a new conversation, `resume` the agent's recorded one (the wake).
    */
-  async typeAgentLine(entry: Entry | SessionAgent, mode: 'launch' | 'resume'): Promise<void> {
-    const e = entry instanceof SessionAgent ? this.entries.get(entry.sessionId) : entry;
-    if (e === undefined) throw new Error('the agent is gone');
-    const { agent, session } = e;
+  async typeAgentLine(agent: SessionAgent, mode: 'launch' | 'resume'): Promise<void> {
+    const session = this.entries.get(agent.sessionId)?.session;
+    if (session === undefined) throw new Error('the agent is gone');
     const flavour = agent.flavour;
     const settingsFile = flavour.takesSettingsPerRun ? writeHookSettings(this.deps.agentsDir, session.id, agent.kind, this.deps.hookClientPath) : null;
     let argv: string[];
@@ -143,17 +142,15 @@ export class AgentRegistry extends DisposableBase {
     let line = shellCommandLine(session.info().argv, argv);
     // Resumed where it ran: agents do not restore their directory on resume.
     if (mode === 'resume' && agent.cwd !== null) line = `cd ${shellCommandLine(session.info().argv, [agent.cwd])} && ${line}`;
-    await waitForPrompt(launchTarget(session), { alreadyQuietMs: mode === 'resume' ? 200 : 0 });
-    await typeAtPrompt(launchTarget(session), `${mode} ${randomBytes(6).toString('hex')}`, line);
+    const target = launchTarget(session);
+    await waitForPrompt(target, { alreadyQuietMs: mode === 'resume' ? 200 : 0 });
+    await typeAtPrompt(target, `${mode} ${randomBytes(6).toString('hex')}`, line);
     this.watchForSilentHooks(agent);
   }
 
   private watchForSilentHooks(agent: SessionAgent): void {
-    const heardBefore = agent.hooksSeen;
     const timer = setTimeout(() => {
-      if (this.of(agent.sessionId) !== agent) return;
-      if (agent.hooksSeen && heardBefore) return;
-      if (agent.hooksSeen) return;
+      if (this.of(agent.sessionId) !== agent || agent.hooksSeen) return;
       const fix = agent.flavour.takesSettingsPerRun
         ? 'a setting of yours may turn hooks off (disableAllHooks, allowManagedHooksOnly)'
         : agent.kind === 'codex'
