@@ -432,7 +432,7 @@ export class AttachSession {
           this.writeOut(paintView(frame, { inAltScreen: this.altScreen.active }), frame.boot, frame.seq);
           this.altScreen.active = true;
           this.viewShown = this.painted = true;
-          this.overlays.showHint();
+          this.overlays.afterPaint();
           return;
         }
         this.viewShown = false;
@@ -443,7 +443,7 @@ export class AttachSession {
         this.altScreen.active = frame.modes.altScreen;
         this.altScreen.originMode = frame.modes.originMode;
         this.painted = true;
-        this.overlays.showHint();
+        this.overlays.afterPaint();
         return;
       case 'data': {
         this.backoff.reset();

@@ -90,11 +90,21 @@ export class ScreenOverlays {
     return this.overlay?.kind === 'keys' || this.overlay?.kind === 'sessions';
   }
 
-  /** A snapshot was painted: every row is the session's again, and what was drawn is gone. */
+  /**
+   * A snapshot is being painted: every row is the session's again, and what
+   * was drawn is gone. The read-only marker stays shown (a key typed just
+   * before a repaint would otherwise lose its answer): afterPaint draws it again.
+   */
   painted(): void {
-    this.clear();
+    if (this.overlay?.kind !== 'read-only') this.clear();
     this.covered = 0;
     this.blanked = false;
+  }
+
+  /** The snapshot is on the screen: the marker is drawn over it again, or the hint given if it is due. */
+  afterPaint(): void {
+    if (this.overlay?.kind === 'read-only') this.draw();
+    else this.showHint();
   }
 
   /**
@@ -127,7 +137,7 @@ export class ScreenOverlays {
    * the first paint would be scrolled into the history unseen; so it is drawn
    * over the screen until the first output, a key or HINT_SHOW_MS.
    */
-  showHint(): void {
+  private showHint(): void {
     if (this.hintGiven || !this.host.canDraw()) return;
     this.hintGiven = true;
     this.show({ kind: 'hint' });
