@@ -29,12 +29,14 @@ import { logsVerb } from './verbs/logs.js';
 import { completionVerb } from './verbs/completion.js';
 import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
+import { mcpVerb } from './verbs/mcp.js';
 
 export const verbs: Verb[] = [
   newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
   hooksVerb,
   hookVerb,
+  mcpVerb,
 ];
 
 /**

@@ -48,6 +48,14 @@ export interface AwaitRequest {
   timeoutMs?: number;
   /** Chosen by the caller to ask again safely; by the server when absent. */
   id?: string;
+  /**
+   * Run the input from a script the shell sources, however short it is (long
+   * or multi-line input always is): quotes, backslashes and the like then
+   * reach the shell as written, and input that does not parse fails as one
+   * command instead of leaving the shell at a continuation prompt. Ignored
+   * for a prompt to an agent.
+   */
+  stage?: boolean;
 }
 
 /** The command an await is bound to. */

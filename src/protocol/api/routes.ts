@@ -27,6 +27,7 @@ export const API_ROUTES = {
   signalSession: route('POST', '/v1/sessions/:target/signal'),
   readScreen: route('GET', '/v1/sessions/:target/screen'),
   searchSession: route('GET', '/v1/sessions/:target/search'),
+  searchSessions: route('GET', '/v1/search'),
 
   listCommands: route('GET', '/v1/sessions/:target/commands'),
   commandOutput: route('GET', '/v1/sessions/:target/output'),

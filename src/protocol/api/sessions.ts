@@ -192,6 +192,49 @@ export interface SearchReply {
   dropped: number;
 }
 
+// Searching every session's history at once (GET /v1/search, `tend grep`).
+// The same engine and limits as one session's search, session after session.
+
+/** How long a search of every session may take in all; sessions left are listed as skipped. */
+export const SEARCH_ALL_BUDGET_MS = 30_000;
+
+/** One session's hits: the session, then what its own search answers. */
+export interface SessionSearchHits extends SearchReply {
+  id: string;
+  name: string | null;
+  /** Its index in GET /v1/sessions (and `tend ls`). */
+  index: number;
+  status: SessionStatus;
+}
+
+/** Why a session was not searched (or not whole). */
+export type SearchSkipReason =
+  /** Its own search ran out of time (a history of millions of rows). */
+  | 'search_too_long'
+  /** The search of every session had spent SEARCH_ALL_BUDGET_MS before its turn. */
+  | 'budget_spent'
+  /** It was removed while the search ran. */
+  | 'gone';
+
+export interface SessionSearchSkip {
+  id: string;
+  name: string | null;
+  reason: SearchSkipReason;
+  message: string;
+}
+
+/** GET /v1/search?q=TEXT&regex=1&ignore-case=1&max=N&sessions=T,T */
+export interface SearchAllReply {
+  /** The sessions with at least one match, in the order of GET /v1/sessions. */
+  sessions: SessionSearchHits[];
+  /** How many sessions were searched whole. */
+  searched: number;
+  /** Matching lines in all (each session's total, summed). */
+  total: number;
+  /** Sessions not searched, or not whole, and why. */
+  skipped: SessionSearchSkip[];
+}
+
 /** A screen serialized for a viewer: one write into a fresh cols × rows terminal after a reset draws it. */
 export interface ScreenSnapshot {
   cols: number;
