@@ -30,7 +30,9 @@ export interface TextCut {
   /** The lines shown, 1-based and inclusive, numbered in the whole text. */
   first_line: number;
   last_line: number;
+  /** Lines of the whole text not shown whole (before the shown ones, after them, and a line shown only in part). */
   omitted_lines: number;
+  /** Characters of the whole text not shown. */
   omitted_chars: number;
   /** In words, with how to read the rest. */
   note: string;
@@ -62,66 +64,92 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+/** Characters a line takes in a text: itself and the newline that ends it. */
+function lineChars(line: string): number {
+  return line.length + 1;
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+
+/** The last `n` characters of `s`, never starting in the middle of a character that takes two. */
+function endOf(s: string, n: number): string {
+  let start = Math.max(0, s.length - n);
+  if (start > 0 && isLowSurrogate(s.charCodeAt(start))) start++;
+  return s.slice(start);
+}
+
+/** The first `n` characters of `s`, never ending in the middle of a character that takes two. */
+function startOf(s: string, n: number): string {
+  let end = Math.min(s.length, n);
+  if (end < s.length && end > 0 && isHighSurrogate(s.charCodeAt(end - 1))) end--;
+  return s.slice(0, end);
+}
+
+/** "1 line", "2 lines". */
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
 /**
  * The last whole lines of `text` that fit in `maxChars`. `readBefore(n)`
- * says how to read the lines before line n (1-based), for the note.
+ * says how to read the lines before line n (1-based), for the note. A last
+ * line longer than `maxChars` on its own is shown by its end.
  */
 export function keepTail(text: string, maxChars: number, readBefore: (firstShown: number) => string): BoundedText {
   if (text.length <= maxChars) return { text, cut: null };
   const lines = splitLines(text);
-  let chars = 0;
+  const newline = text.endsWith('\n') ? '\n' : '';
+  // Kept lines cost their characters and newlines, less the one a text without a final newline lacks.
+  let chars = newline === '' ? -1 : 0;
   let first = lines.length;
-  while (first > 0 && chars + lines[first - 1]!.length + 1 <= maxChars) chars += lines[--first]!.length + 1;
-  let shown: string;
-  let partial = false;
-  if (first === lines.length) {
-    // One line longer than the limit: its end is shown.
-    first = lines.length - 1;
-    shown = lines[first]!.slice(-maxChars);
-    partial = true;
-  } else {
-    shown = lines.slice(first).join('\n') + (text.endsWith('\n') ? '\n' : '');
-  }
-  const omittedChars = text.length - shown.length;
+  while (first > 0 && chars + lineChars(lines[first - 1]!) <= maxChars) chars += lineChars(lines[--first]!);
+  const partial = first === lines.length;
+  if (partial) first = lines.length - 1;
+  const shown = partial ? endOf(lines[first]!, maxChars - newline.length) + newline : lines.slice(first).join('\n') + newline;
   const firstLine = first + 1;
-  const note = `${partial ? `only the end of line ${firstLine} is shown` : `lines ${firstLine}–${lines.length} of ${lines.length} are shown`}: ${first} earlier lines (${omittedChars} characters) were left out to keep the answer small; ${readBefore(firstLine)}`;
+  const omittedChars = text.length - shown.length;
+  const what = partial
+    ? `only the last ${shown.length - newline.length} characters of line ${firstLine} (the last line) are shown`
+    : `lines ${firstLine}–${lines.length} of ${lines.length} are shown`;
+  const note = `${what}: ${omittedChars} characters${first > 0 ? ` (${count(first, 'whole line')} before it)` : ''} were left out to keep the answer under ${maxChars} characters; ${readBefore(firstLine)}`;
   return {
     text: shown,
-    cut: { kept: 'tail', total_lines: lines.length, first_line: firstLine, last_line: lines.length, omitted_lines: first, omitted_chars: omittedChars, note },
+    cut: { kept: 'tail', total_lines: lines.length, first_line: firstLine, last_line: lines.length, omitted_lines: first + (partial ? 1 : 0), omitted_chars: omittedChars, note },
   };
 }
 
 /**
- * The first whole lines of `lines` that fit in `maxChars`, numbered from
- * `firstNumber` in the whole text of `totalLines` lines. `readAfter(n)`
- * says how to read on from line n, for the note.
+ * The first whole lines of `lines` that fit in `maxChars`, each ending in a
+ * newline, numbered from `firstNumber` in a whole text of `totalLines` lines.
+ * `readAfter(n)` says how to read on from line n, for the note.
+ * `outsideChars` are the characters of the whole text outside `lines` (for
+ * the cut's omitted_chars). The cut is null only when the answer is the whole
+ * text; a first line longer than `maxChars` on its own is shown by its start.
  */
-export function keepHead(lines: readonly string[], firstNumber: number, totalLines: number, maxChars: number, readAfter: (next: number) => string): BoundedText {
+export function keepHead(
+  lines: readonly string[],
+  firstNumber: number,
+  totalLines: number,
+  maxChars: number,
+  readAfter: (next: number) => string,
+  outsideChars = 0,
+): BoundedText {
   let chars = 0;
-  let count = 0;
-  while (count < lines.length && chars + lines[count]!.length + 1 <= maxChars) chars += lines[count++]!.length + 1;
-  if (count === lines.length) {
-    const text = lines.join('\n') + (lines.length > 0 ? '\n' : '');
-    const omitted = totalLines - (firstNumber - 1) - count;
-    if (omitted <= 0 || lines.length === 0) return { text, cut: null };
-  }
-  let text: string;
-  let partial = false;
-  if (count === 0 && lines.length > 0) {
-    text = lines[0]!.slice(0, maxChars);
-    count = 1;
-    partial = true;
-  } else {
-    text = lines.slice(0, count).join('\n') + (count > 0 ? '\n' : '');
-  }
-  const lastLine = firstNumber + count - 1;
-  const shownChars = text.length;
-  const wholeChars = lines.reduce((n, l) => n + l.length + 1, 0);
+  let shownLines = 0;
+  while (shownLines < lines.length && chars + lineChars(lines[shownLines]!) <= maxChars) chars += lineChars(lines[shownLines++]!);
+  const partial = shownLines === 0 && lines.length > 0;
+  const text = partial ? startOf(lines[0]!, maxChars) : lines.slice(0, shownLines).map((l) => `${l}\n`).join('');
+  if (partial) shownLines = 1;
+  const lastLine = firstNumber + shownLines - 1;
+  if (firstNumber === 1 && lastLine >= totalLines && !partial) return { text, cut: null };
+  const givenChars = lines.reduce((n, l) => n + lineChars(l), 0);
   const next = lastLine + 1;
-  const more = next <= totalLines ? `; ${readAfter(next)}` : '';
-  const note = partial
-    ? `only the start of line ${firstNumber} is shown (it is longer than the answer may be)${more}`
-    : `lines ${firstNumber}–${lastLine} of ${totalLines} are shown${more}`;
+  const after = next <= totalLines ? readAfter(next) : `line ${totalLines} is the last`;
+  const before = firstNumber > 1 ? `, from line ${firstNumber} as asked` : '';
+  const what = partial
+    ? `only the first ${text.length} characters of line ${firstNumber} (${lines[0]!.length} characters long) are shown${before}`
+    : `lines ${firstNumber}–${lastLine} of ${totalLines} are shown${before}`;
   return {
     text,
     cut: {
@@ -129,9 +157,9 @@ export function keepHead(lines: readonly string[], firstNumber: number, totalLin
       total_lines: totalLines,
       first_line: firstNumber,
       last_line: lastLine,
-      omitted_lines: totalLines - count,
-      omitted_chars: Math.max(0, wholeChars - shownChars),
-      note,
+      omitted_lines: totalLines - shownLines + (partial ? 1 : 0),
+      omitted_chars: outsideChars + givenChars - text.length,
+      note: `${what}; ${after}`,
     },
   };
 }
