@@ -132,14 +132,14 @@ export class AwaitRegistry extends DisposableBase {
    * Types `input` into the session, whose shell the caller found at its
    * prompt with `afterNumber` its last command, and settles at the end of
    * the command that line starts. Rejects (and records nothing) if the input
-   * could not be sent.
+   * could not be sent. `stage`: run it from a sourced script however short (command-typing.ts).
    */
-  async start(session: AwaitSession, commands: CommandWatch, input: string, options: { afterNumber: number; id?: string }): Promise<AwaitEntry> {
+  async start(session: AwaitSession, commands: CommandWatch, input: string, options: { afterNumber: number; id?: string; stage?: boolean }): Promise<AwaitEntry> {
     this.dropOld(Date.now());
     if (this.entries.size >= MAX_AWAITS) throw new TooManyAwaitsError();
     const id = options.id ?? `w${randomBytes(6).toString('hex')}`;
     if (this.entries.has(id)) throw new Error(`await ${id} exists already`);
-    const prepared = prepareCommand(input, this.options.stagingDir, id);
+    const prepared = prepareCommand(input, this.options.stagingDir, id, { stage: options.stage });
     const entry = new AwaitEntry(id, session.id, session.label, prepared.typed, options.afterNumber, Date.now());
     // Subscribed before the input is typed, so its end mark cannot be missed.
     this.watch(entry, commands, session);

@@ -58,10 +58,13 @@ export function removeStagedScript(stagingDir: string, id: string): void {
 
 /**
  * The line to type for `input`: the input itself, or (staging it under
- * `stagingDir` as `<id>.sh`) the line that sources it. Nothing is typed yet.
+ * `stagingDir` as `<id>.sh`) the line that sources it. `stage` stages input
+ * however short: what the shell sources it parses as a file, so an unbalanced
+ * quote ends that one command with a syntax error rather than leaving the
+ * shell at a continuation prompt. Nothing is typed yet.
  */
-export function prepareCommand(input: string, stagingDir: string, id: string): TypedCommand {
-  if (!needsStaging(input)) return { typed: input };
+export function prepareCommand(input: string, stagingDir: string, id: string, options: { stage?: boolean } = {}): TypedCommand {
+  if (options.stage !== true && !needsStaging(input)) return { typed: input };
   // The path is quoted for bash, zsh and fish alike, which only works
   // without quote characters in it; tend's runtime paths have none.
   const path = stagedScriptPath(stagingDir, id);

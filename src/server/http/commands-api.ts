@@ -114,6 +114,8 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     if (input.trim() === '') throw badRequest('"input" is empty: give the command line to run');
     const timeoutMs = optInt(body, 'timeoutMs', 0, MAX_AWAIT_WAIT_MS) ?? DEFAULT_AWAIT_TIMEOUT_MS;
     const id = optString(body, 'id', { pattern: AWAIT_ID_PATTERN, hint: '"w" and 12 hex digits' });
+    if (body.stage !== undefined && typeof body.stage !== 'boolean') throw badRequest('"stage" must be true or false');
+    const stage = body.stage === true;
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
     if (session.status !== 'running') throw new ApiError('session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
@@ -150,7 +152,7 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
       }
       // A session that ends meanwhile (SessionStateError) and a full await table are answered by http/core-errors.ts.
       const afterNumber = await checkAtPrompt(session, index);
-      const started = await awaits.start(awaitSession(session), index, input, { afterNumber, id });
+      const started = await awaits.start(awaitSession(session), index, input, { afterNumber, id, stage });
       // The next turn checks the prompt once this line's command is under way.
       await waitForState(session, index, (s) => s.running !== null || lastNumberOf(s) > afterNumber, COMMAND_START_WAIT_MS).catch(() => undefined);
       return started;
