@@ -1,0 +1,151 @@
+// tend's entry in Codex's config.toml: the table [mcp_servers.tend] and its
+// sub-tables ([mcp_servers.tend.env]), up to the next table header that is
+// not theirs. Install replaces exactly those lines, or appends the table
+// after the file's last line of content; uninstall takes them out with the
+// line breaks before them; everything else keeps its bytes, so install then
+// uninstall gives the file back as it was. The name defined in a form that
+// is not that table (dotted keys such as `mcp_servers.tend.command = …`, an
+// inline table, an array of tables, or the table split in parts) is refused,
+// because editing it would mean rewriting lines that are not tend's.
+import { SettingsShapeError } from '../hooks/hook-entries.js';
+import { MCP_SERVER_NAME, sameValue } from './tend-mcp-entry.js';
+import { readTomlDocument, setPath, tomlKey, tomlLineAndColumn, tomlString, type TomlDocument, type TomlValue } from './toml-text.js';
+
+const SERVERS_KEY = 'mcp_servers';
+const TEND_PATH: readonly string[] = [SERVERS_KEY, MCP_SERVER_NAME];
+
+export interface TomlEntryChange {
+  after: string;
+  /** tend's entry as it was (null: none). */
+  before: Record<string, unknown> | null;
+}
+
+interface CodexView {
+  doc: TomlDocument;
+  /** Where tend's table is: from its header's "[" to the end of its last line of content. */
+  block: { start: number; end: number } | null;
+  entry: Record<string, unknown> | null;
+  /** `mcp_servers = {…}` at the root: no table can be added to it. */
+  serversInline: { line: number } | null;
+}
+
+/** tend's entry in the text (null when there is none); throws TomlTextError or SettingsShapeError. */
+export function readCodexEntry(text: string, file: string): Record<string, unknown> | null {
+  return codexView(text, file).entry;
+}
+
+export function planCodexInstall(text: string, wanted: Record<string, unknown>, file: string): TomlEntryChange {
+  const view = codexView(text, file);
+  const { doc, block, entry } = view;
+  const table = tableText(wanted, doc.eol);
+  if (block !== null) {
+    if (sameValue(entry, wanted)) return { after: text, before: entry };
+    return { after: text.slice(0, block.start) + table + text.slice(block.end), before: entry };
+  }
+  if (view.serversInline !== null) {
+    throw new SettingsShapeError(`${file} line ${view.serversInline.line} writes ${SERVERS_KEY} as an inline table ({…}), to which no [${TEND_PATH.join('.')}] table can be added: write your servers as [${SERVERS_KEY}.NAME] tables, or add tend's entry by hand`);
+  }
+  const contentEnd = lastContentEnd(doc, text.length);
+  if (contentEnd === null) {
+    const bom = text.startsWith('\uFEFF') ? 1 : 0;
+    return { after: text.slice(0, bom) + table + doc.eol + text.slice(bom), before: null };
+  }
+  return { after: text.slice(0, contentEnd) + doc.eol + doc.eol + table + text.slice(contentEnd), before: null };
+}
+
+export function planCodexUninstall(text: string, file: string): TomlEntryChange {
+  const { doc, block, entry } = codexView(text, file);
+  if (block === null) return { after: text, before: null };
+  const before = lastContentEnd(doc, block.start);
+  if (before !== null) return { after: text.slice(0, before) + text.slice(block.end), before: entry };
+  // The first thing in the file: its line goes with it.
+  const bom = text.startsWith('\uFEFF') ? 1 : 0;
+  const lineStart = Math.max(bom, text.lastIndexOf('\n', block.start - 1) + 1);
+  let cut = block.end;
+  if (text.startsWith('\r\n', cut)) cut += 2;
+  else if (text[cut] === '\n') cut += 1;
+  return { after: text.slice(0, lineStart) + text.slice(cut), before: entry };
+}
+
+/** The table as tend writes it: its own keys, then each table-valued key as a sub-table. */
+export function tableText(entry: Record<string, unknown>, eol: string): string {
+  const lines = [`[${TEND_PATH.map(tomlKey).join('.')}]`];
+  const tables: Array<[string, Record<string, unknown>]> = [];
+  for (const [key, value] of Object.entries(entry)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) tables.push([key, value as Record<string, unknown>]);
+    else lines.push(`${tomlKey(key)} = ${tomlValueText(value)}`);
+  }
+  for (const [key, table] of tables) {
+    lines.push('', `[${[...TEND_PATH, key].map(tomlKey).join('.')}]`);
+    for (const [k, v] of Object.entries(table)) lines.push(`${tomlKey(k)} = ${tomlValueText(v)}`);
+  }
+  return lines.join(eol);
+}
+
+function tomlValueText(value: unknown): string {
+  if (typeof value === 'string') return tomlString(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map(tomlValueText).join(', ')}]`;
+  throw new Error(`tend writes no ${typeof value} in a TOML entry`);
+}
+
+function codexView(text: string, file: string): CodexView {
+  const doc = readTomlDocument(text);
+  const refuse = (start: number, form: string): never => {
+    const { line } = tomlLineAndColumn(text, start);
+    const shown = text.slice(start, text.indexOf('\n', start) === -1 ? undefined : text.indexOf('\n', start)).replace(/\r$/, '');
+    throw new SettingsShapeError(`${file} line ${line} defines tend's MCP server as ${form} (${shortened(shown)}), a form tend will not edit: write it as one [${TEND_PATH.join('.')}] table, or take it out, then run this again`);
+  };
+  let block: { start: number; end: number } | null = null;
+  let inBlock = false;
+  let entry: Record<string, TomlValue> | null = null;
+  let serversInline: { line: number } | null = null;
+  for (const st of doc.statements) {
+    if (st.kind !== 'pair') {
+      const tends = startsWith(st.path, TEND_PATH);
+      if (tends && st.kind === 'array-table') refuse(st.start, 'an array of tables');
+      if (tends && st.path.length === TEND_PATH.length) {
+        if (block !== null) refuse(st.start, 'a second [mcp_servers.tend] table');
+        block = { start: st.start, end: st.end };
+        entry = {};
+        inBlock = true;
+      } else if (tends) {
+        if (!inBlock) refuse(st.start, 'a table apart from its [mcp_servers.tend] table');
+        block!.end = st.end;
+        setPath(entry!, st.path.slice(TEND_PATH.length), {});
+      } else {
+        inBlock = false;
+      }
+      continue;
+    }
+    const path = [...st.table, ...st.key];
+    if (inBlock) {
+      block!.end = st.end;
+      setPath(entry!, path.slice(TEND_PATH.length), st.value);
+      continue;
+    }
+    if (startsWith(path, TEND_PATH)) refuse(st.start, path.length === TEND_PATH.length ? 'an inline table' : 'dotted keys');
+    if (path.length === 1 && path[0] === SERVERS_KEY) {
+      const value = st.value;
+      if (value !== null && typeof value === 'object' && !Array.isArray(value) && MCP_SERVER_NAME in value) refuse(st.start, `a member of an inline ${SERVERS_KEY} table`);
+      serversInline = { line: tomlLineAndColumn(text, st.start).line };
+    }
+  }
+  return { doc, block, entry, serversInline };
+}
+
+/** The end of the last statement or comment that ends at or before `limit`; null when there is none. */
+function lastContentEnd(doc: TomlDocument, limit: number): number | null {
+  let end: number | null = null;
+  for (const item of [...doc.statements, ...doc.comments]) if (item.end <= limit && (end === null || item.end > end)) end = item.end;
+  return end;
+}
+
+function startsWith(path: readonly string[], prefix: readonly string[]): boolean {
+  return path.length >= prefix.length && prefix.every((p, i) => path[i] === p);
+}
+
+function shortened(line: string): string {
+  const MAX_SHOWN_CHARS = 60;
+  return line.length > MAX_SHOWN_CHARS ? `${line.slice(0, MAX_SHOWN_CHARS)}…` : line;
+}
