@@ -77,6 +77,26 @@ describe('tend mcp: output, commands, search', { timeout: CONTROL_TEST_TIMEOUT_M
     assert.equal(unknown.value.message, 'the session has no command 9; its commands are numbered 1–3');
     assert.deepEqual([unknown.value.first_command, unknown.value.last_command], [1, 3]);
     assert.match(unknown.value.hint, /commands tool lists them/);
+
+    // A command that still runs: its output so far, and no end yet.
+    const pending = await s.longCall('POST', '/v1/sessions/%3Ah/await', { input: 'echo begun-$((0+1)); read -r reply; echo got-$reply', timeoutMs: 0 });
+    assert.equal(pending.status, 202);
+    const running = await waitFor('the running command to print', async () => {
+      const r = await mcp.call('output', { session: ':h' });
+      return r.value.text === 'begun-1\n' ? r : null;
+    });
+    assert.deepEqual([running.value.number, running.value.running, running.value.exit_code], [4, true, null]);
+    const whileRunning = await mcp.call('commands', { session: ':h', last: 1 });
+    assert.deepEqual(
+      whileRunning.value.commands.map((c: any) => [c.number, c.running, c.exit_code, c.ended_at]),
+      [[4, true, null, null]],
+    );
+    await s.api('POST', '/v1/sessions/%3Ah/input', { text: 'yes\r' });
+    const finished = await waitFor('the command to end', async () => {
+      const r = await mcp.call('output', { session: ':h', command: 4 });
+      return r.value.running ? null : r;
+    });
+    assert.deepEqual([finished.value.text, finished.value.exit_code], ['begun-1\nyes\ngot-yes\n', 0]);
   });
 
   test('a long output is cut at the limit with its tail and a note, and read exactly piece by piece with from_line and max_lines', async (t) => {
