@@ -216,6 +216,11 @@ describe('tend mcp: output, commands, search', { timeout: CONTROL_TEST_TIMEOUT_M
     assert.equal(unknown.value.code, 'no_session');
     const badRegex = await mcp.call('search', { pattern: '(', regex: true });
     assert.equal(badRegex.value.code, 'bad_pattern');
+    await runCommand(s, ':b', `echo ${'a'.repeat(32)}b`);
+    const backtracks = await mcp.call('search', { pattern: '(a+)+$', regex: true });
+    assert.equal(backtracks.isError, true);
+    assert.equal(backtracks.value.code, 'pattern_too_slow');
+    assert.match(backtracks.value.hint, /without nested repeats/);
 
     await runCommand(s, ':a', "seq -f 'hit-%g' 1 500");
     const bounded = await mcp.call('search', { pattern: '^hit-\\d+$', regex: true, max: 1000, max_chars: 1000 });

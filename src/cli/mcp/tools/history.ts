@@ -36,7 +36,7 @@ const outputInput = z.object({
   session: sessionArg,
   command: commandArg,
   from_line: z.number().int().min(1).optional().describe('Read from this line (1-based) instead of the end: for an output too long for one answer, read it piece by piece. Each piece says where the next starts.'),
-  max_lines: z.number().int().min(1).max(1_000_000).optional().describe('With from_line: at most this many lines (default: as many as fit in max_chars).'),
+  max_lines: z.number().int().min(1).max(1_000_000).optional().describe('Read at most this many lines from from_line (line 1 when from_line is not given); default: as many as fit in max_chars.'),
   max_chars: maxCharsArg,
 });
 
@@ -222,6 +222,12 @@ const searchOutput = z.object({
   note: z.string().nullable().describe('When hits were left out: how to see them. Null when every match is listed.'),
 });
 
+/** What to do when the server refuses a search, by its code. */
+const SEARCH_HINTS: Record<string, string> = {
+  pattern_too_slow: 'the regular expression backtracks (nested repeats such as (a+)+ try ever more ways to match): write it without nested repeats, anchor it, or search for plain text (regex false)',
+  search_too_long: 'the history is too long to search in time: search one session (session), or a stricter pattern',
+};
+
 const search = defineTool({
   name: 'search',
   title: 'Search terminal history',
@@ -240,13 +246,19 @@ Sessions that could not be searched (a history too long to search in time) are l
       throw new ToolError('bad_pattern', `the pattern is not a JavaScript regular expression: ${(err as Error).message}`, { hint: 'fix it, or search for plain text (regex false)' });
     }
     const max = args.max ?? DEFAULT_HITS_PER_SESSION;
-    const reply = await call.api.again<SearchAllReply>(API_ROUTES.searchSessions, {}, undefined, {
-      q: args.pattern,
-      regex: how.regex ? '1' : undefined,
-      'ignore-case': how.ignoreCase ? '1' : undefined,
-      max,
-      sessions: args.session,
-    });
+    let reply: SearchAllReply;
+    try {
+      reply = await call.api.again<SearchAllReply>(API_ROUTES.searchSessions, {}, undefined, {
+        q: args.pattern,
+        regex: how.regex ? '1' : undefined,
+        'ignore-case': how.ignoreCase ? '1' : undefined,
+        max,
+        sessions: args.session,
+      });
+    } catch (err) {
+      const hint = err instanceof CliError ? SEARCH_HINTS[err.code] : undefined;
+      throw hint === undefined ? err : new ToolError((err as CliError).code, (err as CliError).message, { hint });
+    }
     const maxChars = args.max_chars ?? call.maxChars;
     const bounded = boundHits(reply.sessions, find, maxChars);
     const skipped = reply.skipped.map((s) => ({ session: s.id, name: s.name, reason: s.reason, message: s.message }));
