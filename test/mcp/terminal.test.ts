@@ -1,0 +1,148 @@
+// The terminal tools of `tend mcp` (send, screen) through the SDK's own
+// client, against a real server with real holders, shells and a python3 REPL.
+import { describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '../server/harness.js';
+import { mcpWithServer, type McpPeer } from './mcp-harness.js';
+
+const TEST_TIMEOUT_MS = 120_000;
+
+/** A server whose shells read no rc file of this machine's user (an empty HOME). */
+async function quietShells(t: TestContext) {
+  const home = mkdtempSync(join(tmpdir(), 'tend-mcp-home-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  return mcpWithServer(t, { HOME: home, SHELL: '/bin/bash', XDG_CONFIG_HOME: join(home, '.config') });
+}
+
+/** The screen tool's text once `check` holds for it. */
+async function screenWhen(mcp: McpPeer, session: string, what: string, check: (text: string) => boolean): Promise<string> {
+  return waitFor(what, async () => {
+    const { value, isError } = await mcp.call('screen', { session });
+    return !isError && check(value.text) ? (value.text as string) : null;
+  });
+}
+
+/** The rows of a screen's text that hold anything. */
+const filledRows = (text: string): string[] => text.split('\n').filter((row) => row.trim() !== '');
+
+/** A new shell session's first prompt, as its screen shows it (trailing blanks trimmed). */
+async function firstPrompt(mcp: McpPeer, session: string): Promise<string> {
+  const text = await screenWhen(mcp, session, 'the first prompt', (s) => filledRows(s).length > 0);
+  return filledRows(text)[0]!;
+}
+
+describe('tend mcp: terminal tools', { timeout: TEST_TIMEOUT_MS }, () => {
+  test('a python3 REPL driven with send and screen: exact input, exact answers, nothing of tend on its screen', async (t) => {
+    const { mcp } = await quietShells(t);
+    const made = await mcp.call('new_session', { argv: ['python3', '-q'], cols: 60, rows: 12 });
+    assert.equal(made.isError, false, made.text);
+    const id = made.value.session.id as string;
+    await screenWhen(mcp, id, 'the REPL\'s prompt', (text) => text.startsWith('>>>'));
+
+    const sum = await mcp.call('send', { session: id, text: '6 * 7', enter: true, screen_after: true });
+    assert.equal(sum.isError, false, sum.text);
+    assert.equal(sum.value.bytes, '6 * 7'.length + 1);
+    // Quiet is a guess; the REPL's answer is what the test waits for.
+    const afterSum = sum.value.screen.text.includes('42') ? sum.value.screen.text : await screenWhen(mcp, id, 'the answer', (text) => filledRows(text).length >= 3);
+    assert.deepEqual(filledRows(afterSum), ['>>> 6 * 7', '42', '>>>']);
+
+    // Quotes, backslashes and Unicode reach the program as typed.
+    await mcp.call('send', { session: id, text: `print(len("ünï ✓"), "it's", 'a\\\\b')`, enter: true });
+    const printed = await screenWhen(mcp, id, 'the printed line', (text) => filledRows(text).length >= 5);
+    assert.deepEqual(filledRows(printed), ['>>> 6 * 7', '42', `>>> print(len("ünï ✓"), "it's", 'a\\\\b')`, "5 it's a\\b", '>>>']);
+    assert.doesNotMatch(printed, /\x1b|\]133;|tend/, 'no escape codes, marks or words of tend on the screen');
+
+    const screen = await mcp.call('screen', { session: id });
+    assert.deepEqual(screen.value.cursor, { x: 4, y: 4, visible: true }, 'the cursor after ">>> " on the fifth row');
+    assert.deepEqual([screen.value.cols, screen.value.rows, screen.value.status, screen.value.exit_code, screen.value.agent], [60, 12, 'running', null, null]);
+    assert.equal(screen.value.cut, null);
+  });
+
+  test('send keys ["C-c"] stops a running command and the shell\'s prompt comes back', async (t) => {
+    const { server, mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', {})).value;
+    const prompt = await firstPrompt(mcp, session.id);
+    await mcp.call('send', { session: session.id, text: 'sleep 100', enter: true });
+    await waitFor('sleep to run', async () => (await server.api('GET', `/v1/sessions/${session.id}/commands`)).body[0]?.running === true);
+    const stopped = await mcp.call('send', { session: session.id, keys: ['C-c'], screen_after: true });
+    assert.equal(stopped.isError, false, stopped.text);
+    assert.equal(stopped.value.bytes, 1, 'C-c is one byte, not the text "C-c"');
+    const command = await waitFor('the interrupted command', async () => {
+      const c = (await server.api('GET', `/v1/sessions/${session.id}/commands`)).body[0];
+      return c && !c.running ? c : null;
+    });
+    assert.equal(command.exitCode, 130, 'bash reports 128 + SIGINT');
+    const text = await screenWhen(mcp, session.id, 'the prompt back', (s) => filledRows(s).at(-1) === prompt);
+    assert.deepEqual(filledRows(text), [`${prompt} sleep 100`, '^C', prompt]);
+  });
+
+  test('an unknown key name is refused with the list of names, and the session receives nothing of the call', async (t) => {
+    const { mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', { argv: ['cat'] })).value;
+    const refused = await mcp.call('send', { session: session.id, text: 'typed-anyway', keys: ['Up', 'Bogus'], enter: true });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.value.code, 'unknown_key');
+    assert.match(refused.value.message, /"Bogus" is not a key name; known keys: .*Enter.*Nothing was typed/);
+    assert.match(refused.value.known_keys, /C-a\.\.C-z/);
+    const nothing = await mcp.call('send', { session: session.id });
+    assert.equal(nothing.value.code, 'nothing_to_send');
+    // Writes reach the program in order: had the refused call typed anything, it would come before this.
+    await mcp.call('send', { session: session.id, text: 'after', enter: true });
+    const text = await screenWhen(mcp, session.id, 'cat to echo the line back', (s) => filledRows(s).length >= 2);
+    assert.deepEqual(filledRows(text), ['after', 'after']);
+  });
+
+  test('the screen of a session whose program exited: its last screen, its exit code, and a note saying so; input to it is refused', async (t) => {
+    const { mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', { argv: ['sh', '-c', 'echo last words; exit 3'] })).value;
+    await waitFor('the program to exit', async () => (await mcp.call('list_sessions')).value.sessions[0]?.status === 'exited');
+    const screen = await mcp.call('screen', { session: session.id });
+    assert.equal(screen.isError, false, screen.text);
+    assert.deepEqual(filledRows(screen.value.text), ['last words']);
+    assert.deepEqual([screen.value.status, screen.value.exit_code, screen.value.exit_signal], ['exited', 3, null]);
+    assert.match(screen.value.note, /^this is the session's last screen: its program exited with code 3/);
+    const typed = await mcp.call('send', { session: session.id, text: 'x' });
+    assert.equal(typed.isError, true);
+    assert.equal(typed.value.code, 'session_not_running');
+    assert.match(typed.value.hint, /still readable/);
+  });
+
+  test('screen with scrollback shows rows above the screen, cut to its bottom rows at max_chars with a note', async (t) => {
+    const { mcp } = await quietShells(t);
+    const made = await mcp.call('new_session', { command: 'seq 1 3000', cols: 40, rows: 10 });
+    assert.equal(made.value.command.status, 'done', made.text);
+    const id = made.value.session.id as string;
+    const some = await mcp.call('screen', { session: id, scrollback: 20 });
+    assert.equal(some.value.scrollback.shown, 20);
+    assert.ok(some.value.scrollback.available > 1000);
+    const rows = some.value.text.split('\n');
+    assert.equal(rows.length, 30, '20 rows of scrollback, then the 10 rows of the screen');
+    const prompt = rows[29];
+    assert.deepEqual(rows.slice(20, 29), ['2992', '2993', '2994', '2995', '2996', '2997', '2998', '2999', '3000']);
+    assert.ok(prompt !== '' && !/^\d+$/.test(prompt), 'the prompt is on the last row');
+    assert.equal(rows[0], '2972');
+
+    const cut = await mcp.call('screen', { session: id, scrollback: 3000, max_chars: 1000 });
+    assert.ok(cut.value.text.length <= 1000);
+    assert.ok(cut.value.text.endsWith(`2999\n3000\n${prompt}`), 'the bottom rows are kept');
+    assert.equal(cut.value.cut.kept, 'tail');
+    assert.ok(cut.value.cut.omitted_lines > 2000);
+    assert.match(cut.value.cut.note, /call screen again with max_chars up to 80000 or a smaller scrollback/);
+  });
+
+  test('send with screen_after in a shell returns the screen once the output is quiet', async (t) => {
+    const { mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', {})).value;
+    const prompt = await firstPrompt(mcp, session.id);
+    const sent = await mcp.call('send', { session: session.id, text: 'echo $((20 + 22))', enter: true, screen_after: true, wait_ms: 5000 });
+    assert.equal(sent.isError, false, sent.text);
+    assert.equal(sent.value.quiet, true);
+    assert.ok(filledRows(sent.value.screen.text).includes(`${prompt} echo $((20 + 22))`), 'the screen is read after the input arrived');
+    // Quiet is a guess (a loaded machine may pause the shell longer): what it printed is waited for.
+    const after = filledRows(sent.value.screen.text).length >= 3 ? sent.value.screen.text : await screenWhen(mcp, session.id, 'the answer', (text) => filledRows(text).length >= 3);
+    assert.deepEqual(filledRows(after), [`${prompt} echo $((20 + 22))`, '42', prompt]);
+  });
+});
