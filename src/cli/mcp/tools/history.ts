@@ -100,10 +100,10 @@ Fails when the session has no such command (the error gives the numbers there ar
       throw new ToolError('bad_range', `command ${n}'s output has ${lines.length} lines; from_line takes 1–${Math.max(1, lines.length)}`, { total_lines: lines.length });
     }
     const end = args.max_lines === undefined ? lines.length : Math.min(lines.length, from - 1 + args.max_lines);
-    const asked_lines = lines.slice(from - 1, end);
-    const outside = reply.text.length - asked_lines.reduce((c, l) => c + l.length + 1, 0);
+    const rangeLines = lines.slice(from - 1, end);
+    const outside = reply.text.length - rangeLines.reduce((c, l) => c + l.length + 1, 0);
     const more = args.max_lines === undefined ? '' : ` and max_lines ${args.max_lines}`;
-    const piece = keepHead(asked_lines, from, lines.length, maxChars, (next) => `output with command ${n}, from_line ${next}${more} reads on`, Math.max(0, outside));
+    const piece = keepHead(rangeLines, from, lines.length, maxChars, (next) => `output with command ${n}, from_line ${next}${more} reads on`, Math.max(0, outside));
     return { ...head, ...piece };
   },
 });
