@@ -73,8 +73,8 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     const { mcp } = await mcpWithServer(t);
     const setup = await run(mcp, { command: 'true' });
     const started = Date.now();
-    const pending = await run(mcp, { session: setup.session, command: 'sleep 3; echo late', timeout_seconds: 1 });
-    assert.ok(Date.now() - started < 2900, 'it answered at its timeout, before the command ended');
+    const pending = await run(mcp, { session: setup.session, command: 'sleep 5; echo late', timeout_seconds: 1 });
+    assert.ok(Date.now() - started < 4500, 'it answered at its timeout, before the command ended');
     assert.equal(pending.status, 'pending');
     assert.match(pending.await_id, AWAIT_ID);
     assert.equal(pending.session, setup.session);
@@ -85,7 +85,7 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.equal(collected.isError, false, collected.text);
     assert.deepEqual(
       [collected.value.status, collected.value.kind, collected.value.exit_code, collected.value.output, collected.value.command, collected.value.command_line],
-      ['done', 'command', 0, 'late\n', setup.command + 1, 'sleep 3; echo late'],
+      ['done', 'command', 0, 'late\n', setup.command + 1, 'sleep 5; echo late'],
     );
     // Collected again (kept for an hour), with a smaller bound: the same result.
     const again = await mcp.call('await_result', { await_id: pending.await_id, timeout_seconds: 0 });
