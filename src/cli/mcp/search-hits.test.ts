@@ -62,6 +62,15 @@ describe('lineAroundMatch', () => {
     assert.ok(shown.includes('NEEDLE'));
   });
 
+  test('never cuts a character that takes two UTF-16 units in half', () => {
+    for (const pad of ['', 'x']) {
+      const line = `${pad}${'😀'.repeat(600)}`;
+      const shown = lineAroundMatch(line, 500);
+      assert.ok(shown.length <= MAX_HIT_LINE_CHARS);
+      assert.doesNotMatch(shown.replace(/😀/g, ''), /[\uD800-\uDFFF]/, `no lone surrogate (pad "${pad}")`);
+    }
+  });
+
   test('a match near the end keeps the end of the line, with no "…" after it', () => {
     const line = `${'a'.repeat(1000)}tail-match`;
     const shown = lineAroundMatch(line, matchFinder('tail-\\w+', { regex: true, ignoreCase: false })(line));

@@ -53,10 +53,15 @@ export function matchFinder(pattern: string, options: { regex: boolean; ignoreCa
 export function lineAroundMatch(line: string, at: number): string {
   if (line.length <= MAX_HIT_LINE_CHARS) return line;
   const room = MAX_HIT_LINE_CHARS - 2;
-  const start = Math.max(0, Math.min(Math.max(0, at) - Math.floor(room / 4), line.length - room));
-  const end = Math.min(line.length, start + room);
+  let start = Math.max(0, Math.min(Math.max(0, at) - Math.floor(room / 4), line.length - room));
+  let end = Math.min(line.length, start + room);
+  // Never half of a character that takes two UTF-16 units at either cut.
+  if (start > 0 && isLowSurrogate(line.charCodeAt(start))) start++;
+  if (end < line.length && isLowSurrogate(line.charCodeAt(end))) end--;
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
+
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 const hitChars = (hit: SearchHit): number => hit.line.length + hit.session.length + (hit.name?.length ?? 0) + HIT_OVERHEAD_CHARS;
 
