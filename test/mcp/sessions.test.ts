@@ -3,7 +3,7 @@
 // real holders and shells.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
@@ -80,6 +80,16 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(done.exitCode, 0);
     assert.equal(done.output, 'late\n');
     assert.equal(done.session, session.id);
+  });
+
+  test('new_session with a command waits for a shell slow to show its first prompt (rc files that take seconds) and runs it there', async (t) => {
+    const { server, mcp } = await quietShells(t);
+    // Longer than the server waits for a new shell's first marks in one request.
+    writeFileSync(join(server.env.HOME!, '.bashrc'), 'sleep 6\n');
+    const started = await mcp.call('new_session', { command: 'echo slow-ok' });
+    assert.equal(started.isError, false, started.text);
+    assert.equal(started.value.command.status, 'done', JSON.stringify(started.value.command));
+    assert.equal(started.value.command.output, 'slow-ok\n');
   });
 
   test('new_session with argv runs the program directly; a combination that cannot work is refused before any session starts', async (t) => {

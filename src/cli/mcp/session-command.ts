@@ -9,6 +9,7 @@ import { newAwaitId } from '../verbs/await-connection.js';
 import { API_ROUTES, type AwaitDone, type AwaitReply, type AwaitRequest } from '../../protocol/api/index.js';
 import { keepTail, textCutSchema } from './bounded-text.js';
 import type { McpApi } from './mcp-api.js';
+import { shouldStage } from './stage-line.js';
 
 /**
  * How long new_session waits for its command to end before answering
@@ -23,14 +24,6 @@ export const NEW_SESSION_COMMAND_WAIT_MS = 3000;
  * given up as failed. The server waits a few seconds of it per request.
  */
 const SHELL_START_WAIT_MS = 20_000;
-
-/**
- * A line a shell could read as unfinished or read other than as written
- * (quotes, backslashes, backticks, a continuation, a here-document, several
- * lines): run from a script the shell sources, so it is one command whatever
- * it holds and a line that does not parse fails as one command.
- */
-const NEEDS_STAGING = /['"`\\\n]|\$\(|<<|[|&]\s*$/;
 
 export const startedCommandSchema = z
   .object({
@@ -50,7 +43,7 @@ export type StartedCommand = NonNullable<z.infer<typeof startedCommandSchema>>;
 /** Starts `line` at the prompt of the new shell session `sessionId` and waits a moment for it to end. */
 export async function startSessionCommand(api: McpApi, sessionId: string, line: string, maxChars: number): Promise<StartedCommand> {
   const id = newAwaitId();
-  const request: AwaitRequest = { input: line, timeoutMs: NEW_SESSION_COMMAND_WAIT_MS, id, ...(NEEDS_STAGING.test(line) ? { stage: true } : {}) };
+  const request: AwaitRequest = { input: line, timeoutMs: NEW_SESSION_COMMAND_WAIT_MS, id, ...(shouldStage(line) ? { stage: true } : {}) };
   const giveUpAt = Date.now() + SHELL_START_WAIT_MS;
   let reply: AwaitReply;
   for (;;) {
