@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
 import { mcpWithServer } from './mcp-harness.js';
+import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -110,6 +111,24 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.deepEqual(direct.value.session.command, ['cat']);
     assert.equal(direct.value.session.cwd, '/tmp');
     assert.equal(direct.value.command, null);
+  });
+
+  test('new_session with agent starts it in the shell with tend\'s hooks; list_sessions shows its kind and state', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tend-mcp-agent-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const { mcp } = await mcpWithServer(t, { ...installFakeAgents(dir).env, HOME: dir, SHELL: '/bin/bash' });
+    const started = await mcp.call('new_session', { agent: 'claude', name: 'helper' });
+    assert.equal(started.isError, false, started.text);
+    assert.deepEqual(started.value.session.agent, { kind: 'claude', state: 'starting' });
+    assert.equal(started.value.command, null);
+    assert.equal(started.value.warning, undefined, 'claude takes tend\'s hooks for the run: nothing to warn about');
+    const idle = await waitFor('the fake claude idle (its SessionStart hook)', async () => {
+      const helper = (await mcp.call('list_sessions')).value.sessions.find((s: { name: string }) => s.name === 'helper');
+      return helper?.agent?.state === 'idle' ? helper : null;
+    }, 60_000);
+    assert.deepEqual(idle.agent, { kind: 'claude', state: 'idle' });
+    const both = await mcp.call('new_session', { agent: 'claude', command: 'ls' });
+    assert.equal(both.value.code, 'bad_arguments');
   });
 
   test('rename_session names a session (a leading ":" dropped) and null removes the name; a name in use is refused', async (t) => {
