@@ -46,6 +46,7 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
       { status: first.status, exit_code: first.exit_code, output: first.output, command_line: first.command_line, cut: first.cut },
       { status: 'done', exit_code: 0, output: 'hello\nworld\n', command_line: 'cd /tmp && echo hello; echo world', cut: null },
     );
+    assert.equal(first.ran_as, undefined, 'a plain line is typed as it is');
     assert.equal(typeof first.command, 'number');
     assert.ok(first.duration_ms >= 0);
 
@@ -112,8 +113,10 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
 
   test('a line with nested quotes and Unicode runs as one command with its exact output; a line that does not parse fails as one command and leaves the shell at its prompt', async (t) => {
     const { mcp } = await mcpWithServer(t);
-    const quoted = await run(mcp, { command: 'echo "it\'s \\"ok\\" — ünïcødé ✓"' });
-    assert.deepEqual([quoted.exit_code, quoted.output], [0, 'it\'s "ok" — ünïcødé ✓\n']);
+    const line = 'echo "it\'s \\"ok\\" — ünïcødé ✓"';
+    const quoted = await run(mcp, { command: line });
+    assert.deepEqual([quoted.exit_code, quoted.output, quoted.command_line], [0, 'it\'s "ok" — ünïcødé ✓\n', line]);
+    assert.match(quoted.ran_as, /^source /, 'staged: the shell sourced it from a script');
 
     const single = await run(mcp, { session: quoted.session, command: "printf '%s|%s\\n' 'a b' \"c\\$d\"" });
     assert.deepEqual([single.exit_code, single.output], [0, 'a b|c$d\n']);

@@ -54,6 +54,8 @@ const runInput = z.object({
 });
 
 const runOutput = commandAnswerSchema.extend({
+  command_line: z.string().optional().describe('The command line as given'),
+  ran_as: z.string().optional().describe('Present when the shell ran the line another way: a staged line is sourced from a script, and this is the line the session\'s history (commands, search) shows for it'),
   created_session: z.boolean().describe('true when this call made the session (no session was given): pass its id as session to run there again'),
 });
 
@@ -97,7 +99,9 @@ Fails (isError, with a hint) when the shell is busy with another command (shell_
     const start = () => startAndWait(call, info.id, { input: args.command, ...(shouldStage(args.command) ? { stage: true } : {}) }, timeoutMs, () => what);
     const { reply, waitedMs } = created ? await startOnNewShell(call, info, start) : await start();
     if (kindOf(reply) === 'agent') throw unexpectedKind(reply, 'command');
-    return { ...withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what })), created_session: created };
+    const answer = withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what }));
+    const ranAs = answer.command_line !== undefined && answer.command_line !== args.command ? { ran_as: answer.command_line } : {};
+    return { ...answer, command_line: args.command, ...ranAs, created_session: created };
   },
 });
 
