@@ -129,6 +129,10 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.deepEqual(idle.agent, { kind: 'claude', state: 'idle' });
     const both = await mcp.call('new_session', { agent: 'claude', command: 'ls' });
     assert.equal(both.value.code, 'bad_arguments');
+    // Gemini reads hooks only from its own settings, which this HOME lacks: the agent is told what to run.
+    const unhooked = await mcp.call('new_session', { agent: 'gemini' });
+    assert.equal(unhooked.isError, false, unhooked.text);
+    assert.match(unhooked.value.warning, /tend's hooks are not in .*: run `tend hooks install gemini`/);
   });
 
   test('rename_session names a session (a leading ":" dropped) and null removes the name; a name in use is refused', async (t) => {

@@ -40,6 +40,7 @@ export const sessionViewSchema = z.object({
   agent: agentSummarySchema,
   last_output_at: z.string().nullable().describe('When it last printed anything (ISO 8601), or null.'),
   note: z.string().optional().describe('Present when the session is not running: how its program ended and what can still be read.'),
+  warning: z.string().optional().describe("Present only when something is wrong: its screen cannot be saved (a full disk), or its agent's hooks never reported (its state is then a guess)."),
 });
 
 export type SessionView = z.infer<typeof sessionViewSchema>;
@@ -69,6 +70,7 @@ export function notRunningNote(s: Pick<SessionInfo, 'status' | 'exitCode' | 'exi
 /** The session as an agent reads it; `index` from list_sessions when the answer had none. */
 export function sessionView(s: SessionInfo & { index?: number }, index: number | null = s.index ?? null): SessionView {
   const note = notRunningNote(s);
+  const warnings = [s.warning, s.agent?.warning].filter((w): w is string => w !== undefined && w !== '');
   return {
     id: s.id,
     name: s.name,
@@ -84,6 +86,7 @@ export function sessionView(s: SessionInfo & { index?: number }, index: number |
     agent: agentSummary(s.agent),
     last_output_at: isoOrNull(s.lastOutputAt),
     ...(note !== undefined ? { note } : {}),
+    ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}),
   };
 }
 
