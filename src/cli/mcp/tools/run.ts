@@ -30,8 +30,8 @@ const NEW_SHELL_READY_MS = 20_000;
 /** The command line as progress messages quote it, at most this many characters. */
 const QUOTED_LINE_CHARS = 60;
 
-const timeoutArg = (defaultSeconds: number) =>
-  z.number().min(0).max(MAX_TIMEOUT_S).optional().describe(`Seconds to wait before answering pending (0–${MAX_TIMEOUT_S}; default ${defaultSeconds}). Nothing is cancelled when it passes: await_result collects the result later`);
+const timeoutArg = (defaultSeconds: number, later = 'await_result collects the result later') =>
+  z.number().min(0).max(MAX_TIMEOUT_S).optional().describe(`Seconds to wait before answering pending (0–${MAX_TIMEOUT_S}; default ${defaultSeconds}). Nothing is cancelled when it passes: ${later}`);
 
 function quoted(line: string): string {
   const oneLine = line.replace(/\s+/g, ' ').trim();
@@ -138,7 +138,7 @@ const awaitResult = defineTool({
 Fails (isError) when the command never ran (input_not_run: the shell did not start it, e.g. a syntax error, or another program read the line), the session ended first (session_ended, saying how), or the id is unknown (no_await).`,
   input: z.object({
     await_id: z.string().regex(AWAIT_ID_PATTERN).describe('The await_id a run or prompt_agent answered ("w" and 12 hex digits)'),
-    timeout_seconds: timeoutArg(DEFAULT_COLLECT_TIMEOUT_S),
+    timeout_seconds: timeoutArg(DEFAULT_COLLECT_TIMEOUT_S, 'call await_result again to go on waiting'),
     max_chars: maxCharsArg,
   }),
   output: anyAnswerSchema,
