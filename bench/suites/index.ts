@@ -13,6 +13,7 @@ import { holderEchoSuite } from './holder-echo.js';
 import { holderMemorySuite } from './holder-memory.js';
 import { holderThroughputSuite } from './holder-throughput.js';
 import { hookCostSuite } from './hook-cost.js';
+import { mcpRunSuite } from './mcp-run.js';
 import { serverCheckpointSuite } from './server-checkpoint.js';
 import { serverLoopSuite } from './server-loop.js';
 import { serverMemorySuite } from './server-memory.js';
@@ -42,6 +43,7 @@ export const SUITES: readonly Suite[] = [
   attachReattachSuite,
   cliLatencySuite,
   cliAwaitSuite,
+  mcpRunSuite,
   hookCostSuite,
   agentSleepSuite,
 ];
