@@ -206,12 +206,13 @@ test('a missing file is made with the entry alone; --print shows the change and 
   }
 });
 
-test("a stale entry (another checkout, another Node) is reported by status and pointed at this tend by install, the rest kept", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+test("a stale entry (another checkout, another Node) is reported by status and pointed at this tend by install; the entry's other fields and the rest of the file are kept", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const s = sandbox(useTestScope(t));
   const old = { command: '/old/bin/node', args: ['/old/tend/bin/tend.js', 'mcp'] };
-  writeFile(s.file('claude'), `{\n  "mcpServers": {\n    "tend": ${JSON.stringify({ type: 'stdio', ...old, env: {} })},\n    "b": {"command": "b"}\n  }\n}\n`);
-  writeFile(s.file('codex'), `model = "o3"\n\n[mcp_servers.tend]\ncommand = "${old.command}"\nargs = ["${old.args[0]}", "mcp"]\n\n[mcp_servers.b]\ncommand = "b"\n`);
-  writeFile(s.file('gemini'), `{"mcpServers": {"tend": ${JSON.stringify(old)}}, "theme": "x"}`);
+  writeFile(s.file('claude'), `{\n  "mcpServers": {\n    "tend": ${JSON.stringify({ type: 'stdio', ...old, env: { TEND_MCP_MAX_CHARS: '5000' } })},\n    "b": {"command": "b"}\n  }\n}\n`);
+  const codexApproval = '[mcp_servers.tend.tools.run]\napproval_mode = "approve"';
+  writeFile(s.file('codex'), `model = "o3"\n\n[mcp_servers.tend]\ncommand = "${old.command}"\nargs = ["${old.args[0]}", "mcp"]\n\n${codexApproval}\n\n[mcp_servers.b]\ncommand = "b"\n`);
+  writeFile(s.file('gemini'), `{"mcpServers": {"tend": ${JSON.stringify({ ...old, trust: true })}}, "theme": "x"}`);
 
   const status = ok(await s.tend(['status']));
   for (const kind of KINDS) assert.match(status.stdout, new RegExp(`^${kind}: stale: .*\\n  tend's entry runs /old/bin/node /old/tend/bin/tend.js mcp, not this tend \\(${process.execPath}`, 'm'));
@@ -225,14 +226,16 @@ test("a stale entry (another checkout, another Node) is reported by status and p
     assert.equal(result.outcome, 'replaced');
     assert.equal(result.previous.command, old.command);
   }
-  const claude = JSON.parse(readFileSync(s.file('claude'), 'utf8')) as { mcpServers: Record<string, unknown> };
-  assert.deepEqual(claude.mcpServers, { tend: documentedEntry('claude', s), b: { command: 'b' } });
-  assert.equal(readFileSync(s.file('codex'), 'utf8'), `model = "o3"\n\n${documentedCodexTable(s)}\n\n[mcp_servers.b]\ncommand = "b"\n`);
+  const claude = JSON.parse(readFileSync(s.file('claude'), 'utf8')) as { mcpServers: Record<string, { env: unknown }> };
+  const claudeWanted = documentedEntry('claude', s);
+  assert.deepEqual(claude.mcpServers, { tend: { ...claudeWanted, env: { TEND_MCP_MAX_CHARS: '5000', ...(claudeWanted.env as object) } }, b: { command: 'b' } });
+  const codexTable = documentedCodexTable(s).split('\n\n');
+  assert.equal(readFileSync(s.file('codex'), 'utf8'), `model = "o3"\n\n${codexTable[0]}\n\n${codexApproval}\n\n${codexTable[1]}\n\n[mcp_servers.b]\ncommand = "b"\n`);
   const gemini = readFileSync(s.file('gemini'), 'utf8');
-  assert.deepEqual(JSON.parse(gemini), { mcpServers: { tend: documentedEntry('gemini', s) }, theme: 'x' });
+  assert.deepEqual(JSON.parse(gemini), { mcpServers: { tend: { ...documentedEntry('gemini', s), trust: true } }, theme: 'x' });
   assert.match(gemini, /^\{"mcpServers": \{"tend": \{"command": "[^\n]*\}\}, "theme": "x"\}$/, 'a file on one line stays on one line, in its own spacing');
   const after = JSON.parse(ok(await s.tend(['status', '--json'])).stdout) as Array<{ state: string }>;
-  assert.deepEqual(after.map((r) => r.state), ['installed', 'installed', 'installed']);
+  assert.deepEqual(after.map((r) => r.state), ['installed', 'installed', 'installed'], 'the fields of the user and the agent do not make an entry stale');
 });
 
 test('a file tend will not edit is left untouched, with one line that says why and no stack trace', { timeout: TEST_TIMEOUT_MS }, async (t) => {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SettingsShapeError } from '../hooks/hook-entries.js';
 import { planCodexInstall, planCodexUninstall, readCodexEntry, tableText } from './codex-config.js';
+import { mergedEntry } from './tend-mcp-entry.js';
 
 const FILE = 'config.toml';
 const WANTED = { command: '/usr/bin/node', args: ['/opt/tend/bin/tend.js', 'mcp'], tool_timeout_sec: 3600, env: { TEND_HOME: '/h' } };
@@ -35,14 +36,68 @@ test('install appends after the last line of content and uninstall gives back th
   }
 });
 
-test('a stale table in the middle is replaced in place: its sub-tables and comments inside go, what follows stays', () => {
+test('a stale table in the middle gets tend\'s keys set line by line: the other lines, Codex\'s tool approvals and the comments stay', () => {
   const head = 'model = "o3"\n\n[mcp_servers.first]\ncommand = "a"\n\n';
   const tail = '\n# about the next one\n[mcp_servers.next]\ncommand = "b"\n';
-  const stale = '[ mcp_servers . "tend" ]\ncommand = "/old/node" # old\n# inside\nargs = ["/old/tend.js", "mcp"]\n[mcp_servers.tend.env]\nTEND_HOME = "/elsewhere"';
+  const stale = [
+    '[ mcp_servers . "tend" ]',
+    'command = "/old/node" # old',
+    '# inside',
+    'args = ["/old/tend.js", "mcp"]',
+    'default_tools_approval_mode = "approve"',
+    '[mcp_servers.tend.env]',
+    'TEND_HOME = "/elsewhere"',
+    'TEND_MCP_MAX_CHARS = "5000"',
+    '',
+    '[mcp_servers.tend.tools.run]',
+    'approval_mode = "prompt"',
+  ].join('\n');
   const { after, before } = planCodexInstall(head + stale + tail, WANTED, FILE);
-  assert.deepEqual(before, { command: '/old/node', args: ['/old/tend.js', 'mcp'], env: { TEND_HOME: '/elsewhere' } });
-  assert.equal(after, head + TABLE + tail);
+  assert.deepEqual(before, {
+    command: '/old/node',
+    args: ['/old/tend.js', 'mcp'],
+    default_tools_approval_mode: 'approve',
+    env: { TEND_HOME: '/elsewhere', TEND_MCP_MAX_CHARS: '5000' },
+    tools: { run: { approval_mode: 'prompt' } },
+  });
+  const fresh = [
+    '[ mcp_servers . "tend" ]',
+    'command = "/usr/bin/node" # old',
+    '# inside',
+    'args = ["/opt/tend/bin/tend.js", "mcp"]',
+    'default_tools_approval_mode = "approve"',
+    'tool_timeout_sec = 3600',
+    '[mcp_servers.tend.env]',
+    'TEND_HOME = "/h"',
+    'TEND_MCP_MAX_CHARS = "5000"',
+    '',
+    '[mcp_servers.tend.tools.run]',
+    'approval_mode = "prompt"',
+  ].join('\n');
+  assert.equal(after, head + fresh + tail);
+  assert.deepEqual(readCodexEntry(after, FILE), mergedEntry(before, WANTED));
+  assert.equal(planCodexInstall(after, WANTED, FILE).after, after, 'a second install changes nothing');
   assert.equal(planCodexUninstall(after, FILE).after, 'model = "o3"\n\n[mcp_servers.first]\ncommand = "a"' + tail);
+});
+
+test('TEND_HOME and TEND_RUNTIME_DIR are set or taken out in the env as it is written: sub-table, dotted keys or inline table', () => {
+  const own = '[mcp_servers.tend]\ncommand = "/usr/bin/node"\nargs = ["/opt/tend/bin/tend.js", "mcp"]\ntool_timeout_sec = 3600\n';
+  const both = { ...WANTED, env: { TEND_HOME: '/h', TEND_RUNTIME_DIR: '/r' } };
+  const noEnv = { command: WANTED.command, args: WANTED.args, tool_timeout_sec: 3600 };
+  const onlyRuntime = { ...WANTED, env: { TEND_RUNTIME_DIR: '/r' } };
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    [`${own}env.TEND_HOME = "/old"\nenv.X = "1"\n`, both, `${own}env.TEND_HOME = "/h"\nenv.X = "1"\nenv.TEND_RUNTIME_DIR = "/r"\n`],
+    [`${own}env = { X = "1", TEND_HOME = "/old" } # mine\n`, WANTED, `${own}env = { X = "1", TEND_HOME = "/h" } # mine\n`],
+    [`${own}\n[mcp_servers.tend.env]\nTEND_HOME = "/old"\nTEND_RUNTIME_DIR = "/r"\n`, noEnv, `${own}\n[mcp_servers.tend.env]\n`],
+    [`${own}\n[mcp_servers.tend.env]\nTEND_HOME = "/old" # was\nX = "1"\n`, onlyRuntime, `${own}\n[mcp_servers.tend.env]\nTEND_RUNTIME_DIR = "/r"\nX = "1"\n`],
+    [`${own}\n[mcp_servers.tend.tools.run]\napproval_mode = "approve"\n`, WANTED, `${own}\n[mcp_servers.tend.tools.run]\napproval_mode = "approve"\n\n[mcp_servers.tend.env]\nTEND_HOME = "/h"\n`],
+  ];
+  for (const [text, wanted, expected] of cases) {
+    const { after, before } = planCodexInstall(text, wanted, FILE);
+    assert.equal(after, expected, text);
+    assert.deepEqual(readCodexEntry(after, FILE), mergedEntry(before, wanted), text);
+    assert.equal(planCodexInstall(after, wanted, FILE).after, after, `again: ${text}`);
+  }
 });
 
 test('env as an inline table reads as the same entry as a sub-table, so install leaves it as it is', () => {

@@ -1,15 +1,20 @@
 // tend's entry in Codex's config.toml: the table [mcp_servers.tend] and its
-// sub-tables ([mcp_servers.tend.env]), up to the next table header that is
-// not theirs. Install replaces exactly those lines, or appends the table
-// after the file's last line of content; uninstall takes them out with the
-// line breaks before them; everything else keeps its bytes, so install then
-// uninstall gives the file back as it was. The name defined in a form that
-// is not that table (dotted keys such as `mcp_servers.tend.command = …`, an
-// inline table, an array of tables, or the table split in parts) is refused,
-// because editing it would mean rewriting lines that are not tend's.
+// sub-tables ([mcp_servers.tend.env], and the [mcp_servers.tend.tools.NAME]
+// tables where Codex keeps a person's tool approvals), up to the next table
+// header that is not theirs. Install appends the table after the file's
+// last line of content, or, when it is there, sets tend's keys in it line
+// by line (codex-table-edit.ts), the other lines kept; uninstall takes the
+// table out with the line breaks before it. Everything else keeps its
+// bytes, so install then uninstall gives the file back as it was. The name
+// defined in a form that is not that table (dotted keys such as
+// `mcp_servers.tend.command = …`, an inline table, an array of tables, or
+// the table split in parts) is refused, because editing it would mean
+// rewriting lines that are not tend's.
 import { SettingsShapeError } from '../hooks/hook-entries.js';
-import { MCP_SERVER_NAME, sameValue } from './tend-mcp-entry.js';
-import { readTomlDocument, setPath, tomlKey, tomlLineAndColumn, tomlString, type TomlDocument, type TomlValue } from './toml-text.js';
+import { applyEdits } from '../hooks/json-edit.js';
+import { tendTableEdits } from './codex-table-edit.js';
+import { MCP_SERVER_NAME, mergedEntry, sameValue } from './tend-mcp-entry.js';
+import { readTomlDocument, setPath, tomlKey, tomlLineAndColumn, tomlValueText, type TomlDocument, type TomlStatement, type TomlValue } from './toml-text.js';
 
 const SERVERS_KEY = 'mcp_servers';
 const TEND_PATH: readonly string[] = [SERVERS_KEY, MCP_SERVER_NAME];
@@ -24,6 +29,8 @@ interface CodexView {
   doc: TomlDocument;
   /** Where tend's table is: from its header's "[" to the end of its last line of content. */
   block: { start: number; end: number } | null;
+  /** Its statements, its header first. */
+  blockStatements: TomlStatement[];
   entry: Record<string, unknown> | null;
   /** `mcp_servers = {…}` at the root: no table can be added to it. */
   serversInline: { line: number } | null;
@@ -37,11 +44,11 @@ export function readCodexEntry(text: string, file: string): Record<string, unkno
 export function planCodexInstall(text: string, wanted: Record<string, unknown>, file: string): TomlEntryChange {
   const view = codexView(text, file);
   const { doc, block, entry } = view;
-  const table = tableText(wanted, doc.eol);
   if (block !== null) {
-    if (sameValue(entry, wanted)) return { after: text, before: entry };
-    return { after: text.slice(0, block.start) + table + text.slice(block.end), before: entry };
+    if (sameValue(entry, mergedEntry(entry, wanted))) return { after: text, before: entry };
+    return { after: applyEdits(text, tendTableEdits(text, doc.eol, view.blockStatements, TEND_PATH, wanted)), before: entry };
   }
+  const table = tableText(wanted, doc.eol);
   if (view.serversInline !== null) {
     throw new SettingsShapeError(`${file} line ${view.serversInline.line} writes ${SERVERS_KEY} as an inline table ({…}), to which no [${TEND_PATH.join('.')}] table can be added: write your servers as [${SERVERS_KEY}.NAME] tables, or add tend's entry by hand`);
   }
@@ -82,13 +89,6 @@ export function tableText(entry: Record<string, unknown>, eol: string): string {
   return lines.join(eol);
 }
 
-function tomlValueText(value: unknown): string {
-  if (typeof value === 'string') return tomlString(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value)) return `[${value.map(tomlValueText).join(', ')}]`;
-  throw new Error(`tend writes no ${typeof value} in a TOML entry`);
-}
-
 function codexView(text: string, file: string): CodexView {
   const doc = readTomlDocument(text);
   const refuse = (start: number, form: string): never => {
@@ -97,6 +97,7 @@ function codexView(text: string, file: string): CodexView {
     throw new SettingsShapeError(`${file} line ${line} defines tend's MCP server as ${form} (${shortened(shown)}), a form tend will not edit: write it as one [${TEND_PATH.join('.')}] table, or take it out, then run this again`);
   };
   let block: { start: number; end: number } | null = null;
+  const blockStatements: TomlStatement[] = [];
   let inBlock = false;
   let entry: Record<string, TomlValue> | null = null;
   let serversInline: { line: number } | null = null;
@@ -107,11 +108,13 @@ function codexView(text: string, file: string): CodexView {
       if (tends && st.path.length === TEND_PATH.length) {
         if (block !== null) refuse(st.start, 'a second [mcp_servers.tend] table');
         block = { start: st.start, end: st.end };
+        blockStatements.push(st);
         entry = {};
         inBlock = true;
       } else if (tends) {
         if (!inBlock) refuse(st.start, 'a table apart from its [mcp_servers.tend] table');
         block!.end = st.end;
+        blockStatements.push(st);
         setPath(entry!, st.path.slice(TEND_PATH.length), {});
       } else {
         inBlock = false;
@@ -121,6 +124,7 @@ function codexView(text: string, file: string): CodexView {
     const path = [...st.table, ...st.key];
     if (inBlock) {
       block!.end = st.end;
+      blockStatements.push(st);
       setPath(entry!, path.slice(TEND_PATH.length), st.value);
       continue;
     }
@@ -131,7 +135,7 @@ function codexView(text: string, file: string): CodexView {
       serversInline = { line: tomlLineAndColumn(text, st.start).line };
     }
   }
-  return { doc, block, entry, serversInline };
+  return { doc, block, blockStatements, entry, serversInline };
 }
 
 /** The end of the last statement or comment that ends at or before `limit`; null when there is none. */

@@ -26,13 +26,14 @@ test('a file without mcpServers gets it, and loses it again on uninstall; a mini
   }
 });
 
-test('a stale entry is replaced where it is, at its indent; a key given twice leaves one', () => {
-  const original = '{\n  "mcpServers": {\n    "tend": {"command": "/old"},\n    "b": {},\n    "tend": {"command": "/older", "trust": true}\n  }\n}\n';
-  assert.deepEqual(readJsonEntry(original, FILE), { command: '/older', trust: true });
-  const { after, before } = planJsonInstall(original, WANTED, FILE);
-  assert.deepEqual(before, { command: '/older', trust: true });
-  assert.deepEqual(JSON.parse(after), { mcpServers: { b: {}, tend: WANTED } });
+test('a stale entry is rewritten where it is, at its indent, tend\'s fields set and the others kept; a key given twice leaves one', () => {
+  const original = '{\n  "mcpServers": {\n    "tend": {"command": "/old"},\n    "b": {},\n    "tend": {"command": "/older", "trust": true, "env": {"X": "1", "TEND_HOME": "/old"}}\n  }\n}\n';
+  const before = { command: '/older', trust: true, env: { X: '1', TEND_HOME: '/old' } };
+  assert.deepEqual(readJsonEntry(original, FILE), before);
+  const { after } = planJsonInstall(original, WANTED, FILE);
+  assert.deepEqual(JSON.parse(after), { mcpServers: { b: {}, tend: { command: WANTED.command, trust: true, env: { X: '1' }, args: WANTED.args, timeout: WANTED.timeout } } });
   assert.match(after, /\n {4}"tend": \{\n {6}"command"/);
+  assert.equal(planJsonInstall(after, WANTED, FILE).after, after, 'a second install changes nothing');
   assert.equal(planJsonUninstall(after, FILE).after, '{\n  "mcpServers": {\n    "b": {}\n  }\n}\n');
 });
 

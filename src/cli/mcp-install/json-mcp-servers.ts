@@ -1,7 +1,8 @@
 // tend's entry in a JSON file's root "mcpServers" object (Claude Code's
 // ~/.claude.json, Gemini CLI's settings.json): the member "tend". Install
 // adds it after the other servers (making "mcpServers" when there is none)
-// or replaces its value; uninstall takes the member out, and "mcpServers"
+// or rewrites its value with tend's fields set and the others kept (an
+// entry's own layout is not kept: it is written in the file's); uninstall takes the member out, and "mcpServers"
 // with it when that leaves it empty. The text is edited in place
 // (hooks/json-edit.ts), so every other byte of the file stays: that matters
 // most for ~/.claude.json, which is Claude Code's own large state file.
@@ -9,7 +10,7 @@ import { appendMembers, applyEdits, readJsonDocument, removeMembers, type JsonDo
 import { lastIndexOfKey, SettingsShapeError } from '../hooks/hook-entries.js';
 import { lineIndentAt, startsLine, writeJsonValue } from '../hooks/json-style.js';
 import { lineAndColumn, type JsonNode, type JsonObjectNode } from '../hooks/json-text.js';
-import { MCP_SERVER_NAME, sameValue } from './tend-mcp-entry.js';
+import { MCP_SERVER_NAME, mergedEntry, sameValue } from './tend-mcp-entry.js';
 
 const SERVERS_KEY = 'mcpServers';
 /** What a file with nothing in it yet (missing, or only white space) starts from. */
@@ -41,14 +42,15 @@ export function planJsonInstall(text: string, wanted: Record<string, unknown>, f
   const view = serversView(text.trim() === '' ? EMPTY_SETTINGS_TEXT : text, file);
   const before = entryOf(view);
   const { doc, servers, tendIndexes } = view;
-  if (tendIndexes.length === 1 && sameValue(before, wanted)) return { after: text, before };
+  const merged = mergedEntry(before, wanted);
+  if (tendIndexes.length === 1 && sameValue(before, merged)) return { after: text, before };
   let edits: TextEdit[];
   if (servers === null) edits = [appendMembers(doc, view.root, [[SERVERS_KEY, { [MCP_SERVER_NAME]: wanted }]])];
   else if (tendIndexes.length === 0) edits = [appendMembers(doc, servers.object, [[MCP_SERVER_NAME, wanted]])];
   else {
     const last = servers.object.members[tendIndexes.at(-1)!]!;
     const indent = lineIndentAt(doc.text, last.keyStart);
-    const value = writeJsonValue(wanted, doc.style, indent, !startsLine(doc.text, last.keyStart));
+    const value = writeJsonValue(merged, doc.style, indent, !startsLine(doc.text, last.keyStart));
     edits = [{ start: last.value.start, end: last.value.end, text: value }, ...removeMembers(servers.object, tendIndexes.slice(0, -1))];
   }
   return { after: applyEdits(doc.text, edits), before };

@@ -81,6 +81,6 @@ function statusText(r: McpStatusResult): string {
   const head = `${r.agent}: `;
   if (r.error !== undefined) return `${head}cannot tell: ${r.error}\n`;
   const where = r.exists ? `(${r.file})` : `(no file ${r.file})`;
-  const state = r.state === 'installed' ? 'installed' : r.state === 'stale' ? 'stale: tend\'s entry there is not what install writes' : 'not installed';
+  const state = r.state === 'installed' ? 'installed' : r.state === 'stale' ? 'stale: tend\'s fields there are not what install writes' : 'not installed';
   return `${head}${state} ${where}\n${r.notes.map((n) => `  ${n}\n`).join('')}`;
 }

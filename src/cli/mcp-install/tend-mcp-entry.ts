@@ -2,8 +2,12 @@
 // absolute path) running this checkout's bin/tend.js with `mcp`, so it works
 // without `tend` on the agent's PATH, and the environment that makes the
 // agent's `tend mcp` reach the tend that install ran with. tend owns the
-// entry named "tend": install writes it whole (fields added to it by hand
-// are not kept), and status calls any other content stale.
+// fields it writes in the entry named "tend" (command, args, the agent's
+// type or timeout, and TEND_HOME and TEND_RUNTIME_DIR in its env); every
+// other field there is the user's or the agent's own (Codex keeps a
+// person's tool approvals in the server's table, Gemini its trust, and an
+// env may carry TEND_MCP_MAX_CHARS), so install keeps them and status does
+// not count them.
 import { join, resolve } from 'node:path';
 import type { AgentKind } from '../../protocol/api/agents.js';
 import { findPackageRoot } from '../../common/package-root.js';
@@ -72,12 +76,39 @@ export function tendEntry(kind: AgentKind, launch: TendLaunch): Record<string, u
   }
 }
 
-/** The fields of an entry found that differ from the wanted one (missing, extra or other), in order. */
+/** The variables of an entry's env that tend writes (or takes out when unset); any other is the user's. */
+export const TEND_ENV_KEYS: readonly string[] = ['TEND_HOME', 'TEND_RUNTIME_DIR'];
+
+/**
+ * The entry install leaves: the one found with tend's fields set as wanted
+ * and its other fields as they were (in their places; a field tend adds
+ * comes last). An env found keeps its other variables, and stays (empty,
+ * maybe) once it is there; none is added when tend has nothing to put in it.
+ */
+export function mergedEntry(found: unknown, wanted: Record<string, unknown>): Record<string, unknown> {
+  if (!isPlainObject(found)) return wanted;
+  const out: Record<string, unknown> = { ...found };
+  for (const [key, value] of Object.entries(wanted)) if (key !== 'env') out[key] = value;
+  const wantedEnv = (wanted.env ?? {}) as Record<string, unknown>;
+  if (isPlainObject(found.env)) {
+    const env: Record<string, unknown> = { ...found.env };
+    for (const key of TEND_ENV_KEYS) delete env[key];
+    out.env = { ...env, ...wantedEnv };
+  } else if ('env' in wanted) {
+    out.env = wantedEnv;
+  }
+  return out;
+}
+
+/** The fields of an entry found that install would change (tend's own only), in order; none when it is installed. */
 export function entryDifferences(found: unknown, wanted: Record<string, unknown>): string[] {
-  if (found === null || typeof found !== 'object' || Array.isArray(found)) return ['(the whole entry)'];
-  const have = found as Record<string, unknown>;
-  const keys = [...Object.keys(wanted), ...Object.keys(have).filter((k) => !(k in wanted))];
-  return keys.filter((k) => !sameValue(have[k], wanted[k]));
+  if (!isPlainObject(found)) return ['(the whole entry)'];
+  const merged = mergedEntry(found, wanted);
+  return Object.keys(merged).filter((key) => !sameValue(found[key], merged[key]));
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** JSON-like equality: objects by their members in any order, arrays item by item. */

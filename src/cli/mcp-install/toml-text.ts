@@ -25,7 +25,9 @@ export interface TomlPair {
   key: string[];
   value: TomlValue;
   start: number;
-  /** Offset just past its value and any comment after it (a multi-line value ends on a later line). */
+  /** Offset just past its value (a multi-line value ends on a later line). */
+  valueEnd: number;
+  /** Offset just past its value and any comment after it. */
   end: number;
 }
 
@@ -183,7 +185,7 @@ class TomlReader {
     this.at++;
     this.skipBlank();
     const value = this.value(0);
-    this.statements.push({ kind: 'pair', table: this.table, key, value, start, end: this.at });
+    this.statements.push({ kind: 'pair', table: this.table, key, value, start, valueEnd: this.at, end: this.at });
   }
 
   /** A key: simple keys joined by dots (blanks allowed around them). */
@@ -418,4 +420,18 @@ export function tomlString(value: string): string {
 /** A key as TOML writes it: bare when it may be, else quoted. */
 export function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : tomlString(key);
+}
+
+/** A value as TOML writes it on one line: strings quoted, tables inline, a date or time as it was read. */
+export function tomlValueText(value: unknown): string {
+  if (typeof value === 'string') return tomlString(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : value === Infinity ? 'inf' : value === -Infinity ? '-inf' : String(value);
+  if (Array.isArray(value)) return `[${value.map(tomlValueText).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 1 && entries[0]![0] === 'datetime' && typeof entries[0]![1] === 'string') return entries[0]![1];
+    return entries.length === 0 ? '{}' : `{ ${entries.map(([k, v]) => `${tomlKey(k)} = ${tomlValueText(v)}`).join(', ')} }`;
+  }
+  throw new Error(`TOML has no ${String(value)}`);
 }

@@ -30,11 +30,14 @@ Adding it to an agent (needs no tend server; edits only the agent's file):
                      TEND_HOME / TEND_RUNTIME_DIR when they are set, so the
                      agent reaches this tend; run again, it changes nothing;
                      an entry of another checkout or Node is pointed here.
-                     tend owns that entry: install writes it whole
+                     tend sets its own fields of the entry and keeps the
+                     others (Codex's tool approvals, Gemini's trust, more
+                     variables in env)
   uninstall AGENT    takes out that entry and only it: after install then
                      uninstall the file is as it was, byte for byte
-  status [AGENT...]  installed, not installed, or stale (points elsewhere),
-                     for each agent (all with none named)
+  status [AGENT...]  installed, not installed, or stale (tend's fields say
+                     otherwise: another checkout, Node or TEND_HOME), for
+                     each agent (all with none named)
 
 The files (the agents' user scope):
   claude   $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json ("mcpServers");
