@@ -147,6 +147,27 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.ok(restarted !== null && restarted !== pid, 'tend mcp started another server');
   });
 
+  test('the tend server killed while a run waits: the same call answers the same command\'s result, typed once', async (t) => {
+    const { server, mcp } = await mcpWithServer(t);
+    const setup = await run(mcp, { command: 'true' });
+    const answering = mcp.call('run', { session: setup.session, command: 'sleep 2; echo survived', timeout_seconds: 90 });
+    await waitFor('the command running', async () => {
+      const commands = (await server.api<CommandRecord[]>('GET', `/v1/sessions/${setup.session}/commands`)).body;
+      return commands.some((c) => c.running && c.commandLine === 'sleep 2; echo survived');
+    });
+    const pid = server.serverPid();
+    assert.ok(pid !== null);
+    process.kill(pid, 'SIGKILL');
+    const answer = await answering;
+    assert.equal(answer.isError, false, answer.text);
+    assert.deepEqual(
+      [answer.value.status, answer.value.command, answer.value.exit_code, answer.value.output],
+      ['done', setup.command + 1, 0, 'survived\n'],
+    );
+    const commands = (await server.api<CommandRecord[]>('GET', `/v1/sessions/${setup.session}/commands`)).body;
+    assert.deepEqual(commands.map((c) => c.commandLine), ['true', 'sleep 2; echo survived'], 'typed once');
+  });
+
   test('output over max_chars is cut to its last whole lines, and the note says how to read the rest with the output tool', async (t) => {
     const { mcp } = await mcpWithServer(t);
     const long = await run(mcp, { command: 'seq 1 5000', max_chars: 1000 });
