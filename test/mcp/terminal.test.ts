@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../server/harness.js';
+import { isAlive, waitFor } from '../server/harness.js';
 import { mcpWithServer, type McpPeer } from './mcp-harness.js';
 
 const TEST_TIMEOUT_MS = 120_000;
@@ -93,6 +93,34 @@ describe('tend mcp: terminal tools', { timeout: TEST_TIMEOUT_MS }, () => {
     await mcp.call('send', { session: session.id, text: 'after', enter: true });
     const text = await screenWhen(mcp, session.id, 'cat to echo the line back', (s) => filledRows(s).length >= 2);
     assert.deepEqual(filledRows(text), ['after', 'after']);
+  });
+
+  test('sends made at once to one session take turns: each call\'s text, keys and Enter arrive together', async (t) => {
+    const { mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', { argv: ['cat'] })).value;
+    const calls = [0, 1, 2, 3, 4, 5].map((i) => mcp.call('send', { session: session.id, text: `part${i}-`, keys: ['E', 'N', 'D'], enter: true }));
+    for (const answer of await Promise.all(calls)) assert.equal(answer.isError, false, answer.text);
+    // cat echoes each line as typed and prints it back: twelve rows, each one call's whole line.
+    const text = await screenWhen(mcp, session.id, 'every line twice', (s) => filledRows(s).length >= 12);
+    const rows = filledRows(text);
+    assert.deepEqual(rows.filter((row) => !/^part\d-END$/.test(row)), [], 'no line mixes two calls');
+    assert.deepEqual([...new Set(rows)].sort(), ['part0-END', 'part1-END', 'part2-END', 'part3-END', 'part4-END', 'part5-END']);
+  });
+
+  test('the tend server killed between two calls: the next send and screen work on the same session (tend mcp starts a server)', async (t) => {
+    const { server, mcp } = await quietShells(t);
+    const { session } = (await mcp.call('new_session', { argv: ['cat'] })).value;
+    await mcp.call('send', { session: session.id, text: 'before', enter: true });
+    await screenWhen(mcp, session.id, 'the first line', (s) => filledRows(s).length >= 2);
+    const pid = server.serverPid()!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the server gone', () => !isAlive(pid));
+    const sent = await mcp.call('send', { session: session.id, text: 'after', enter: true, screen_after: true });
+    assert.equal(sent.isError, false, sent.text);
+    assert.equal(sent.value.session, session.id);
+    const text = await screenWhen(mcp, session.id, 'the line sent after the restart', (s) => filledRows(s).length >= 4);
+    assert.deepEqual(filledRows(text), ['before', 'before', 'after', 'after']);
+    assert.notEqual(server.serverPid(), pid, 'another server answers');
   });
 
   test('the screen of a session whose program exited: its last screen, its exit code, and a note saying so; input to it is refused', async (t) => {

@@ -15,6 +15,26 @@ import { defineTool, ToolError, type AnyMcpTool } from '../tool-kit.js';
 const DEFAULT_SCREEN_WAIT_MS = 3000;
 const MAX_SCREEN_WAIT_MS = 60_000;
 
+/** The sends of this tend mcp under way, by session: the last one's end. */
+const typingTurns = new Map<string, Promise<void>>();
+
+/**
+ * Runs `typeParts` once every send to the session made before it has typed
+ * all its parts: an agent that calls send twice at once gets each call's
+ * text, keys and Enter together, never mixed with the other's.
+ */
+async function inTypingTurn(sessionId: string, typeParts: () => Promise<void>): Promise<void> {
+  const before = typingTurns.get(sessionId) ?? Promise.resolve();
+  const mine = before.then(typeParts);
+  const end = mine.catch(() => undefined);
+  typingTurns.set(sessionId, end);
+  try {
+    await mine;
+  } finally {
+    if (typingTurns.get(sessionId) === end) typingTurns.delete(sessionId);
+  }
+}
+
 const screen = defineTool({
   name: 'screen',
   title: "Read a session's screen",
@@ -79,10 +99,12 @@ const send = defineTool({
       const key = randomBytes(16).toString('hex');
       bytes += (await call.api.again<InputReply>(API_ROUTES.sendInput, { target: id }, { ...body, key })).bytes;
     };
-    if (text !== '') await write({ text });
-    if (keys !== '') await write({ base64: Buffer.from(keys, 'utf8').toString('base64') });
-    // Enter as its own write: input boxes take a newline that comes with text as more text.
-    if (args.enter === true) await write({ text: '\r' });
+    await inTypingTurn(id, async () => {
+      if (text !== '') await write({ text });
+      if (keys !== '') await write({ base64: Buffer.from(keys, 'utf8').toString('base64') });
+      // Enter as its own write: input boxes take a newline that comes with text as more text.
+      if (args.enter === true) await write({ text: '\r' });
+    });
     if (args.screen_after !== true) return { session: id, bytes, quiet: null, screen: null };
     const quiet = await waitForQuietOutput(call.api, id, args.wait_ms ?? DEFAULT_SCREEN_WAIT_MS, call.signal);
     const shown = await readScreenView(call.api, id, { scrollback: args.scrollback ?? 0, maxChars: args.max_chars ?? call.maxChars });
