@@ -75,6 +75,7 @@ describe('tend mcp: prompt_agent', { timeout: CONTROL_TEST_TIMEOUT_MS }, () => {
     assert.equal(pending.value.status, 'pending');
     assert.equal(pending.value.answer, undefined);
     assert.match(pending.value.note, new RegExp(`await_result with await_id "${pending.value.await_id}"`));
+    assert.match(pending.value.note, /keys \["Escape"\] interrupts the agent's turn/);
     const collected = await mcp.call('await_result', { await_id: pending.value.await_id });
     assert.equal(collected.isError, false, collected.text);
     assert.deepEqual(

@@ -81,6 +81,7 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.equal(pending.session, setup.session);
     assert.equal(pending.exit_code, undefined);
     assert.match(pending.note, new RegExp(`await_result with await_id "${pending.await_id}"`));
+    assert.match(pending.note, /keys \["C-c"\] stops the command/);
 
     const collected = await mcp.call('await_result', { await_id: pending.await_id });
     assert.equal(collected.isError, false, collected.text);

@@ -60,7 +60,16 @@ export interface AnswerContext {
   maxChars: number;
   /** For a pending answer: what is being waited for ("the command `make`", "the agent's turn"). */
   what: string;
+  /** What is awaited, when the caller knows: it says how to stop it. */
+  awaiting?: 'command' | 'agent';
 }
+
+/** How to stop what is awaited, for a pending answer's note. */
+const STOP_HINTS = {
+  command: 'send with keys ["C-c"] stops the command',
+  agent: "send with keys [\"Escape\"] interrupts the agent's turn",
+  unknown: 'send with keys ["C-c"] stops a command (keys ["Escape"] interrupts an agent\'s turn)',
+};
 
 /** Which await a reply settles: a shell command's or an agent's turn; null while pending. */
 export function kindOf(reply: AwaitReply): 'command' | 'agent' | null {
@@ -75,7 +84,7 @@ export function answerOf(reply: AwaitReply, context: AnswerContext): AwaitAnswer
     return {
       status: 'pending',
       ...common,
-      note: `${context.what} is still going after ${formatSeconds(context.waitedMs)}; nothing was cancelled. Call await_result with await_id "${reply.id}" to wait for its result (results are kept for an hour after it ends); meanwhile screen shows session ${reply.session} as it is, and send with keys ["C-c"] stops a command.`,
+      note: `${context.what} is still going after ${formatSeconds(context.waitedMs)}; nothing was cancelled. Call await_result with await_id "${reply.id}" to wait for its result (results are kept for an hour after it ends); meanwhile screen shows session ${reply.session} as it is, and ${STOP_HINTS[context.awaiting ?? 'unknown']}.`,
     };
   }
   if ('agent' in reply) return agentAnswer(reply, common, context.maxChars);

@@ -99,7 +99,7 @@ Fails (isError, with a hint) when the shell is busy with another command (shell_
     const start = () => startAndWait(call, info.id, { input: args.command, ...(shouldStage(args.command) ? { stage: true } : {}) }, timeoutMs, () => what);
     const { reply, waitedMs } = created ? await startOnNewShell(call, info, start) : await start();
     if (kindOf(reply) === 'agent') throw unexpectedKind(reply, 'command');
-    const answer = withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what }));
+    const answer = withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'command' }));
     const ranAs = answer.command_line !== undefined && answer.command_line !== args.command ? { ran_as: answer.command_line } : {};
     return { ...answer, command_line: args.command, ...ranAs, created_session: created };
   },
@@ -127,7 +127,7 @@ Fails (isError, with a hint) when the session runs no agent (no_agent: new_sessi
     const what = `the ${info.agent!.kind} agent's turn in session ${sessionLabel(info)} (prompt ${quoted(args.prompt)})`;
     const { reply, waitedMs } = await startAndWait(call, info.id, { input: args.prompt }, timeoutMsOf(args.timeout_seconds, DEFAULT_PROMPT_TIMEOUT_S), () => what);
     if (kindOf(reply) === 'command') throw unexpectedKind(reply, 'agent');
-    return withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what }));
+    return withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'agent' }));
   },
 });
 
