@@ -67,7 +67,7 @@ const newSession = defineTool({
   name: 'new_session',
   title: 'Start a terminal session',
   description:
-    "Starts a new terminal session that keeps running after this call, the agent and tend itself restart. By default it runs the user's shell with tend's shell integration, so run can run commands in it and wait for each one's exit code and exact output. " +
+    "Starts a new terminal session that keeps running after this call ends, and across restarts of the agent and of tend. By default it runs the user's shell with tend's shell integration, so run can run commands in it and wait for each one's exit code and exact output. " +
     'Give command to type a shell command line at its first prompt (a dev server, a build, a watcher): it runs as the shell\'s command 1, the answer says done (with exit code and output) if it ended within a few seconds, else pending with an await_id that await_result collects; the shell stays when it ends. ' +
     'Give argv instead to run one program directly with no shell around it (a REPL, an editor, a TUI; drive it with send and screen). Give agent to start claude, codex or gemini in the shell (prompt_agent and screen then talk to it). ' +
     'Returns the session as list_sessions shows it. To run one command and wait for its result, run (which starts a session when given none) is simpler. ' +
@@ -127,7 +127,7 @@ const killSession = defineTool({
   description:
     "Ends a session's program and everything running in it (SIGHUP, then SIGKILL) and forgets the session: its screen, commands and output are gone, and its id names nothing afterwards. " +
     'Use it for sessions you started and no longer need; to stop only the running command and keep the session, use send with keys ["C-c"] instead. ' +
-    'Returns the session as it was. An unknown session is an error listing the candidates.',
+    'Returns the id, name, command and directory of the session it ended. An unknown session is an error listing the candidates, and ends nothing.',
   input: z.object({ session: sessionArg }),
   output: z.object({
     killed: z.object({ id: z.string(), name: z.string().nullable(), command: z.array(z.string()), cwd: z.string() }).describe('The session that was ended and forgotten.'),
