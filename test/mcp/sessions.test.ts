@@ -13,10 +13,10 @@ import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js'
 const TEST_TIMEOUT_MS = 120_000;
 
 /** A server whose shells read no rc file of this machine's user (an empty HOME). */
-async function quietShells(t: TestContext) {
+async function quietShells(t: TestContext, env: Record<string, string> = {}) {
   const home = mkdtempSync(join(tmpdir(), 'tend-mcp-home-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
-  return mcpWithServer(t, { HOME: home, SHELL: '/bin/bash', XDG_CONFIG_HOME: join(home, '.config') });
+  return mcpWithServer(t, { HOME: home, SHELL: '/bin/bash', XDG_CONFIG_HOME: join(home, '.config'), ...env });
 }
 
 describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
@@ -65,6 +65,13 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     const output = await server.api('GET', `/v1/sessions/${session.id}/output?cmd=1`);
     assert.equal(output.body.text, 'a b|ünï ✓\nsum=42\n');
     assert.equal((await server.api('GET', `/v1/sessions/${session.id}`)).body.status, 'running', 'the shell outlives its command');
+  });
+
+  test("new_session's shell gets tend mcp's environment, without the calling agent's marks (CLAUDECODE makes a claude started there refuse to run)", async (t) => {
+    const { mcp } = await quietShells(t, { CLAUDECODE: '1', MCP_CALLER_VAR: 'kept' });
+    const started = await mcp.call('new_session', { command: 'echo "${CLAUDECODE-unset} $MCP_CALLER_VAR $MCP_GIVEN_VAR"', env: { MCP_GIVEN_VAR: 'given' } });
+    assert.equal(started.isError, false, started.text);
+    assert.equal(started.value.command.output, 'unset kept given\n');
   });
 
   test('new_session with a command that outlasts the short wait answers pending, and its await collects the result', async (t) => {

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { checkDirectory } from '../../argument-checks.js';
 import { CliError } from '../../cli-error.js';
 import { agentHooksHint } from '../../agent/hooks-hint.js';
-import { callerEnvironment } from '../../verbs/new.js';
 import {
   API_ROUTES,
   AGENT_KINDS,
@@ -22,6 +21,7 @@ import {
 import { maxCharsArg } from '../bounded-text.js';
 import { indexedSessionView, sessionArg, sessionView, sessionViewSchema } from '../session-view.js';
 import { startedCommandSchema, startSessionCommand } from '../session-command.js';
+import { sessionEnvironment } from '../session-environment.js';
 import { defineTool, ToolError, type AnyMcpTool } from '../tool-kit.js';
 
 const sessionName = z
@@ -80,7 +80,7 @@ const newSession = defineTool({
     cols: terminalSize('Columns'),
     rows: terminalSize('Rows'),
     shell_integration: z.boolean().optional().describe("Load tend's integration into the shell (bash, zsh, fish): how run and the command tools know where each command starts and ends (default true)."),
-    env: z.record(z.string(), z.string()).optional().describe("Variables to set for the program, over tend mcp's own environment."),
+    env: z.record(z.string(), z.string()).optional().describe("Variables to set for the program, over tend mcp's own environment (less the variables by which the calling agent marks its children, such as CLAUDECODE: another agent started in the session would refuse to run)."),
     agent: z.enum(AGENT_KINDS as ['claude', 'codex', 'gemini']).optional().describe('Start this AI coding agent in the session\'s shell, with tend\'s hooks so its state (idle, busy, needs-permission) is known.'),
     max_chars: maxCharsArg,
   }),
@@ -103,7 +103,7 @@ const newSession = defineTool({
     }
     const body: CreateSessionRequest = {
       cwd: checkedDirectory(args.cwd ?? process.cwd()),
-      env: { ...callerEnvironment(), ...(args.env ?? {}) },
+      env: sessionEnvironment(args.env),
       ...(args.argv !== undefined ? { argv: args.argv } : {}),
       ...(args.name !== undefined ? { name: checkedName(args.name) } : {}),
       ...(args.cols !== undefined ? { cols: args.cols } : {}),
