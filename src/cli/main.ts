@@ -22,6 +22,7 @@ import { splitVerb } from './verbs/split.js';
 import { commandsVerb } from './verbs/commands.js';
 import { outputVerb } from './verbs/output.js';
 import { searchVerb } from './verbs/search.js';
+import { grepVerb } from './verbs/grep.js';
 import { awaitVerb } from './verbs/await.js';
 import { shellIntegrationVerb } from './verbs/shell-integration.js';
 import { openVerb } from './verbs/open.js';
@@ -32,7 +33,7 @@ import { hookVerb } from './verbs/hook.js';
 import { mcpVerb } from './verbs/mcp.js';
 
 export const verbs: Verb[] = [
-  newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, commandsVerb, outputVerb, awaitVerb,
+  newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, grepVerb, commandsVerb, outputVerb, awaitVerb,
   killVerb, renameVerb, reviveVerb, openVerb, shellIntegrationVerb, serverVerb, logsVerb, completionVerb(() => verbs),
   hooksVerb,
   hookVerb,

@@ -14,6 +14,7 @@ import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
 import { type HealthReply, type StopReply } from '../protocol/api/index.js';
 import { addSessionRoutes } from './http/sessions-api.js';
+import { addSearchRoutes } from './http/search-api.js';
 import { TEND_VERSION } from '../common/version.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
@@ -245,6 +246,7 @@ export class TendServer extends DisposableBase {
       return { status: 202, json: { stopping: true, pid: process.pid } satisfies StopReply };
     });
     addSessionRoutes(router, this.registry, this.agents);
+    addSearchRoutes(router, this.registry);
     addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep, beforeEvent: () => this.hookSpool.drain() });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces, launchAgent: (session, agent) => this.agents.launch(session, agent) });

@@ -5,15 +5,12 @@ import { isAbsolute } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import type { Router } from './router.js';
 import {
-  DEFAULT_SEARCH_MATCHES,
   DEFAULT_SESSION_COLS,
   DEFAULT_SESSION_ROWS,
   MAX_ARG_CHARS,
   MAX_ARGV_ITEMS,
   MAX_CWD_CHARS,
   MAX_SCREEN_SCROLLBACK_ROWS,
-  MAX_SEARCH_MATCHES,
-  MAX_SEARCH_PATTERN_CHARS,
   SESSION_SIZE_MAX,
   SESSION_SIZE_MIN,
   type KilledSession,
@@ -31,6 +28,7 @@ import { defaultShellArgv } from '../default-shell.js';
 import { sessionEnvFromRequest } from './session-env.js';
 import { queryWholeNumber } from './request-parts.js';
 import { addInputRoute } from './input-api.js';
+import { searchAskedOf, searchOneSession } from './search-api.js';
 import { parseAgentLaunch } from './agents-api.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 
@@ -160,21 +158,8 @@ export function addSessionRoutes(router: Router, registry: SessionRegistry, agen
 
   router.add('searchSession', async (req) => {
     const session = target(req.params.target);
-    const pattern = req.query.get('q');
-    if (pattern === null || pattern === '') throw badRequest('give the text to find as "q"');
-    if (pattern.length > MAX_SEARCH_PATTERN_CHARS) throw badRequest(`"q" is at most ${MAX_SEARCH_PATTERN_CHARS} characters`);
-    const max = queryWholeNumber(req.query, 'max', 1, MAX_SEARCH_MATCHES, DEFAULT_SEARCH_MATCHES);
-    const ignoreCase = req.query.get('ignore-case') === '1';
-    const regex = req.query.get('regex') === '1';
-    if (regex) {
-      try {
-        new RegExp(pattern, ignoreCase ? 'iu' : 'u');
-      } catch (err) {
-        throw badRequest(`"q" is not a regular expression: ${(err as Error).message}`);
-      }
-    }
+    const asked = searchAskedOf(req.query);
     // A search that gives up (a pattern that backtracks, a history too long to read at once) says why: http/core-errors.ts.
-    const result = await session.screen.search({ pattern, regex, ignoreCase }, max);
-    return { status: 200, json: { ...result, truncated: result.total > result.matches.length } satisfies SearchReply };
+    return { status: 200, json: (await searchOneSession(session, asked)) satisfies SearchReply };
   });
 }
