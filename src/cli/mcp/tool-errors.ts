@@ -16,6 +16,7 @@ const HINTS: Record<string, string> = {
   session_not_running: "the session's program has ended; its screen, commands and output are still readable (screen, commands, output), and new_session starts another",
   agent_busy: 'the agent is in a turn or asks a person for permission: wait (screen shows it), or answer it with send',
   no_agent: 'this session runs no agent tend knows of: run is for shell commands; new_session with agent starts one',
+  session_has_agent: 'an AI agent holds this terminal: prompt_agent types a prompt to it; run shell commands in another session (run without session makes one)',
   output_gone: "the command's output has scrolled out of what the session keeps; search may still find lines of it",
   input_not_run: "the shell did not run the line as a command (a syntax error, or a program read it, or other input got there first): screen shows what the terminal holds; fix the line and run it again",
   session_ended: "the session ended before the command or turn did; its screen, commands and output stay readable (screen, commands, output), and new_session starts another",

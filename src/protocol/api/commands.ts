@@ -56,6 +56,15 @@ export interface AwaitRequest {
    * for a prompt to an agent.
    */
   stage?: boolean;
+  /**
+   * What the caller means the input for. Without it the session decides (a
+   * prompt when an agent runs in it, else a command line). With it, a session
+   * of the other kind is refused and nothing is typed: `shell` on a session
+   * whose agent runs is 409 session_has_agent, `agent` on one with none (or
+   * whose agent exited) is 409 no_agent. A retry of an existing await id is
+   * answered whatever the session has become since.
+   */
+  expect?: 'shell' | 'agent';
 }
 
 /** The command an await is bound to. */

@@ -27,6 +27,7 @@ export const API_ERRORS = {
   no_shell_integration: { status: 409, meaning: "a session whose shell has shown no integration marks" },
   shell_busy: { status: 409, meaning: 'an await at a shell that is not at its prompt: nothing was typed' },
   no_agent: { status: 409, meaning: 'an agent route on a session where no agent was launched or reported' },
+  session_has_agent: { status: 409, meaning: 'an await that expects a shell, on a session where an agent runs: nothing typed' },
   agent_busy: { status: 409, meaning: 'an await on an agent that already has one waiting for its turn' },
   agent_cannot_sleep: { status: 409, meaning: "an agent that cannot be put to sleep now (busy, asking permission, background tasks, or not under a shell); the message says which" },
   agent_wake_failed: { status: 409, meaning: "input to a sleeping agent that could not be woken: the input was dropped (never typed into the shell); the message says why" },

@@ -116,6 +116,8 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
     const id = optString(body, 'id', { pattern: AWAIT_ID_PATTERN, hint: '"w" and 12 hex digits' });
     if (body.stage !== undefined && typeof body.stage !== 'boolean') throw badRequest('"stage" must be true or false');
     const stage = body.stage === true;
+    if (body.expect !== undefined && body.expect !== 'shell' && body.expect !== 'agent') throw badRequest('"expect" must be "shell" or "agent"');
+    const expect = body.expect as 'shell' | 'agent' | undefined;
     // The wait for the first marks counts against the caller's timeout.
     const deadline = Date.now() + timeoutMs;
     if (session.status !== 'running') throw new ApiError('session_not_running', `session ${session.label} is ${session.status}; nothing can run in it`);
@@ -129,7 +131,16 @@ export function addCommandRoutes(router: Router, deps: CommandRoutesDeps): void 
       return agentAwaitReply(earlierAgentAwait);
     }
     const agent = agentAwaits.agentOf(session.id);
-    if (agent !== undefined && (id === undefined || awaits.get(id) === undefined)) {
+    const retried = id !== undefined && awaits.get(id) !== undefined;
+    // A caller that said what it means the input for is never surprised: a
+    // command line never reaches an agent's input box, nor a prompt a shell.
+    if (!retried && expect === 'shell' && agent !== undefined) {
+      throw new ApiError('session_has_agent', `an agent runs in session ${session.label}: the input would be typed into its input box as a prompt, not run by the shell. Nothing was typed`);
+    }
+    if (!retried && expect === 'agent' && agent === undefined) {
+      throw new ApiError('no_agent', `no agent runs in session ${session.label} (none was started or reported, or it exited): the input would be run by the shell as a command. Nothing was typed`);
+    }
+    if (agent !== undefined && !retried) {
       // The session's agent takes the input as a prompt; its turn is the await's.
       let entry: AgentAwaitEntry;
       try {

@@ -96,7 +96,7 @@ Fails (isError, with a hint) when the shell is busy with another command (shell_
     }
     const timeoutMs = timeoutMsOf(args.timeout_seconds, DEFAULT_RUN_TIMEOUT_S);
     const what = `the command ${quoted(args.command)} in session ${sessionLabel(info)}`;
-    const start = () => startAndWait(call, info.id, { input: args.command, ...(shouldStage(args.command) ? { stage: true } : {}) }, timeoutMs, () => what);
+    const start = () => startAndWait(call, info.id, { input: args.command, expect: 'shell', ...(shouldStage(args.command) ? { stage: true } : {}) }, timeoutMs, () => what);
     const { reply, waitedMs } = created ? await startOnNewShell(call, info, start) : await start();
     if (kindOf(reply) === 'agent') throw unexpectedKind(reply, 'command');
     const answer = withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'command' }));
@@ -125,7 +125,7 @@ Fails (isError, with a hint) when the session runs no agent (no_agent: new_sessi
     checkRunning(info);
     checkAgent(info);
     const what = `the ${info.agent!.kind} agent's turn in session ${sessionLabel(info)} (prompt ${quoted(args.prompt)})`;
-    const { reply, waitedMs } = await startAndWait(call, info.id, { input: args.prompt }, timeoutMsOf(args.timeout_seconds, DEFAULT_PROMPT_TIMEOUT_S), () => what);
+    const { reply, waitedMs } = await startAndWait(call, info.id, { input: args.prompt, expect: 'agent' }, timeoutMsOf(args.timeout_seconds, DEFAULT_PROMPT_TIMEOUT_S), () => what);
     if (kindOf(reply) === 'command') throw unexpectedKind(reply, 'agent');
     return withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'agent' }));
   },
