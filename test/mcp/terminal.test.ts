@@ -61,6 +61,18 @@ describe('tend mcp: terminal tools', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(screen.value.cut, null);
   });
 
+  test('new_session with argv answers once the program has printed its first output, so a send right after reaches a program that is ready', async (t) => {
+    const { mcp } = await quietShells(t);
+    // Half a second of silence, then its prompt: a REPL starting.
+    const made = await mcp.call('new_session', { argv: ['sh', '-c', 'sleep 0.5; printf "ready> "; exec cat'] });
+    assert.equal(made.isError, false, made.text);
+    assert.notEqual(made.value.session.last_output_at, null, 'the answer came after the program\'s first output');
+    const echoed = await mcp.call('send', { session: made.value.session.id, text: 'hello', enter: true });
+    assert.equal(echoed.isError, false, echoed.text);
+    const text = await screenWhen(mcp, made.value.session.id, 'the line read back', (s) => filledRows(s).length >= 2);
+    assert.deepEqual(filledRows(text), ['ready> hello', 'hello']);
+  });
+
   test('send keys ["C-c"] stops a running command and the shell\'s prompt comes back', async (t) => {
     const { server, mcp } = await quietShells(t);
     const { session } = (await mcp.call('new_session', {})).value;

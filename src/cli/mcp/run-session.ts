@@ -4,7 +4,7 @@
 // line as a shell command or as a prompt depending on whether an agent is
 // there, so a tool that guessed wrong would type a prompt into a shell or a
 // command into an agent. A run without a session gets a new shell session.
-import { callerEnvironment } from '../verbs/new.js';
+import { sessionEnvironment } from './session-environment.js';
 import { checkDirectory } from '../argument-checks.js';
 import { API_ROUTES, type AwaitReply, type SessionInfo } from '../../protocol/api/index.js';
 import { notRunningNote } from './session-view.js';
@@ -62,7 +62,7 @@ export function checkAgent(info: SessionInfo): void {
 
 /** A new session running the user's shell with tend's integration, in `cwd` (default: this process's directory). */
 export async function newShellSession(call: ToolCall, cwd: string | undefined): Promise<SessionInfo> {
-  const body = { cwd: checkDirectory('cwd', cwd ?? process.cwd()), env: callerEnvironment() };
+  const body = { cwd: checkDirectory('cwd', cwd ?? process.cwd()), env: sessionEnvironment() };
   // Made once: a retry after a lost answer would start a second session.
   return call.api.once<SessionInfo>(API_ROUTES.createSession, {}, body);
 }

@@ -103,8 +103,9 @@ const QUIET_POLL_MS = 40;
  * session ended: nothing more will come), false when `maxMs` passed first or
  * the call was cancelled. Quiet is a guess, not a signal: a program that
  * thinks for longer than QUIET_MS before it answers is read before it does.
+ * With afterFirstOutput, silence before the session's first byte does not count.
  */
-export async function waitForQuietOutput(api: McpApi, sessionId: string, maxMs: number, signal: AbortSignal): Promise<boolean> {
+export async function waitForQuietOutput(api: McpApi, sessionId: string, maxMs: number, signal: AbortSignal, options: { afterFirstOutput?: boolean } = {}): Promise<boolean> {
   const deadline = Date.now() + maxMs;
   let offset = -1;
   let changedAt = Date.now();
@@ -116,7 +117,8 @@ export async function waitForQuietOutput(api: McpApi, sessionId: string, maxMs: 
     if ((offset !== -1 && session.offset !== offset) || session.unparsedBytes > 0) changedAt = now;
     offset = session.offset;
     if (session.status !== 'running') return true;
-    if (now - changedAt >= QUIET_MS) return true;
+    // A program just started is quiet before it has said anything: that is not an answer.
+    if (now - changedAt >= QUIET_MS && !(options.afterFirstOutput === true && offset === 0)) return true;
     if (now >= deadline) return false;
     try {
       await sleep(Math.min(QUIET_POLL_MS, deadline - now), undefined, { signal });

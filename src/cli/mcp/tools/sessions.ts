@@ -22,6 +22,7 @@ import { maxCharsArg } from '../bounded-text.js';
 import { indexedSessionView, sessionArg, sessionView, sessionViewSchema } from '../session-view.js';
 import { startedCommandSchema, startSessionCommand } from '../session-command.js';
 import { sessionEnvironment } from '../session-environment.js';
+import { waitForQuietOutput } from '../screen-view.js';
 import { defineTool, ToolError, type AnyMcpTool } from '../tool-kit.js';
 
 const sessionName = z
@@ -44,6 +45,9 @@ function checkedDirectory(given: string): string {
     throw err;
   }
 }
+
+/** Longest new_session waits for a program started by argv to print its first output and settle. */
+const PROGRAM_START_WAIT_MS = 3000;
 
 const terminalSize = (what: string) => z.number().int().min(SESSION_SIZE_MIN).max(SESSION_SIZE_MAX).optional().describe(`${what} of the terminal (default 80 columns, 24 rows).`);
 
@@ -69,7 +73,7 @@ const newSession = defineTool({
   description:
     "Starts a new terminal session that keeps running after this call ends, and across restarts of the agent and of tend. By default it runs the user's shell with tend's shell integration, so run can run commands in it and wait for each one's exit code and exact output. " +
     'Give command to type a shell command line at its first prompt (a dev server, a build, a watcher): it runs as the shell\'s command 1, the answer says done (with exit code and output) if it ended within a few seconds, else pending with an await_id that await_result collects; the shell stays when it ends. ' +
-    'Give argv instead to run one program directly with no shell around it (a REPL, an editor, a TUI; drive it with send and screen). Give agent to start claude, codex or gemini in the shell (prompt_agent and screen then talk to it). ' +
+    `Give argv instead to run one program directly with no shell around it (a REPL, an editor, a TUI; drive it with send and screen): the answer comes once the program has printed its first output and gone quiet (at most ${PROGRAM_START_WAIT_MS / 1000} s), so what is sent next reaches a program that is ready. Give agent to start claude, codex or gemini in the shell (prompt_agent and screen then talk to it). ` +
     'Returns the session as list_sessions shows it. To run one command and wait for its result, run (which starts a session when given none) is simpler. ' +
     'On failure: a name already in use is refused (choose another, or rename_session the other one); a directory that does not exist is refused.',
   input: z.object({
@@ -115,8 +119,12 @@ const newSession = defineTool({
     // Made once: a retry after a lost answer would start a second session.
     const created = await call.api.once<SessionInfo>(API_ROUTES.createSession, {}, body);
     const command = args.command === undefined ? null : await startSessionCommand(call.api, created.id, args.command, args.max_chars ?? call.maxChars);
-    // Read again when a command ran: it has changed the session's title, directory and last output.
-    const now = command === null ? created : await call.api.again<SessionInfo>(API_ROUTES.getSession, { target: created.id });
+    // A program started directly (a REPL) reads what is typed before it is
+    // ready as the terminal echoes it, not as its own input: the answer waits
+    // for its first output to settle, so a send that follows finds it ready.
+    if (args.argv !== undefined) await waitForQuietOutput(call.api, created.id, PROGRAM_START_WAIT_MS, call.signal, { afterFirstOutput: true });
+    // Read again when a command ran or a program started: the title, directory and last output have changed.
+    const now = command === null && args.argv === undefined ? created : await call.api.again<SessionInfo>(API_ROUTES.getSession, { target: created.id });
     return { session: await indexedSessionView(call.api, now), command, ...(warning !== null ? { warning } : {}) };
   },
 });
