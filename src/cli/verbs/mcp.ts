@@ -5,7 +5,6 @@ import type { Verb } from '../verb.js';
 import { jsonOption } from '../verb.js';
 import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
-import { maxCharsFromEnv, serveMcp } from '../mcp/mcp-server.js';
 import { isMcpInstallAction, runMcpInstall } from '../mcp-install/mcp-install-command.js';
 
 export const mcpVerb: Verb = {
@@ -61,6 +60,9 @@ is left as it is, with one line saying why.
     const [action, ...names] = args.positionals;
     if (action === undefined) {
       if (args.values.print || args.values.json) throw usageError('--print and --json go with install, uninstall or status; `tend mcp` alone serves MCP on stdio');
+      // Loaded here, not at the top: the MCP SDK and zod take longer to load
+      // than the rest of the CLI, and every other verb would pay for them.
+      const { maxCharsFromEnv, serveMcp } = await import('../mcp/mcp-server.js');
       const maxChars = maxCharsFromEnv(process.env);
       if (typeof maxChars === 'string') throw usageError(maxChars);
       await serveMcp({ client, stderr, maxChars });
