@@ -130,7 +130,7 @@ export class AttachedTerminal {
     scope: TestScope,
     server: TestServer,
     args: string[],
-    options: { cols?: number; rows?: number; env?: Record<string, string>; waitForPaint?: boolean } = {},
+    options: { cols?: number; rows?: number; env?: Record<string, string>; waitForPaint?: boolean; redirect?: { fd: 1 | 2; file: string } } = {},
   ): Promise<AttachedTerminal> {
     const cols = options.cols ?? 80;
     const rows = options.rows ?? 24;
@@ -141,7 +141,11 @@ export class AttachedTerminal {
     Object.assign(env, { TERM: 'xterm-256color', LANG: 'C.UTF-8' }, options.env ?? {});
     delete env.TEND_DETACH_KEY;
     if (options.env?.TEND_DETACH_KEY) env.TEND_DETACH_KEY = options.env.TEND_DETACH_KEY;
-    const started = await spawnHolder({ socketPath, cols, rows, cwd: dir, env, argv: [process.execPath, tendBin, 'attach', ...args], exitGraceSeconds: 30 });
+    const attach = [process.execPath, tendBin, 'attach', ...args];
+    // stdout or stderr elsewhere than the terminal (as `2>FILE` does), by a shell that then becomes tend attach.
+    const redirect = options.redirect;
+    const argv = redirect === undefined ? attach : ['/bin/sh', '-c', `f=$1; shift; exec "$@" ${redirect.fd}>"$f"`, 'sh', redirect.file, ...attach];
+    const started = await spawnHolder({ socketPath, cols, rows, cwd: dir, env, argv, exitGraceSeconds: 30 });
     scope.trackPid(started.holderPid);
     scope.trackPid(started.childPid);
     // Ended before the server is (cleanups run in reverse): a live attach

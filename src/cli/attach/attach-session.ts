@@ -29,10 +29,12 @@ import {
   VIEWER_PROTOCOL_VERSION,
   ViewerErrorCode,
   splitInput,
+  type ClientKind,
   type FrameFromServer,
   type ResumePoint,
 } from '../../protocol/viewer-frames.js';
 import { UntakenInput, newWriterId } from '../../protocol/untaken-input.js';
+import type { AttachEvent, DetachReason, SessionRef } from './attach-events.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
 import { PrefixKeyFilter, type PrefixCommand } from './prefix-keys.js';
@@ -99,11 +101,22 @@ const FATAL_ERRORS: ReadonlySet<number> = new Set([
 ]);
 
 export type AttachOutcome =
-  | { kind: 'detached' }
+  | { kind: 'detached'; reason: Exclude<DetachReason, 'signal'> }
   | { kind: 'exited'; code: number | null; signal: number | null }
   | { kind: 'lost'; why: string }
-  | { kind: 'error'; message: string }
+  /** `code`: the API's code for the same error (no_session), when there is one. */
+  | { kind: 'error'; message: string; code?: string }
   | { kind: 'signal'; signal: NodeJS.Signals };
+
+/** What the attach draws on: the outer terminal, or nothing (a watcher, `tend attach --json` without a terminal). */
+export interface AttachOutput {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  readonly rows?: number;
+  write(data: Uint8Array | string, done?: () => void): boolean;
+  on(event: 'resize', listener: () => void): unknown;
+  off(event: 'resize', listener: () => void): unknown;
+}
 
 export interface AttachSessionOptions {
   socketPath: string;
@@ -112,10 +125,17 @@ export interface AttachSessionOptions {
   sessionName: string | null;
   readOnly: boolean;
   detachPrefix: number;
-  input: NodeJS.ReadStream;
-  output: NodeJS.WriteStream;
+  /** The keyboard; absent for a watcher, which reads nothing and leaves the terminal's modes alone. */
+  input?: NodeJS.ReadStream;
+  output: AttachOutput;
   /** Where "reconnecting…" goes when the output is not a terminal. */
-  errors: NodeJS.WriteStream;
+  errors: { write(text: string): unknown };
+  /** A view for the terminal's size (cli, the default), or the session's stream whatever its size (script). */
+  clientKind?: ClientKind;
+  /** The session's size as looked up (for the events until a snapshot or RESIZE says another). */
+  sessionSize?: { cols: number; rows: number };
+  /** Told when the attach is shown a session, loses the server, gets it back, or switches (`tend attach --json`). */
+  events?: (event: AttachEvent) => void;
   backoff?: BackoffOptions;
   /** Starts the server if none is running (what every verb does on first use); rejects when it cannot. */
   ensureServer?: () => Promise<void>;
@@ -172,6 +192,12 @@ export class AttachSession {
   private viewShown = false;
   private subscribed = false;
   private exit: { code: number; signal: number } | null = null;
+  /** The session's size as last known (looked up, its own snapshot, a RESIZE; never a view's), for the events. */
+  private sessionSize: { cols: number; rows: number } | null;
+  /** For the events: a session was shown (`attached` said), the server is away (`reconnecting` said), a switch is yet to be shown. */
+  private shownOnce = false;
+  private away = false;
+  private switchedFrom: SessionRef | null = null;
   private fatalMessage: string | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private carryTimer: NodeJS.Timeout | null = null;
@@ -187,6 +213,7 @@ export class AttachSession {
     this.prefixKeys = new PrefixKeyFilter(options.detachPrefix);
     this.sessionId = options.sessionId;
     this.sessionName = options.sessionName;
+    this.sessionSize = options.sessionSize ?? null;
     this.overlays = new ScreenOverlays(
       {
         size: () => this.outerSize(),
@@ -228,19 +255,20 @@ export class AttachSession {
     this.enterRawMode();
     const onData = (chunk: Buffer) => this.typed(chunk);
     const onResize = () => this.outerResized();
-    this.options.input.on('data', onData);
+    this.options.input?.on('data', onData);
     this.options.output.on('resize', onResize);
     this.cleanups.push(() => {
-      this.options.input.off('data', onData);
+      this.options.input?.off('data', onData);
       this.options.output.off('resize', onResize);
-      this.options.input.pause();
+      this.options.input?.pause();
     });
-    for (const signal of ['SIGHUP', 'SIGTERM'] as const) {
+    // SIGINT too: in raw mode Ctrl-C is typed, not a signal, but a watcher (no keyboard) is stopped by it.
+    for (const signal of ['SIGHUP', 'SIGTERM', 'SIGINT'] as const) {
       const onSignal = () => this.finish({ kind: 'signal', signal });
       process.on(signal, onSignal);
       this.cleanups.push(() => process.off(signal, onSignal));
     }
-    this.options.input.resume();
+    this.options.input?.resume();
     this.connect();
     return this.outcome;
   }
@@ -249,7 +277,7 @@ export class AttachSession {
 
   private enterRawMode(): void {
     const input = this.options.input;
-    if (!input.isTTY) return;
+    if (!input?.isTTY) return;
     input.setRawMode(true);
     this.rawMode = true;
     // Node's raw mode leaves output processing on (LF becomes CR LF), which
@@ -328,13 +356,13 @@ export class AttachSession {
   private pauseInputIfOwed(): void {
     if (this.inputPaused || this.owedInputBytes() <= INPUT_PAUSE_BYTES) return;
     this.inputPaused = true;
-    this.options.input.pause();
+    this.options.input?.pause();
   }
 
   private resumeInputIfTaken(): void {
     if (!this.inputPaused || this.finished || this.owedInputBytes() >= INPUT_RESUME_BYTES) return;
     this.inputPaused = false;
-    this.options.input.resume();
+    this.options.input?.resume();
   }
 
   /**
@@ -359,7 +387,7 @@ export class AttachSession {
   private prefixCommand(command: PrefixCommand, rest: Uint8Array): void {
     switch (command) {
       case 'detach':
-        this.finish({ kind: 'detached' });
+        this.finish({ kind: 'detached', reason: 'detach-key' });
         return;
       case 'keys':
         this.overlays.showKeys();
@@ -382,8 +410,10 @@ export class AttachSession {
     if (this.untaken.untakenBytes > 0 || this.carry.holding) return `what you typed has not reached ${sessionLabel(this.session)} yet; try again in a moment`;
     if (!this.link?.isOpen || !this.subscribed) return 'the server is away; try again once it is back';
     this.overlays.sessionChanged();
+    this.switchedFrom = this.session;
     this.sessionId = session.id;
     this.sessionName = session.name;
+    this.sessionSize = session.cols !== undefined && session.rows !== undefined ? { cols: session.cols, rows: session.rows } : null;
     this.written = null;
     this.exit = null;
     this.noticeGiven = false;
@@ -403,7 +433,7 @@ export class AttachSession {
     const link: ServerLink = new ServerLink(this.options.socketPath, {
       onOpen: () => {
         if (link === this.link) this.linkOpened = true;
-        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: this.options.readOnly, writer: this.writer });
+        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: this.options.clientKind ?? 'cli', readOnly: this.options.readOnly, writer: this.writer });
       },
       onFrame: (frame) => {
         // Frames of a channel left for a repaint are over; what the holder took is news on either.
@@ -423,6 +453,8 @@ export class AttachSession {
         return;
       case 'snapshot':
         this.backoff.reset();
+        if (!frame.view) this.sessionSize = { cols: frame.cols, rows: frame.rows };
+        this.sayShown();
         // A panel stays until it ends; the repaint then asks for the screen as it is.
         if (this.overlays.panelShown) return;
         this.statusShown = false;
@@ -447,6 +479,8 @@ export class AttachSession {
         return;
       case 'data': {
         this.backoff.reset();
+        // A resumed subscription may begin with DATA (the replay), not a SNAPSHOT.
+        this.sayShown();
         // While rows are drawn over, output would scroll them into the
         // history. The notice and the panels hold it back (the repaint that
         // ends them replaces it); the hint and the marker give way: their row
@@ -468,7 +502,7 @@ export class AttachSession {
       case 'error':
         if (FATAL_ERRORS.has(frame.code) || frame.code === ViewerErrorCode.NO_SUCH_SESSION) {
           this.fatalMessage = frame.message;
-          if (frame.code === ViewerErrorCode.NO_SUCH_SESSION) this.finish({ kind: 'error', message: `the session is gone: ${frame.message}` });
+          if (frame.code === ViewerErrorCode.NO_SUCH_SESSION) this.finish({ kind: 'error', message: `the session is gone: ${frame.message}`, code: 'no_session' });
         } else if (frame.code === ViewerErrorCode.BAD_ACK || frame.code === ViewerErrorCode.INTERNAL) {
           this.fatalMessage = frame.message;
         }
@@ -485,8 +519,24 @@ export class AttachSession {
         return;
       }
       case 'resize':
+        this.sessionSize = { cols: frame.cols, rows: frame.rows };
         return;
     }
+  }
+
+  /**
+   * A subscription's first frame arrived (any later one too: it costs three
+   * tests): the events hear what changed since they last heard.
+   */
+  private sayShown(): void {
+    if (this.shownOnce && !this.away && this.switchedFrom === null) return;
+    const shown = { ...this.session, ...(this.sessionSize ?? this.outerSize()), readOnly: this.options.readOnly };
+    if (!this.shownOnce) this.options.events?.({ event: 'attached', ...shown });
+    else if (this.away) this.options.events?.({ event: 'reconnected', ...shown });
+    if (this.switchedFrom !== null) this.options.events?.({ event: 'switched', from: this.switchedFrom, ...shown });
+    this.shownOnce = true;
+    this.away = false;
+    this.switchedFrom = null;
   }
 
   /**
@@ -530,7 +580,7 @@ export class AttachSession {
         this.linkLost(message || 'the server is stopping');
         return;
       case CloseReason.UNSUBSCRIBED:
-        this.finish({ kind: 'detached' });
+        this.finish({ kind: 'detached', reason: 'server' });
         return;
       case CloseReason.PROTOCOL_VIOLATION:
         this.finish({ kind: 'error', message: `the server closed this viewer: ${this.fatalMessage ?? message}` });
@@ -594,6 +644,11 @@ export class AttachSession {
     }
     // A blip caught by the first retry shows nothing; a longer outage says so.
     if (this.backoff.failures > 1) this.showReconnecting();
+    // A script is told of every outage, the blip too: once, when the session shown is lost.
+    if (this.shownOnce && !this.away) {
+      this.away = true;
+      this.options.events?.({ event: 'reconnecting', ...this.session, why });
+    }
     // No server answers: start one, as any verb would (a crashed server
     // otherwise never comes back) — unless one said it is stopping and is
     // probably being restarted right now.
@@ -680,7 +735,7 @@ export class AttachSession {
 
   /** Detach now (as the detach key does). */
   detach(): void {
-    this.finish({ kind: 'detached' });
+    this.finish({ kind: 'detached', reason: 'detach-key' });
   }
 
   private finish(outcome: AttachOutcome): void {
@@ -695,7 +750,7 @@ export class AttachSession {
     const covered = this.overlays.coveredRows > 0;
     const restore = this.overlays.leaving() + leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
     const done = () => {
-      if (this.rawMode) this.options.input.setRawMode(false);
+      if (this.rawMode) this.options.input?.setRawMode(false);
       this.resolveOutcome(outcome);
     };
     if (this.painted || this.statusShown || covered) this.options.output.write(restore, done);

@@ -10,7 +10,7 @@ import { agentText, commandText } from '../format.js';
 import type { OverlayLine } from './overlay.js';
 
 /** What the list needs of a session: the API's listed session, its id, name and status at least. */
-export type SessionChoice = Pick<ListedSession, 'id' | 'name' | 'status'> & Partial<Pick<ListedSession, 'index' | 'argv' | 'title' | 'cwd' | 'agent'>>;
+export type SessionChoice = Pick<ListedSession, 'id' | 'name' | 'status'> & Partial<Pick<ListedSession, 'index' | 'argv' | 'title' | 'cwd' | 'agent' | 'cols' | 'rows'>>;
 
 export type PickerAction =
   | { kind: 'none' }
