@@ -10,6 +10,7 @@ import { resolvePaths, ensureRuntimeDirs, writeBlockerOf, type TendPaths } from 
 import { awaitReady } from '../protocol/ready-pipe.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { diskTroubleOf } from '../common/disk-trouble.js';
+import { liveHomeLock } from '../common/home-lock.js';
 import { CliError, errorFromApi } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
 import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery } from '../protocol/api/index.js';
@@ -31,14 +32,43 @@ const RECOVERY_NOTICE_MS = 1000;
 const serverMain = fileURLToPath(new URL('../server/main.js', import.meta.url));
 
 export class TendClient {
+  /** Where this client looks; serverSocket follows TEND_HOME's server when it listens elsewhere (see followHomeLock). */
   readonly paths: TendPaths;
+  /** The socket this client's own runtime directory puts the server on. */
+  private readonly ownSocket: string;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.paths = resolvePaths(env);
+    this.ownSocket = this.paths.serverSocket;
   }
 
   /** One request; no auto-start. Rejects with the socket error when there is no server. */
-  raw<T>(method: string, path: string, body?: unknown, timeoutMs = 0): Promise<ApiResponse<T>> {
+  async raw<T>(method: string, path: string, body?: unknown, timeoutMs = 0): Promise<ApiResponse<T>> {
+    try {
+      return await this.request<T>(method, path, body, timeoutMs);
+    } catch (err) {
+      // Nobody on this socket: the server of this TEND_HOME may listen on another one.
+      if (!isNoServer(err) || !this.followHomeLock()) throw err;
+      return this.request<T>(method, path, body, timeoutMs);
+    }
+  }
+
+  /**
+   * Points this client at the socket of the server that holds TEND_HOME's
+   * lock: one started with another runtime directory (another
+   * XDG_RUNTIME_DIR or TEND_RUNTIME_DIR) serves this home all the same, and
+   * a second server beside it would share its store and holders. When no
+   * server holds the lock any more, back to this client's own socket.
+   * True when the socket changed.
+   */
+  private followHomeLock(): boolean {
+    const socket = liveHomeLock(this.paths.homeLockFile)?.socket ?? this.ownSocket;
+    if (socket === this.paths.serverSocket) return false;
+    this.paths.serverSocket = socket;
+    return true;
+  }
+
+  private request<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<ApiResponse<T>> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const req = httpRequest(
@@ -115,8 +145,30 @@ export class TendClient {
     }
   }
 
+  /**
+   * While a live server holds TEND_HOME's lock (on another socket, or still
+   * starting), it is the one to use, not a second: waits for it to answer and
+   * returns its pid. Null once no server holds the lock, or when the holder
+   * has not answered within SERVER_START_TIMEOUT_MS.
+   */
+  private async waitForLockHolder(): Promise<number | null> {
+    const deadline = performance.now() + SERVER_START_TIMEOUT_MS;
+    for (;;) {
+      const holder = liveHomeLock(this.paths.homeLockFile);
+      if (holder === null) return null;
+      this.paths.serverSocket = holder.socket;
+      const running = await this.isRunning();
+      if (running) return running.pid;
+      if (performance.now() >= deadline) return null;
+      await new Promise((r) => setTimeout(r, RUNNING_POLL_MS));
+    }
+  }
+
   /** Starts a detached server and waits until it serves (or says why it cannot). */
   async startServer(): Promise<number> {
+    const serving = await this.waitForLockHolder();
+    if (serving !== null) return serving;
+    this.paths.serverSocket = this.ownSocket;
     if (!existsSync(serverMain)) throw startFailed(`the server is not built (${serverMain} is missing); run \`npm install\``);
     try {
       ensureRuntimeDirs(this.paths);

@@ -18,7 +18,10 @@ export interface TendPaths {
   checkpointsDir: string;
   logsDir: string;
   serverLog: string;
+  /** The runtime directory's pid file: one server per socket (several homes may share a TEND_RUNTIME_DIR). */
   lockFile: string;
+  /** The lock of TEND_HOME (the server's pid, socket and version): one server per home, whatever runtime directory each starter has. */
+  homeLockFile: string;
 }
 
 /** Resolves paths from the environment (TEND_HOME, TEND_RUNTIME_DIR, XDG_RUNTIME_DIR). */
@@ -41,6 +44,7 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env): TendPaths {
     logsDir: join(home, 'logs'),
     serverLog: join(home, 'logs', 'server.log'),
     lockFile: join(runtimeDir, 'server.pid'),
+    homeLockFile: join(home, 'server.lock'),
   };
 }
 

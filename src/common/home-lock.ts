@@ -1,0 +1,59 @@
+// TEND_HOME/server.lock as its readers see it: the server that holds the
+// home's lock says there which pid it has, which socket it serves on and
+// which version it is. The server takes it (server/pid-lock.ts); the CLI
+// reads it to find the server of its TEND_HOME when that server was started
+// with another runtime directory, so it listens on a socket the CLI would
+// not have looked for.
+import { readFileSync } from 'node:fs';
+
+/** What TEND_HOME/server.lock says about the server that holds it. */
+export interface HomeLock {
+  pid: number;
+  /** The unix socket it serves the API on. */
+  socket: string;
+  version: string;
+}
+
+/** The lock's text, as written. */
+export function homeLockText(lock: HomeLock): string {
+  return `${JSON.stringify({ pid: lock.pid, socket: lock.socket, version: lock.version })}\n`;
+}
+
+/** The lock a text says, or null for anything that is not one (empty, torn, another format). */
+export function parseHomeLock(text: string | null): HomeLock | null {
+  if (text === null) return null;
+  try {
+    const { pid, socket, version } = JSON.parse(text) as Partial<HomeLock>;
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || typeof socket !== 'string' || socket === '') return null;
+    return { pid, socket, version: typeof version === 'string' ? version : '' };
+  } catch {
+    return null;
+  }
+}
+
+/** True when pid is alive and looks like a tend server (not a pid reused by another program). */
+export function isTendServer(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('server/main.js');
+  } catch {
+    return true; // no /proc: trust the live pid
+  }
+}
+
+/** TEND_HOME's lock when a live tend server holds it; null when there is none or it is stale. */
+export function liveHomeLock(file: string): HomeLock | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const lock = parseHomeLock(text);
+  return lock !== null && isTendServer(lock.pid) ? lock : null;
+}
