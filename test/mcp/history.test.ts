@@ -178,6 +178,16 @@ describe('tend mcp: output, commands, search', { timeout: CONTROL_TEST_TIMEOUT_M
     assert.deepEqual([after.value.text, after.value.exit_code, after.value.running], ['bye-42\n', 0, false]);
     const listed = await mcp.call('commands', { session: ':ended' });
     assert.equal(listed.value.commands[0].command_line, 'echo bye-$((40+2))');
+    // `exit 3` started as command 2 and the shell went with it: no end mark, yet nothing runs any more.
+    assert.deepEqual(listed.value.commands.map((c: any) => [c.number, c.command_line, c.running, c.exit_code]), [
+      [1, 'echo bye-$((40+2))', false, 0],
+      [2, 'exit 3', false, null],
+    ]);
+    assert.match(listed.value.note, /^the session ended \(its program exited with code 3\) before its shell marked the end of command 2, so that command has no exit code/);
+    const unended = await mcp.call('output', { session: ':ended' });
+    assert.equal(unended.isError, false, unended.text);
+    assert.deepEqual([unended.value.number, unended.value.running, unended.value.exit_code], [2, false, null]);
+    assert.match(unended.value.note, /^the session ended \(its program exited with code 3\) before its shell marked the end of command 2/);
   });
 
   test('search finds lines across every session and in one, with regex and ignore_case, and a bounded answer keeps the newest hits', async (t) => {

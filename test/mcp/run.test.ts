@@ -19,8 +19,8 @@ const AWAIT_ID = /^w[0-9a-f]{12}$/;
  * A test server whose shells start with an empty HOME (no rc file of this
  * machine's user plays a part) and `tend mcp` on it, both ended with the test.
  */
-async function mcpWithServer(t: TestContext): Promise<{ server: ControlServer; mcp: McpPeer }> {
-  const server = startControlServer();
+async function mcpWithServer(t: TestContext, env: Record<string, string> = {}): Promise<{ server: ControlServer; mcp: McpPeer }> {
+  const server = startControlServer(env);
   t.after(() => server.dispose());
   const mcp = await connectMcp(t, server);
   return { server, mcp };
@@ -188,6 +188,53 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.deepEqual([short.output, short.cut], ['1\n2\n3\n', null]);
   });
 
+  test('a line of one long line is cut to its end, and the note says to read line 1 (never "max_lines 0")', async (t) => {
+    const { mcp } = await mcpWithServer(t);
+    const long = await run(mcp, { command: "head -c 5000 /dev/zero | tr '\\0' y; echo", max_chars: 1000 });
+    assert.equal(long.output, `${'y'.repeat(999)}\n`);
+    assert.deepEqual([long.cut.first_line, long.cut.last_line, long.cut.omitted_lines], [1, 1, 1]);
+    assert.ok(long.cut.note.includes(`command ${long.command}, from_line 1, max_lines 1`), long.cut.note);
+    assert.match(long.cut.note, /fold -w 1000/, 'how to read the middle of a line too long for any answer');
+  });
+
+  test('a command whose output tend no longer holds answers output null with a note saying why and how to get it', async (t) => {
+    const { mcp } = await mcpWithServer(t, { TEND_SCROLLBACK_ROWS: '200' });
+    const gone = await run(mcp, { command: 'seq 1 3000' });
+    assert.deepEqual([gone.status, gone.exit_code, gone.output, gone.cut], ['done', 0, null, null]);
+    assert.match(gone.note, /scrolled out of the rows the session keeps/);
+    assert.match(gone.note, /> out\.log 2>&1/, 'how to keep a long output whole');
+    const made = await mcp.call('new_session', { command: 'seq 1 3000' });
+    assert.equal(made.isError, false, made.text);
+    assert.deepEqual([made.value.command.status, made.value.command.output], ['done', null]);
+    assert.match(made.value.command.note, /scrolled out of the rows the session keeps/);
+  });
+
+  test('a long script: the answers name it by its first 500 characters, and commands, output and await_result show the agent\'s line, not the line that sourced it', async (t) => {
+    const { mcp } = await mcpWithServer(t);
+    const script = ['echo start', ...Array.from({ length: 300 }, (_, i) => `: filler ${i}`), 'sleep 1; echo end'].join('\n');
+    const pending = await run(mcp, { command: script, timeout_seconds: 0.2 });
+    assert.equal(pending.status, 'pending');
+    assert.deepEqual([pending.command_line, pending.command_line_cut], [script.slice(0, 500), true]);
+    const done = await mcp.call('await_result', { await_id: pending.await_id });
+    assert.equal(done.isError, false, done.text);
+    assert.deepEqual([done.value.output, done.value.command_line, done.value.command_line_cut], ['start\nend\n', script.slice(0, 500), true]);
+    assert.match(done.value.ran_as, /^source '.*\.sh'$/);
+    assert.ok(done.text.length < 2000, `the answer stays small: ${done.text.length} characters`);
+
+    const quoted = await run(mcp, { session: pending.session, command: 'echo "it\'s"' });
+    const listed = await mcp.call('commands', { session: pending.session });
+    assert.deepEqual(
+      listed.value.commands.map((c: any) => [c.number, c.command_line, c.command_line_cut ?? false, /^source '/.test(c.ran_as ?? '')]),
+      [
+        [done.value.command, script.slice(0, 500), true, true],
+        [quoted.command, 'echo "it\'s"', false, true],
+      ],
+    );
+    const output = await mcp.call('output', { session: pending.session, command: quoted.command });
+    assert.deepEqual([output.value.command_line, output.value.text], ['echo "it\'s"', "it's\n"]);
+    assert.match(output.value.ran_as, /^source '/);
+  });
+
   test('refusals an agent can act on: a busy shell names its command, an ended session its exit code, nothing typed', async (t) => {
     const { server, mcp } = await mcpWithServer(t);
     const busy = await run(mcp, { command: 'sleep 60', timeout_seconds: 0.5 });
@@ -213,5 +260,12 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
 
     const unknown = await mcp.call('run', { session: ':nosuch', command: 'echo no' });
     assert.deepEqual([unknown.isError, unknown.value.code], [true, 'no_session']);
+
+    // Arguments that cannot work are refused with one code, whatever the tool.
+    const noDir = await mcp.call('run', { command: 'echo no', cwd: '/no/such/dir' });
+    assert.deepEqual([noDir.isError, noDir.value.code], [true, 'bad_arguments']);
+    assert.match(noDir.value.message, /the directory does not exist/);
+    const cwdWithSession = await mcp.call('run', { session: busy.session, command: 'echo no', cwd: '/tmp' });
+    assert.deepEqual([cwdWithSession.isError, cwdWithSession.value.code], [true, 'bad_arguments']);
   });
 });

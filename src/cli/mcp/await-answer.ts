@@ -6,7 +6,9 @@
 // meanwhile. Field names are snake_case, as every tool of `tend mcp` has them.
 import { z } from 'zod';
 import type { AwaitAgentDone, AwaitDone, AwaitReply } from '../../protocol/api/index.js';
+import { commandLineFields, recordedLineView } from './command-line-view.js';
 import { MAX_MAX_CHARS, keepTail, textCutSchema, type TextCut } from './bounded-text.js';
+import { OUTPUT_NOT_KEPT } from './tool-errors.js';
 
 const base = {
   status: z.enum(['done', 'pending']).describe('done: it ended and this is its result; pending: still going (nothing was cancelled): await_result with await_id collects it'),
@@ -15,13 +17,15 @@ const base = {
   waited_ms: z.number().int().describe('How long this call waited'),
 };
 
-const pendingFields = {
-  note: z.string().optional().describe('When pending: what to do next'),
+const noteField = {
+  note: z.string().optional().describe('When pending: what to do next. When done with output null: why tend has no output for it, and how to get it'),
 };
 
 const commandFields = {
   command: z.number().int().optional().describe("The command's number in the session (the output and commands tools take it)"),
-  command_line: z.string().optional().describe('The command line as the shell ran it'),
+  command_line: commandLineFields.command_line.optional(),
+  command_line_cut: commandLineFields.command_line_cut,
+  ran_as: commandLineFields.ran_as,
   cwd: z.string().nullable().optional().describe('The directory the shell was in when the command started'),
   exit_code: z.number().int().nullable().optional().describe('The exit status the shell reported (null: none reported)'),
   output: z.string().nullable().optional().describe("What the command printed (null when it had already scrolled out of the session's history)"),
@@ -41,15 +45,15 @@ const agentFields = {
 
 const cutField = { cut: textCutSchema.optional() };
 
-export const commandAnswerSchema = z.object({ ...base, ...commandFields, ...cutField, ...pendingFields });
-export const agentAnswerSchema = z.object({ ...base, ...agentFields, ...cutField, ...pendingFields });
+export const commandAnswerSchema = z.object({ ...base, ...commandFields, ...cutField, ...noteField });
+export const agentAnswerSchema = z.object({ ...base, ...agentFields, ...cutField, ...noteField });
 export const anyAnswerSchema = z.object({
   ...base,
   kind: z.enum(['command', 'agent']).optional().describe('command: a shell command (run); agent: a prompt to an agent (prompt_agent). Absent while pending'),
   ...commandFields,
   ...agentFields,
   ...cutField,
-  ...pendingFields,
+  ...noteField,
 });
 
 export type AwaitAnswer = z.infer<typeof anyAnswerSchema>;
@@ -93,25 +97,28 @@ export function answerOf(reply: AwaitReply, context: AnswerContext): AwaitAnswer
 
 type Common = Pick<AwaitAnswer, 'session' | 'await_id' | 'waited_ms'>;
 
+/** How the note of a command's output cut to its tail says to read the rest: the output tool, from line 1. */
+export function readOmittedOutput(session: string, number: number): (lastOmitted: number) => string {
+  return (lastOmitted) => `the output tool reads them: session "${session}", command ${number}, from_line 1, max_lines ${lastOmitted}`;
+}
+
 function commandAnswer(reply: AwaitDone, common: Common, maxChars: number): AwaitAnswer {
   const number = reply.command.number;
   let output: string | null = reply.output;
   let cut: TextCut | null = null;
-  if (output !== null) {
-    ({ text: output, cut } = keepTail(output, maxChars, (firstShown) =>
-      `the output tool reads them: session "${reply.session}", command ${number}, from_line 1, max_lines ${firstShown - 1}`));
-  }
+  if (output !== null) ({ text: output, cut } = keepTail(output, maxChars, readOmittedOutput(reply.session, number)));
   return {
     status: 'done',
     kind: 'command',
     ...common,
     command: number,
-    command_line: reply.command.commandLine,
+    ...recordedLineView(reply.command.commandLine),
     cwd: reply.command.cwd,
     exit_code: reply.exitCode,
     output,
     cut,
     duration_ms: reply.command.endedAt === null ? 0 : Math.max(0, reply.command.endedAt - reply.command.startedAt),
+    ...(output === null ? { note: OUTPUT_NOT_KEPT } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ function seq(n: number): string {
   return s;
 }
 
-const before = (n: number) => `READ-BEFORE(${n})`;
+const omitted = (n: number) => `READ-OMITTED(${n})`;
 const after = (n: number) => `READ-AFTER(${n})`;
 
 describe('splitLines', () => {
@@ -28,13 +28,13 @@ describe('splitLines', () => {
 describe('keepTail', () => {
   test('a text within the limit is returned whole, with no cut', () => {
     const text = seq(10);
-    assert.deepEqual(keepTail(text, text.length, before), { text, cut: null });
+    assert.deepEqual(keepTail(text, text.length, omitted), { text, cut: null });
   });
 
   test('keeps the last whole lines that fit, the final newline kept, and says what was left out', () => {
     // seq 1 100: 9 one-digit lines (18 chars), 90 two-digit (270), "100\n" (4): 292 characters.
     const text = seq(100);
-    const { text: shown, cut } = keepTail(text, 30, before);
+    const { text: shown, cut } = keepTail(text, 30, omitted);
     // From the end: "100\n" (4) + 8 × 3 ("92\n"…"99\n") = 28; one more would be 31.
     assert.equal(shown, '92\n93\n94\n95\n96\n97\n98\n99\n100\n');
     assert.ok(shown.length <= 30);
@@ -47,13 +47,13 @@ describe('keepTail', () => {
       omitted_chars: 292 - 28,
       note: undefined,
     });
-    assert.equal(cut!.note, 'lines 92–100 of 100 are shown: 264 characters (91 whole lines before it) were left out to keep the answer under 30 characters; READ-BEFORE(92)');
+    assert.equal(cut!.note, 'lines 92–100 of 100 are shown: 264 characters (91 whole lines before it) were left out to keep the answer under 30 characters; READ-OMITTED(91)', 'lines 1–91 are the ones to read');
   });
 
   test('a text without a final newline: the limit is met exactly, and none is added', () => {
     const text = 'aaaa\nbbbb\ncccc';
     // "bbbb\ncccc" is 9 characters: it fits a limit of 9 exactly.
-    const { text: shown, cut } = keepTail(text, 9, before);
+    const { text: shown, cut } = keepTail(text, 9, omitted);
     assert.equal(shown, 'bbbb\ncccc');
     assert.equal(cut!.first_line, 2);
     assert.equal(cut!.omitted_lines, 1);
@@ -63,7 +63,7 @@ describe('keepTail', () => {
   test('a last line longer than the limit is shown by its end, and counted as left out', () => {
     const long = 'x'.repeat(50) + 'END';
     const text = `first\n${long}\n`;
-    const { text: shown, cut } = keepTail(text, 20, before);
+    const { text: shown, cut } = keepTail(text, 20, omitted);
     assert.equal(shown, `${'x'.repeat(16)}END\n`);
     assert.equal(shown.length, 20);
     assert.equal(cut!.first_line, 2);
@@ -71,11 +71,18 @@ describe('keepTail', () => {
     assert.equal(cut!.omitted_lines, 2, 'the first line, and the second shown only in part');
     assert.equal(cut!.omitted_chars, text.length - 20);
     assert.match(cut!.note, /^only the last 19 characters of line 2 \(the last line\) are shown: 40 characters \(1 whole line before it\)/);
+    assert.match(cut!.note, /; READ-OMITTED\(2\); a line longer than max_chars is shown only by its ends: .*fold -w 1000/, 'line 2 is among the lines to read, and how to read its middle is said');
+  });
+
+  test('a text of one line longer than the limit: the line to read is line 1, never "line 0"', () => {
+    const { cut } = keepTail(`${'z'.repeat(100)}\n`, 10, omitted);
+    assert.deepEqual([cut!.first_line, cut!.last_line, cut!.omitted_lines], [1, 1, 1]);
+    assert.match(cut!.note, /READ-OMITTED\(1\)/);
   });
 
   test('never splits a character that takes two UTF-16 units', () => {
     const text = `a\n${'😀'.repeat(10)}\n`;
-    const { text: shown } = keepTail(text, 6, before);
+    const { text: shown } = keepTail(text, 6, omitted);
     // 5 units of room before the newline: two emoji (4 units), not a half of a third.
     assert.equal(shown, '😀😀\n');
   });
@@ -125,7 +132,7 @@ describe('keepHead', () => {
     assert.equal(cut!.last_line, 4);
     assert.equal(cut!.omitted_lines, 5);
     assert.equal(cut!.omitted_chars, 31 + 2 - 12);
-    assert.equal(cut!.note, 'only the first 12 characters of line 4 (30 characters long) are shown, from line 4 as asked; READ-AFTER(5)');
+    assert.match(cut!.note, /^only the first 12 characters of line 4 \(30 characters long\) are shown, from line 4 as asked; READ-AFTER\(5\); a line longer than max_chars is shown only by its ends/);
   });
 
   test('never splits a character that takes two UTF-16 units', () => {

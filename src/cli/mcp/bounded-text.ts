@@ -70,7 +70,8 @@ function lineChars(line: string): number {
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
-const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
+/** The second half of a character that takes two UTF-16 units: a cut must not fall just before it. */
+export const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 /** The last `n` characters of `s`, never starting in the middle of a character that takes two. */
 function endOf(s: string, n: number): string {
@@ -86,17 +87,21 @@ function startOf(s: string, n: number): string {
   return s.slice(0, end);
 }
 
+/** Said of a line shown only in part: the tools read whole lines, so its middle needs another way. */
+const LONG_LINE_HINT = 'a line longer than max_chars is shown only by its ends: to read all of it, print it folded into shorter lines (`fold -w 1000`)';
+
 /** "1 line", "2 lines". */
 function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? '' : 's'}`;
 }
 
 /**
- * The last whole lines of `text` that fit in `maxChars`. `readBefore(n)`
- * says how to read the lines before line n (1-based), for the note. A last
- * line longer than `maxChars` on its own is shown by its end.
+ * The last whole lines of `text` that fit in `maxChars`. `readOmitted(n)`
+ * says how to read lines 1–n (1-based), those not shown whole, for the note.
+ * A last line longer than `maxChars` on its own is shown by its end, and is
+ * then the last of the lines not shown whole (so n is never 0).
  */
-export function keepTail(text: string, maxChars: number, readBefore: (firstShown: number) => string): BoundedText {
+export function keepTail(text: string, maxChars: number, readOmitted: (lastOmitted: number) => string): BoundedText {
   if (text.length <= maxChars) return { text, cut: null };
   const lines = splitLines(text);
   const newline = text.endsWith('\n') ? '\n' : '';
@@ -112,7 +117,7 @@ export function keepTail(text: string, maxChars: number, readBefore: (firstShown
   const what = partial
     ? `only the last ${shown.length - newline.length} characters of line ${firstLine} (the last line) are shown`
     : `lines ${firstLine}–${lines.length} of ${lines.length} are shown`;
-  const note = `${what}: ${omittedChars} characters${first > 0 ? ` (${count(first, 'whole line')} before it)` : ''} were left out to keep the answer under ${maxChars} characters; ${readBefore(firstLine)}`;
+  const note = `${what}: ${omittedChars} characters${first > 0 ? ` (${count(first, 'whole line')} before it)` : ''} were left out to keep the answer under ${maxChars} characters; ${readOmitted(partial ? firstLine : firstLine - 1)}${partial ? `; ${LONG_LINE_HINT}` : ''}`;
   return {
     text: shown,
     cut: { kept: 'tail', total_lines: lines.length, first_line: firstLine, last_line: lines.length, omitted_lines: first + (partial ? 1 : 0), omitted_chars: omittedChars, note },
@@ -159,7 +164,7 @@ export function keepHead(
       last_line: lastLine,
       omitted_lines: totalLines - shownLines + (partial ? 1 : 0),
       omitted_chars: outsideChars + givenChars - text.length,
-      note: `${what}; ${after}`,
+      note: `${what}; ${after}${partial ? `; ${LONG_LINE_HINT}` : ''}`,
     },
   };
 }

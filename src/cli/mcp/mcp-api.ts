@@ -5,7 +5,7 @@
 // so servers come and go under it: a call made after a restart just works.
 import type { TendClient } from '../client.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
-import type { ApiRoute, RouteQuery } from '../../protocol/api/index.js';
+import { API_ROUTES, type ApiRoute, type RouteQuery, type SessionInfo } from '../../protocol/api/index.js';
 
 /** The server answers 503 input_interrupted when it went away while a holder took a write. */
 const INTERRUPTED_STATUS = 503;
@@ -34,5 +34,15 @@ export class McpApi {
    */
   again<T>(route: ApiRoute, params: Record<string, string> = {}, body?: unknown, query?: RouteQuery): Promise<T> {
     return this.riding.callRoute<T>(route, params, body, query);
+  }
+
+  /**
+   * The session `target` names (an id, a unique prefix of it, :name, name or
+   * index, as every verb takes it), read again through a restart. Tools look
+   * a session up once and go on by its id, so an index or a name that moves
+   * meanwhile cannot make one call act on two sessions.
+   */
+  session(target: string): Promise<SessionInfo> {
+    return this.again<SessionInfo>(API_ROUTES.getSession, { target });
   }
 }

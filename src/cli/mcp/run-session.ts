@@ -6,6 +6,7 @@
 // command into an agent. A run without a session gets a new shell session.
 import { sessionEnvironment } from './session-environment.js';
 import { checkDirectory } from '../argument-checks.js';
+import { CliError } from '../cli-error.js';
 import { API_ROUTES, type AwaitReply, type SessionInfo } from '../../protocol/api/index.js';
 import { notRunningNote } from './session-view.js';
 import { ToolError, type ToolCall } from './tool-kit.js';
@@ -13,11 +14,6 @@ import { ToolError, type ToolCall } from './tool-kit.js';
 /** How a session is named in messages: ":name (id)", or its id. */
 export function sessionLabel(info: Pick<SessionInfo, 'id' | 'name'>): string {
   return info.name === null ? info.id : `:${info.name} (${info.id})`;
-}
-
-/** The session `target` names (as every verb takes it), read through a server restart. */
-export function readSession(call: ToolCall, target: string): Promise<SessionInfo> {
-  return call.api.again<SessionInfo>(API_ROUTES.getSession, { target });
 }
 
 /** Refuses a session whose program no longer runs, with its exit code: nothing can be typed there. */
@@ -60,9 +56,19 @@ export function checkAgent(info: SessionInfo): void {
   });
 }
 
+/** `cwd` made absolute (from tend mcp's own directory), refused as a bad argument when it is no directory. */
+export function checkedDirectory(given: string): string {
+  try {
+    return checkDirectory('cwd', given);
+  } catch (err) {
+    if (err instanceof CliError) throw new ToolError('bad_arguments', err.message);
+    throw err;
+  }
+}
+
 /** A new session running the user's shell with tend's integration, in `cwd` (default: this process's directory). */
 export async function newShellSession(call: ToolCall, cwd: string | undefined): Promise<SessionInfo> {
-  const body = { cwd: checkDirectory('cwd', cwd ?? process.cwd()), env: sessionEnvironment() };
+  const body = { cwd: checkedDirectory(cwd ?? process.cwd()), env: sessionEnvironment() };
   // Made once: a retry after a lost answer would start a second session.
   return call.api.once<SessionInfo>(API_ROUTES.createSession, {}, body);
 }

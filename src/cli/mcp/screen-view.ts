@@ -5,7 +5,7 @@
 // bounded with its bottom kept: the rows nearest the cursor matter most.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { API_ROUTES, MAX_SCREEN_SCROLLBACK_ROWS, type ScreenTextReply, type SessionInfo } from '../../protocol/api/index.js';
+import { API_ROUTES, MAX_SCREEN_SCROLLBACK_ROWS, type ScreenTextReply } from '../../protocol/api/index.js';
 import { keepTail, MAX_MAX_CHARS, textCutSchema, type TextCut } from './bounded-text.js';
 import type { McpApi } from './mcp-api.js';
 import { agentSummarySchema, notRunningNote, sessionStatusSchema } from './session-view.js';
@@ -49,9 +49,9 @@ export interface ScreenReadOptions {
 }
 
 /** Says how to see the rows a cut left out. */
-function readRowsAbove(scrollback: number): (firstShown: number) => string {
-  return (firstShown) =>
-    `to see the rows above line ${firstShown}, call screen again with max_chars up to ${MAX_MAX_CHARS}${scrollback > 0 ? ' or a smaller scrollback' : ''}; the output tool reads one command's output whole, a range at a time`;
+function readRowsAbove(scrollback: number): (lastOmitted: number) => string {
+  return (lastOmitted) =>
+    `to see lines 1–${lastOmitted}, call screen again with max_chars up to ${MAX_MAX_CHARS}${scrollback > 0 ? ' or a smaller scrollback' : ''}; the output tool reads one command's output whole, a range at a time`;
 }
 
 /** Why the answer needs a note: the program has ended, output is missing. */
@@ -70,7 +70,7 @@ function screenNote(screen: ScreenTextReply): string | undefined {
  * name moves meanwhile.
  */
 export async function readScreenView(api: McpApi, target: string, options: ScreenReadOptions): Promise<ScreenView> {
-  const session = await api.again<SessionInfo>(API_ROUTES.getSession, { target });
+  const session = await api.session(target);
   const screen = await api.again<ScreenTextReply>(API_ROUTES.readScreen, { target: session.id }, undefined, { format: 'text', scrollback: options.scrollback });
   const bounded = keepTail(screen.text, options.maxChars, readRowsAbove(options.scrollback));
   const note = screenNote(screen);
@@ -110,7 +110,7 @@ export async function waitForQuietOutput(api: McpApi, sessionId: string, maxMs: 
   let offset = -1;
   let changedAt = Date.now();
   for (;;) {
-    const session = await api.again<SessionInfo>(API_ROUTES.getSession, { target: sessionId });
+    const session = await api.session(sessionId);
     const now = Date.now();
     // The first reading is the baseline (quiet counts from when the input was
     // sent); bytes fed but not yet parsed are output still arriving.

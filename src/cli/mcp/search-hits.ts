@@ -4,6 +4,7 @@
 // most shown, so every session that matched keeps its newest hits; a very
 // long line is shown around its match.
 import type { SessionSearchHits } from '../../protocol/api/index.js';
+import { isLowSurrogate } from './bounded-text.js';
 
 /** A line longer than this is shown around its first match: a minified file must not fill the answer. */
 export const MAX_HIT_LINE_CHARS = 400;
@@ -60,8 +61,6 @@ export function lineAroundMatch(line: string, at: number): string {
   if (end < line.length && isLowSurrogate(line.charCodeAt(end))) end--;
   return `${start > 0 ? '…' : ''}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
 }
-
-const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 const hitChars = (hit: SearchHit): number => hit.line.length + hit.session.length + (hit.name?.length ?? 0) + HIT_OVERHEAD_CHARS;
 

@@ -5,34 +5,31 @@
 // stays readable either way.
 import { z } from 'zod';
 import { CliError } from '../cli-error.js';
-import { newAwaitId } from '../verbs/await-connection.js';
-import { API_ROUTES, type AwaitDone, type AwaitReply, type AwaitRequest } from '../../protocol/api/index.js';
+import type { AwaitReply, SessionInfo } from '../../protocol/api/index.js';
+import { readOmittedOutput } from './await-answer.js';
+import { startShellCommand } from './await-wait.js';
 import { keepTail, textCutSchema } from './bounded-text.js';
-import type { McpApi } from './mcp-api.js';
-import { shouldStage } from './stage-line.js';
+import { quotedLine } from './command-line-view.js';
+import { sessionLabel } from './run-session.js';
+import type { ToolCall } from './tool-kit.js';
+import { OUTPUT_NOT_KEPT } from './tool-errors.js';
 
 /**
  * How long new_session waits for its command to end before answering
- * pending (after the shell's first prompt, which the server waits for on its
- * own): a quick command comes back done; a server or a build goes on.
+ * pending (after the shell's first prompt): a quick command comes back done;
+ * a server or a build goes on.
  */
 export const NEW_SESSION_COMMAND_WAIT_MS = 3000;
 
-/**
- * How long a new shell may take to show its first prompt (rc files that load
- * version managers take seconds on a busy machine) before the command is
- * given up as failed. The server waits a few seconds of it per request.
- */
-const SHELL_START_WAIT_MS = 20_000;
-
 export const startedCommandSchema = z
   .object({
-    await_id: z.string().describe('Names the command\'s await: await_result collects its result (exit code, output) while it is pending.'),
+    await_id: z.string().nullable().describe('Names the command\'s await: await_result collects its result (exit code, output) while it is pending. Null when it failed.'),
     status: z.enum(['done', 'pending', 'failed']).describe('done: it ended within a few seconds (exit_code and output below); pending: it still runs (await_result with await_id waits for it, screen shows it); failed: it did not run (error says why).'),
     number: z.number().int().nullable().describe("The command's number in the session's shell (the output tool reads it by this number); null until known."),
     exit_code: z.number().int().nullable(),
     output: z.string().nullable().describe('Once done: its output (bounded, the end kept); else null.'),
     cut: textCutSchema,
+    note: z.string().optional().describe('When done with output null: why tend has no output for it, and how to get it.'),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
   })
   .nullable()
@@ -40,36 +37,21 @@ export const startedCommandSchema = z
 
 export type StartedCommand = NonNullable<z.infer<typeof startedCommandSchema>>;
 
-/** Starts `line` at the prompt of the new shell session `sessionId` and waits a moment for it to end. */
-export async function startSessionCommand(api: McpApi, sessionId: string, line: string, maxChars: number): Promise<StartedCommand> {
-  const id = newAwaitId();
-  const request: AwaitRequest = { input: line, timeoutMs: NEW_SESSION_COMMAND_WAIT_MS, id, ...(shouldStage(line) ? { stage: true } : {}) };
-  const giveUpAt = Date.now() + SHELL_START_WAIT_MS;
+/** Starts `line` at the first prompt of the new shell session `info` and waits a moment for it to end. */
+export async function startSessionCommand(call: ToolCall, info: SessionInfo, line: string, maxChars: number): Promise<StartedCommand> {
+  const what = `the command ${quotedLine(line)} in the new session ${sessionLabel(info)}`;
   let reply: AwaitReply;
-  for (;;) {
-    try {
-      // Safe to make again: the server answers an await it already has by its id, typing nothing twice.
-      reply = await api.again<AwaitReply>(API_ROUTES.startAwait, { target: sessionId }, request);
-      break;
-    } catch (err) {
-      if (!(err instanceof CliError)) throw err;
-      // No marks yet: the shell is still reading its rc files (nothing was typed; the server waited a few seconds).
-      if (err.code === 'no_shell_integration' && Date.now() < giveUpAt) continue;
-      return { await_id: id, status: 'failed', number: null, exit_code: null, output: null, cut: null, error: { code: err.code, message: err.message } };
-    }
+  try {
+    ({ reply } = await startShellCommand(call, info.id, line, NEW_SESSION_COMMAND_WAIT_MS, () => what, { newShell: info }));
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    return { await_id: null, status: 'failed', number: null, exit_code: null, output: null, cut: null, error: { code: err.code, message: err.message } };
   }
-  if (reply.status === 'pending') return { await_id: id, status: 'pending', number: null, exit_code: null, output: null, cut: null, error: null };
-  if (!('command' in reply)) {
-    // An agent's turn: a session new_session made with a command has no agent.
-    return { await_id: id, status: 'done', number: null, exit_code: null, output: reply.agent.answer, cut: null, error: null };
-  }
-  return commandDone(reply, sessionId, maxChars);
-}
-
-function commandDone(reply: AwaitDone, sessionId: string, maxChars: number): StartedCommand {
+  if (reply.status === 'pending') return { await_id: reply.id, status: 'pending', number: null, exit_code: null, output: null, cut: null, error: null };
+  // expect: 'shell' keeps the line from an agent's input box; a new shell has no agent anyway.
+  if (!('command' in reply)) throw new Error(`the new session ${info.id} took its command as a prompt to an agent`);
   const number = reply.command.number;
-  const bounded = reply.output === null
-    ? { text: null, cut: null }
-    : keepTail(reply.output, maxChars, (first) => `read lines 1–${first - 1} with the output tool (session "${sessionId}", command ${number}, from_line 1)`);
+  if (reply.output === null) return { await_id: reply.id, status: 'done', number, exit_code: reply.exitCode, output: null, cut: null, note: OUTPUT_NOT_KEPT, error: null };
+  const bounded = keepTail(reply.output, maxChars, readOmittedOutput(info.id, number));
   return { await_id: reply.id, status: 'done', number, exit_code: reply.exitCode, output: bounded.text, cut: bounded.cut, error: null };
 }

@@ -6,6 +6,13 @@
 import { CliError } from '../cli-error.js';
 import { ToolError } from './tool-kit.js';
 
+/**
+ * Why a command's output may be missing, and how to get it anyway: for the
+ * output_gone error, and for a result whose output is null.
+ */
+export const OUTPUT_NOT_KEPT =
+  "tend no longer holds this command's output: it scrolled out of the rows the session keeps (a long output), or the program erased it (it cleared the screen, reset the terminal, or ended on the alternate screen). screen shows what the terminal holds now, and search may still find lines of it; to keep a long output whole, run the command again with its output sent to a file (`CMD > out.log 2>&1`) and read the file in pieces (`sed -n 1,200p out.log`)";
+
 /** What an agent can do about an API error, by its code. */
 const HINTS: Record<string, string> = {
   no_session: 'list_sessions shows every session with its id, name and index; any of them names a session',
@@ -17,7 +24,7 @@ const HINTS: Record<string, string> = {
   agent_busy: 'the agent is in a turn or asks a person for permission: wait (screen shows it), or answer it with send',
   no_agent: 'this session runs no agent tend knows of: run is for shell commands; new_session with agent starts one',
   session_has_agent: 'an AI agent holds this terminal: prompt_agent types a prompt to it; run shell commands in another session (run without session makes one)',
-  output_gone: "the command's output has scrolled out of what the session keeps; search may still find lines of it",
+  output_gone: OUTPUT_NOT_KEPT,
   input_not_run: "the shell did not run the line as a command (a syntax error, or a program read it, or other input got there first): screen shows what the terminal holds; fix the line and run it again",
   session_ended: "the session ended before the command or turn did; its screen, commands and output stay readable (screen, commands, output), and new_session starts another",
   server_unreachable: 'the tend server could not be reached; the call can be made again',

@@ -12,7 +12,9 @@ import {
   type CommandRecord,
   type SearchAllReply,
 } from '../../../protocol/api/index.js';
+import { describeExit } from '../../../protocol/exit-status.js';
 import { keepHead, keepTail, maxCharsArg, splitLines, textCutSchema } from '../bounded-text.js';
+import { commandLineFields, recordedLineView } from '../command-line-view.js';
 import type { McpApi } from '../mcp-api.js';
 import { boundHits, matchFinder, type MatchFinder } from '../search-hits.js';
 import { sessionArg } from '../session-view.js';
@@ -25,6 +27,19 @@ const ENABLE_INTEGRATION =
   "tend learns each command's start, end and exit code from the shell's integration marks: new_session starts a shell with them (bash, zsh and fish get them by themselves); in a shell tend did not start, run `eval \"$(tend shell-integration bash)\"` (zsh: the same; fish: `tend shell-integration fish | source`) and the commands after it are listed";
 
 // ---- output ---------------------------------------------------------------
+
+/**
+ * A command the shell never marked as ended is still running only while the
+ * session runs: the history cannot tell a shell that went away mid-command.
+ * Says so when the session `target` has ended; undefined while it runs.
+ */
+async function endedSessionNote(api: McpApi, target: string): Promise<string | undefined> {
+  const session = await api.session(target);
+  // Elsewhere: another server holds the session, where the command may well run on.
+  if (session.status === 'running' || session.status === 'elsewhere') return undefined;
+  const how = session.status === 'exited' ? `its program ${describeExit({ code: session.exitCode, signal: session.exitSignal })}` : 'its process is gone';
+  return `the session ended (${how}) before its shell marked the end of command`;
+}
 
 /** A command as output takes it: its number, or "last". Models send numbers as strings too. */
 const commandArg = z
@@ -42,12 +57,13 @@ const outputInput = z.object({
 
 const outputOutput = z.object({
   number: z.number().int().describe("The command's number in its session (stays the same: read it again by this number, not by \"last\")."),
-  command_line: z.string(),
+  ...commandLineFields,
   exit_code: z.number().int().nullable().describe('Null while it runs, or when the shell reported none.'),
-  running: z.boolean().describe('True while the command runs: text is its output so far.'),
+  running: z.boolean().describe('True while the command runs: text is its output so far. False too when the session ended before the command did (note says so).'),
   total_lines: z.number().int().describe('Lines of its whole output (so far, while it runs).'),
   text: z.string().describe('The exact output, as the terminal showed it (no prompt, no command line, no markers); bounded: see cut.'),
   cut: textCutSchema,
+  note: z.string().optional().describe("Present when the session's program ended before this command did: it never got an exit code."),
 });
 
 function commandQuery(command: z.infer<typeof commandArg>): string {
@@ -89,10 +105,18 @@ Fails when the session has no such command (the error gives the numbers there ar
     }
     const maxChars = args.max_chars ?? call.maxChars;
     const lines = splitLines(reply.text);
-    const head = { number: reply.number, command_line: reply.commandLine, exit_code: reply.exitCode, running: !reply.complete, total_lines: lines.length };
+    const cutShort = reply.complete ? undefined : await endedSessionNote(call.api, args.session);
+    const head = {
+      number: reply.number,
+      ...recordedLineView(reply.commandLine),
+      exit_code: reply.exitCode,
+      running: !reply.complete && cutShort === undefined,
+      total_lines: lines.length,
+      ...(cutShort !== undefined ? { note: `${cutShort} ${reply.number}, so that command has no exit code; text is all it printed` } : {}),
+    };
     const n = reply.number;
     if (args.from_line === undefined && args.max_lines === undefined) {
-      const tail = keepTail(reply.text, maxChars, (first) => `output with command ${n} and from_line 1 reads lines 1–${first - 1} from the start, a piece at a time`);
+      const tail = keepTail(reply.text, maxChars, (lastOmitted) => `output with command ${n} and from_line 1 reads lines 1–${lastOmitted} from the start, a piece at a time`);
       return { ...head, ...tail };
     }
     const from = args.from_line ?? 1;
@@ -112,15 +136,12 @@ Fails when the session has no such command (the error gives the numbers there ar
 
 const DEFAULT_LISTED_COMMANDS = 20;
 const MAX_LISTED_COMMANDS = 200;
-/** A command line longer than this is listed by its start: a pasted script must not fill the list. */
-const MAX_LISTED_COMMAND_LINE_CHARS = 500;
 /** Characters a listed command costs besides its command line and cwd (its keys, times, numbers). */
 const COMMAND_OVERHEAD_CHARS = 200;
 
 const commandSchema = z.object({
   number: z.number().int().describe('Names the command for output.'),
-  command_line: z.string(),
-  command_line_cut: z.boolean().describe(`True when the command line is longer than ${MAX_LISTED_COMMAND_LINE_CHARS} characters and only its start is shown.`),
+  ...commandLineFields,
   exit_code: z.number().int().nullable().describe('Null while it runs, or when the shell reported none.'),
   running: z.boolean(),
   started_at: z.string().describe('ISO 8601.'),
@@ -133,15 +154,13 @@ const commandsOutput = z.object({
   commands: z.array(commandSchema).describe('Oldest first; the newest last.'),
   total: z.number().int().describe('Commands the session knows of, all told.'),
   omitted: z.number().int().describe('Older commands not listed here.'),
-  note: z.string().nullable().describe('Why the list is empty or short, and what to do; null when it is whole.'),
+  note: z.string().nullable().describe('Why the list is empty or short, or that the session ended during its last command, and what to do; null when there is nothing to say.'),
 });
 
 function listedCommand(c: CommandRecord, now: number): z.infer<typeof commandSchema> {
-  const cut = c.commandLine.length > MAX_LISTED_COMMAND_LINE_CHARS;
   return {
     number: c.number,
-    command_line: cut ? c.commandLine.slice(0, MAX_LISTED_COMMAND_LINE_CHARS) : c.commandLine,
-    command_line_cut: cut,
+    ...recordedLineView(c.commandLine),
     exit_code: c.exitCode,
     running: c.running,
     started_at: new Date(c.startedAt).toISOString(),
@@ -168,20 +187,21 @@ Lists the last 20 by default (last: up to 200); the list is bounded by max_chars
     const all = await call.api.again<CommandRecord[]>(API_ROUTES.listCommands, { target: args.session });
     const now = Date.now();
     const maxChars = args.max_chars ?? call.maxChars;
-    const listed = all.slice(-(args.last ?? DEFAULT_LISTED_COMMANDS)).map((c) => listedCommand(c, now));
-    let chars = listed.reduce((n, c) => n + c.command_line.length + (c.cwd?.length ?? 0) + COMMAND_OVERHEAD_CHARS, 0);
-    while (listed.length > 1 && chars > maxChars) {
-      const dropped = listed.shift()!;
-      chars -= dropped.command_line.length + (dropped.cwd?.length ?? 0) + COMMAND_OVERHEAD_CHARS;
-    }
+    const unended = all.find((c) => c.running);
+    const cutShort = unended === undefined ? undefined : await endedSessionNote(call.api, args.session);
+    const listed = all.slice(-(args.last ?? DEFAULT_LISTED_COMMANDS)).map((c) => listedCommand(cutShort === undefined ? c : { ...c, running: false }, now));
+    const charsOf = (c: z.infer<typeof commandSchema>) => c.command_line.length + (c.ran_as?.length ?? 0) + (c.cwd?.length ?? 0) + COMMAND_OVERHEAD_CHARS;
+    let chars = listed.reduce((n, c) => n + charsOf(c), 0);
+    while (listed.length > 1 && chars > maxChars) chars -= charsOf(listed.shift()!);
     const omitted = all.length - listed.length;
-    let note: string | null = null;
-    if (all.length === 0) note = `no commands yet. ${ENABLE_INTEGRATION}`;
+    const notes: string[] = [];
+    if (all.length === 0) notes.push(`no commands yet. ${ENABLE_INTEGRATION}`);
     else if (omitted > 0) {
       const first = listed[0]!.number;
-      note = `the ${listed.length} newest of ${all.length} commands are listed; ${omitted} older ones (numbers before ${first}) are not: ${listed.length < (args.last ?? DEFAULT_LISTED_COMMANDS) ? 'a larger max_chars lists more' : `last (up to ${MAX_LISTED_COMMANDS}) lists more`}; output reads any of them by number`;
+      notes.push(`the ${listed.length} newest of ${all.length} commands are listed; ${omitted} older ones (numbers before ${first}) are not: ${listed.length < (args.last ?? DEFAULT_LISTED_COMMANDS) ? 'a larger max_chars lists more' : `last (up to ${MAX_LISTED_COMMANDS}) lists more`}; output reads any of them by number`);
     }
-    return { commands: listed, total: all.length, omitted, note };
+    if (cutShort !== undefined) notes.push(`${cutShort} ${unended!.number}, so that command has no exit code (running is false)`);
+    return { commands: listed, total: all.length, omitted, note: notes.length === 0 ? null : notes.join('. ') };
   },
 });
 

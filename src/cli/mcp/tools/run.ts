@@ -9,34 +9,20 @@ import { z } from 'zod';
 import { CliError } from '../../cli-error.js';
 import { AWAIT_ID_PATTERN, MAX_AWAIT_INPUT_BYTES, type AwaitReply, type SessionInfo } from '../../../protocol/api/index.js';
 import { agentAnswerSchema, answerOf, anyAnswerSchema, commandAnswerSchema, kindOf, withoutKind } from '../await-answer.js';
-import { collectAndWait, startAndWait, type AwaitWait } from '../await-wait.js';
+import { givenLineView, quotedLine } from '../command-line-view.js';
+import { collectAndWait, startAndWait, startShellCommand } from '../await-wait.js';
 import { maxCharsArg } from '../bounded-text.js';
-import { checkAgent, checkNoAgent, checkRunning, newShellSession, readSession, sessionLabel, unexpectedKind } from '../run-session.js';
+import { checkAgent, checkNoAgent, checkRunning, newShellSession, sessionLabel, unexpectedKind } from '../run-session.js';
 import { sessionArg } from '../session-view.js';
-import { shouldStage } from '../stage-line.js';
-import { defineTool, ToolError, type AnyMcpTool, type ToolCall } from '../tool-kit.js';
+import { defineTool, ToolError, type AnyMcpTool } from '../tool-kit.js';
 
 const DEFAULT_RUN_TIMEOUT_S = 30;
 const DEFAULT_PROMPT_TIMEOUT_S = 300;
 const DEFAULT_COLLECT_TIMEOUT_S = 30;
 /** The longest one call waits: clients have limits of their own, and a pending answer loses nothing. */
 const MAX_TIMEOUT_S = 3600;
-/**
- * A new shell session's first prompt (its first integration mark) may take
- * longer than the server's own wait for it (4 s) on a loaded machine or with
- * a slow rc file: the start is asked again (by the same await id) this long.
- */
-const NEW_SHELL_READY_MS = 20_000;
-/** The command line as progress messages quote it, at most this many characters. */
-const QUOTED_LINE_CHARS = 60;
-
 const timeoutArg = (defaultSeconds: number, later = 'await_result collects the result later') =>
   z.number().min(0).max(MAX_TIMEOUT_S).optional().describe(`Seconds to wait before answering pending (0–${MAX_TIMEOUT_S}; default ${defaultSeconds}). Nothing is cancelled when it passes: ${later}`);
-
-function quoted(line: string): string {
-  const oneLine = line.replace(/\s+/g, ' ').trim();
-  return `\`${oneLine.length > QUOTED_LINE_CHARS ? `${oneLine.slice(0, QUOTED_LINE_CHARS - 1)}…` : oneLine}\``;
-}
 
 function checkInputSize(text: string, what: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -54,23 +40,8 @@ const runInput = z.object({
 });
 
 const runOutput = commandAnswerSchema.extend({
-  command_line: z.string().optional().describe('The command line as given'),
-  ran_as: z.string().optional().describe('Present when the shell ran the line another way: a staged line is sourced from a script, and this is the line the session\'s history (commands, search) shows for it'),
   created_session: z.boolean().describe('true when this call made the session (no session was given): pass its id as session to run there again'),
 });
-
-/** Starts the await on a shell session made a moment ago, asking again while its shell draws its first prompt. */
-async function startOnNewShell(call: ToolCall, info: SessionInfo, start: () => Promise<AwaitWait>): Promise<AwaitWait> {
-  const giveUpAt = Date.now() + NEW_SHELL_READY_MS;
-  for (;;) {
-    try {
-      return await start();
-    } catch (err) {
-      if (!(err instanceof CliError && err.code === 'no_shell_integration') || Date.now() > giveUpAt || call.signal.aborted) throw err;
-      await call.progress(`session ${sessionLabel(info)} was made; its shell has not shown its first prompt yet`);
-    }
-  }
-}
 
 const run = defineTool({
   name: 'run',
@@ -87,21 +58,20 @@ Fails (isError, with a hint) when the shell is busy with another command (shell_
     let info: SessionInfo;
     const created = args.session === undefined;
     if (args.session !== undefined) {
-      if (args.cwd !== undefined) throw new ToolError('bad_argument', `cwd goes with a new session (no session given); to change the directory of session ${args.session}, run \`cd ${args.cwd}\` there`);
-      info = await readSession(call, args.session);
+      if (args.cwd !== undefined) throw new ToolError('bad_arguments', `cwd goes with a new session (no session given); to change the directory of session ${args.session}, run \`cd ${args.cwd}\` there`);
+      info = await call.api.session(args.session);
       checkRunning(info);
       checkNoAgent(info);
     } else {
       info = await newShellSession(call, args.cwd);
     }
     const timeoutMs = timeoutMsOf(args.timeout_seconds, DEFAULT_RUN_TIMEOUT_S);
-    const what = `the command ${quoted(args.command)} in session ${sessionLabel(info)}`;
-    const start = () => startAndWait(call, info.id, { input: args.command, expect: 'shell', ...(shouldStage(args.command) ? { stage: true } : {}) }, timeoutMs, () => what);
-    const { reply, waitedMs } = created ? await startOnNewShell(call, info, start) : await start();
+    const what = `the command ${quotedLine(args.command)} in session ${sessionLabel(info)}`;
+    const { reply, waitedMs } = await startShellCommand(call, info.id, args.command, timeoutMs, () => what, created ? { newShell: info } : {});
     if (kindOf(reply) === 'agent') throw unexpectedKind(reply, 'command');
     const answer = withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'command' }));
-    const ranAs = answer.command_line !== undefined && answer.command_line !== args.command ? { ran_as: answer.command_line } : {};
-    return { ...answer, command_line: args.command, ...ranAs, created_session: created };
+    // A pending answer has no command yet: it names the line as given.
+    return { ...answer, ...(answer.command_line === undefined ? givenLineView(args.command) : {}), created_session: created };
   },
 });
 
@@ -121,10 +91,10 @@ Fails (isError, with a hint) when the session runs no agent (no_agent: new_sessi
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run(args, call) {
     checkInputSize(args.prompt, 'prompt');
-    const info = await readSession(call, args.session);
+    const info = await call.api.session(args.session);
     checkRunning(info);
     checkAgent(info);
-    const what = `the ${info.agent!.kind} agent's turn in session ${sessionLabel(info)} (prompt ${quoted(args.prompt)})`;
+    const what = `the ${info.agent!.kind} agent's turn in session ${sessionLabel(info)} (prompt ${quotedLine(args.prompt)})`;
     const { reply, waitedMs } = await startAndWait(call, info.id, { input: args.prompt, expect: 'agent' }, timeoutMsOf(args.timeout_seconds, DEFAULT_PROMPT_TIMEOUT_S), () => what);
     if (kindOf(reply) === 'command') throw unexpectedKind(reply, 'agent');
     return withoutKind(answerOf(reply, { waitedMs, maxChars: args.max_chars ?? call.maxChars, what, awaiting: 'agent' }));

@@ -3,8 +3,6 @@
 // the agent and tend's own restarts, so an id an agent got stays good until
 // the session is killed.
 import { z } from 'zod';
-import { checkDirectory } from '../../argument-checks.js';
-import { CliError } from '../../cli-error.js';
 import { agentHooksHint } from '../../agent/hooks-hint.js';
 import {
   API_ROUTES,
@@ -21,6 +19,7 @@ import {
 import { maxCharsArg } from '../bounded-text.js';
 import { indexedSessionView, sessionArg, sessionView, sessionViewSchema } from '../session-view.js';
 import { startedCommandSchema, startSessionCommand } from '../session-command.js';
+import { checkedDirectory } from '../run-session.js';
 import { sessionEnvironment } from '../session-environment.js';
 import { waitForQuietOutput } from '../screen-view.js';
 import { defineTool, ToolError, type AnyMcpTool } from '../tool-kit.js';
@@ -34,16 +33,6 @@ function checkedName(given: string): string {
   const name = given.replace(/^:/, '');
   if (!SESSION_NAME_PATTERN.test(name)) throw new ToolError('bad_arguments', `"${given}" cannot be a session's name: a name is ${SESSION_NAME_RULE}`);
   return name;
-}
-
-/** `cwd` made absolute (from tend mcp's own directory), refused when it is no directory. */
-function checkedDirectory(given: string): string {
-  try {
-    return checkDirectory('cwd', given);
-  } catch (err) {
-    if (err instanceof CliError) throw new ToolError('bad_arguments', err.message);
-    throw err;
-  }
 }
 
 /** Longest new_session waits for a program started by argv to print its first output and settle. */
@@ -118,13 +107,13 @@ const newSession = defineTool({
     const warning = args.agent === undefined ? null : agentHooksHint(args.agent, body.env ?? process.env);
     // Made once: a retry after a lost answer would start a second session.
     const created = await call.api.once<SessionInfo>(API_ROUTES.createSession, {}, body);
-    const command = args.command === undefined ? null : await startSessionCommand(call.api, created.id, args.command, args.max_chars ?? call.maxChars);
+    const command = args.command === undefined ? null : await startSessionCommand(call, created, args.command, args.max_chars ?? call.maxChars);
     // A program started directly (a REPL) reads what is typed before it is
     // ready as the terminal echoes it, not as its own input: the answer waits
     // for its first output to settle, so a send that follows finds it ready.
     if (args.argv !== undefined) await waitForQuietOutput(call.api, created.id, PROGRAM_START_WAIT_MS, call.signal, { afterFirstOutput: true });
     // Read again when a command ran or a program started: the title, directory and last output have changed.
-    const now = command === null && args.argv === undefined ? created : await call.api.again<SessionInfo>(API_ROUTES.getSession, { target: created.id });
+    const now = command === null && args.argv === undefined ? created : await call.api.session(created.id);
     return { session: await indexedSessionView(call.api, now), command, ...(warning !== null ? { warning } : {}) };
   },
 });
@@ -143,7 +132,7 @@ const killSession = defineTool({
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(args, call) {
     // Looked up first and killed by id: an index or a name must not come to mean another session between the two.
-    const { id } = await call.api.again<SessionInfo>(API_ROUTES.getSession, { target: args.session });
+    const { id } = await call.api.session(args.session);
     const killed = await call.api.once<KilledSession>(API_ROUTES.killSession, { target: id });
     return { killed: { id: killed.id, name: killed.name, command: killed.argv, cwd: killed.cwd } };
   },

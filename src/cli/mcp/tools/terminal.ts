@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { KEY_NAMES_HELP, KeyNameError, parseKeys } from '../../keys.js';
-import { API_ROUTES, type InputReply, type SessionInfo } from '../../../protocol/api/index.js';
+import { API_ROUTES, type InputReply } from '../../../protocol/api/index.js';
 import { maxCharsArg } from '../bounded-text.js';
 import { readScreenView, screenViewSchema, scrollbackArg, waitForQuietOutput, QUIET_MS } from '../screen-view.js';
 import { sessionArg } from '../session-view.js';
@@ -91,7 +91,7 @@ const send = defineTool({
       throw new ToolError('nothing_to_send', 'nothing to type: give text, keys or enter: true (to only read the screen, use screen)');
     }
     // One session for every part, even if an index or a name moves meanwhile.
-    const { id } = await call.api.again<SessionInfo>(API_ROUTES.getSession, { target: args.session });
+    const { id } = await call.api.session(args.session);
     let bytes = 0;
     // Each part is one write named by its own key: made again after a server
     // restart, the session's holder drops what it already had.
