@@ -49,9 +49,11 @@ export function tendLaunch(kind: AgentKind, source: LaunchSource = {}): TendLaun
  * TEND_HOME and TEND_RUNTIME_DIR when set (as absolute paths: the agent
  * starts tend in a directory of its own). Codex passes its servers only a
  * short list of variables (HOME, PATH, TMPDIR…), not XDG_RUNTIME_DIR, from
- * which tend finds its socket: without it Codex's `tend mcp` would look for
- * the server elsewhere and start a second one on the same TEND_HOME, so for
- * Codex the runtime directory is written whenever XDG_RUNTIME_DIR decides it.
+ * which tend finds its socket: without it Codex's `tend mcp` would look in
+ * another runtime directory first (it then finds the running server through
+ * TEND_HOME's lock, but a server it starts would keep its socket, hook spool
+ * and holders' sockets apart from the user's), so for Codex the runtime
+ * directory is written whenever XDG_RUNTIME_DIR decides it.
  */
 function launchEnv(kind: AgentKind, env: NodeJS.ProcessEnv): Record<string, string> {
   const set = (name: string) => env[name] !== undefined && env[name] !== '';
