@@ -2,8 +2,9 @@
 // and limits of one session's search. A real server, real holders: sessions
 // named and not, one whose program has exited (its history is still
 // searched), one with nothing to find; the `sessions` limit and its unknown
-// targets; and a pattern that backtracks, which fails the whole search
-// promptly while another session's output keeps reaching its screen.
+// targets; a pattern that backtracks, which fails the whole search
+// promptly while another session's output keeps reaching its screen; and
+// the budget of the whole search, which stops the session being searched.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SearchAllReply } from '../../src/protocol/api/index.js';
@@ -185,6 +186,40 @@ describe('GET /v1/search and a cold session', { timeout: SUITE_TIMEOUT_MS }, () 
       const res = await s.api<SearchAllReply>('GET', `/v1/search?${new URLSearchParams({ q: 'needle' })}`);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body.sessions.map((x) => [x.name, x.status, x.matches]), [['frozen', 'cold', [{ row: 0, line: 'needle-cold' }]]]);
+    } finally {
+      await s.dispose();
+    }
+  });
+});
+
+/** Rows of the session whose search the budget cuts: read at ~60 000 rows a second, seconds beyond SHORT_BUDGET_MS. */
+const LONG_HISTORY_ROWS = 200_000;
+/** The whole search's budget in this test (TEND_SEARCH_ALL_BUDGET_MS). */
+const SHORT_BUDGET_MS = 200;
+
+describe('GET /v1/search and its budget', { timeout: SUITE_TIMEOUT_MS }, () => {
+  test('the session being searched when the budget is spent stops there (search_too_long); those after it are not begun (budget_spent)', async () => {
+    const s = startTestServer({ TEND_SEARCH_ALL_BUDGET_MS: String(SHORT_BUDGET_MS) });
+    try {
+      for (const [name, script] of [['long', `seq 1 ${LONG_HISTORY_ROWS}; echo needle-long`], ['after', 'echo needle-after']]) {
+        assert.equal((await s.cli(['new', '--size', '80x24', '--name', name!, '--', 'sh', '-c', `${script}; exec sleep 600`])).code, 0);
+      }
+      await s.holderPids();
+      for (const name of ['long', 'after']) {
+        await waitFor(`:${name}'s needle on its screen`, async () => (await s.cli(['screen', `:${name}`])).stdout.includes(`needle-${name}`), 60_000);
+      }
+      const res = await s.api<SearchAllReply>('GET', `/v1/search?${new URLSearchParams({ q: 'needle' })}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.sessions, res.body.searched, res.body.total], [[], 0, 0]);
+      assert.deepEqual(res.body.skipped.map((x) => [x.name, x.reason]), [['long', 'search_too_long'], ['after', 'budget_spent']]);
+      const [cut, notBegun] = res.body.skipped;
+      assert.match(cut!.message, new RegExp(`the search of every session reached its ${SHORT_BUDGET_MS} ms .*\`tend search :long TEXT\``));
+      assert.match(notBegun!.message, /^not searched: .*\`tend search :after TEXT\`/);
+      // One session's own search has its own budget, and reads the whole history.
+      const alone = await s.api<{ total: number; endRow: number }>('GET', `/v1/sessions/%3Along/search?${new URLSearchParams({ q: 'needle' })}`);
+      assert.equal(alone.status, 200, JSON.stringify(alone.body));
+      assert.equal(alone.body.total, 1);
+      assert.ok(alone.body.endRow > LONG_HISTORY_ROWS, `rows searched: ${alone.body.endRow}`);
     } finally {
       await s.dispose();
     }

@@ -30,10 +30,10 @@ screen that contain PATTERN, one per line as SESSION:ROW:LINE, where SESSION
 is :name for a named session and its id otherwise, as \`grep -n\` prints
 FILE:LINE:TEXT. Sessions come in \`tend ls\` order, exited and cold ones
 included; each session's lines oldest first, only its last N matches (default
-100). With TARGETs, only those sessions are searched. A session not searched
-(its own search ran too long, the whole search had taken 30 s before its turn,
-or it was removed meanwhile) is named on stderr; \`tend search\` reads one
-session alone.
+100). With TARGETs, only those sessions are searched. The whole search takes
+at most 30 s: a session not searched, or not to its end (the 30 s ran out
+before or during its turn, or it was removed meanwhile) is named on stderr;
+\`tend search\` reads one session alone.
 
   -e, --regex         PATTERN is a regular expression (JavaScript syntax)
   -i, --ignore-case   match regardless of case

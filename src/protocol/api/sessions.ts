@@ -209,7 +209,7 @@ export interface SessionSearchHits extends SearchReply {
 
 /** Why a session was not searched (or not whole). */
 export type SearchSkipReason =
-  /** Its own search ran out of time (a history of millions of rows). */
+  /** SEARCH_ALL_BUDGET_MS ran out while it was searched (a history of millions of rows, or many before it): stopped there. */
   | 'search_too_long'
   /** The search of every session had spent SEARCH_ALL_BUDGET_MS before its turn. */
   | 'budget_spent'

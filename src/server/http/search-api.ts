@@ -1,10 +1,11 @@
 // Searching sessions' histories: the query both search routes read (one
 // session's, GET /v1/sessions/:target/search in sessions-api.ts, and every
 // session's, GET /v1/search here), and the search of every session, which
-// runs each session's own search one after another. Each of those runs a
-// user's regular expression on the pattern thread, never where the screens
-// are parsed, so searching every session blocks no session either.
-// docs/api.md documents both routes.
+// runs each session's own search one after another, each given the time
+// the whole search has left. Each of those runs a user's regular expression
+// on a pattern thread, never where the screens are parsed, so searching
+// every session blocks no session either (and, one search after another,
+// they reuse one thread: pattern-thread.ts). docs/api.md documents both routes.
 import type { Router } from './router.js';
 import {
   DEFAULT_SEARCH_MATCHES,
@@ -21,6 +22,16 @@ import { queryWholeNumber } from './request-parts.js';
 import type { SessionRegistry } from '../session-registry.js';
 import type { Session } from '../session.js';
 import { ScreenHostError, type SearchQuery } from '../screen-host/index.js';
+
+/**
+ * How long a search of every session may take in all: SEARCH_ALL_BUDGET_MS,
+ * or TEND_SEARCH_ALL_BUDGET_MS (whole milliseconds), a knob for tests, which
+ * make it short to see where the search stops.
+ */
+function searchAllBudgetMs(env: NodeJS.ProcessEnv): number {
+  const set = env.TEND_SEARCH_ALL_BUDGET_MS;
+  return set !== undefined && /^\d+$/.test(set) ? Number(set) : SEARCH_ALL_BUDGET_MS;
+}
 
 /** What a search route was asked: the pattern and how to read it, and how many matches (per session) to keep. */
 export interface SearchAsked {
@@ -46,18 +57,23 @@ export function searchAskedOf(params: URLSearchParams): SearchAsked {
   return { query: { pattern, regex, ignoreCase }, max };
 }
 
-/** One session's search as the API answers it. A search that gives up throws (http/core-errors.ts says why). */
-export async function searchOneSession(session: Session, asked: SearchAsked): Promise<SearchReply> {
-  const result = await session.screen.search(asked.query, asked.max);
+/**
+ * One session's search as the API answers it, stopped after `budgetMs`
+ * (default: a search's own budget). A search that gives up throws
+ * (http/core-errors.ts says why).
+ */
+export async function searchOneSession(session: Session, asked: SearchAsked, budgetMs?: number): Promise<SearchReply> {
+  const result = await session.screen.search(asked.query, asked.max, budgetMs);
   return { ...result, truncated: result.total > result.matches.length };
 }
 
 export function addSearchRoutes(router: Router, registry: SessionRegistry): void {
+  const budgetMs = searchAllBudgetMs(process.env);
   router.add('searchSessions', async (req) => {
     const asked = searchAskedOf(req.query);
     const listed = registry.list();
     const chosen = chosenSessions(req.query.get('sessions'), registry);
-    return { status: 200, json: await searchEverySession(listed.filter((s) => chosen === null || chosen.has(s)), listed, asked) satisfies SearchAllReply };
+    return { status: 200, json: await searchEverySession(listed.filter((s) => chosen === null || chosen.has(s)), listed, asked, budgetMs) satisfies SearchAllReply };
   });
 }
 
@@ -70,12 +86,14 @@ function chosenSessions(param: string | null, registry: SessionRegistry): Set<Se
 }
 
 /**
- * Searches `sessions` one after another, in their order. A pattern that
- * backtracks fails the whole search (it would in every session); a session
- * whose own search ran too long, one removed meanwhile, and every session
- * not begun once SEARCH_ALL_BUDGET_MS has passed are listed as skipped.
+ * Searches `sessions` one after another, in their order, within `budgetMs`
+ * in all: each session's search is given the time left, so the one running
+ * when it is spent stops there (listed as search_too_long) and those after
+ * it are not begun (budget_spent). A pattern that backtracks fails the whole
+ * search (it would in every session); a session removed meanwhile is listed
+ * as gone.
  */
-async function searchEverySession(sessions: Session[], listed: Session[], asked: SearchAsked): Promise<SearchAllReply> {
+async function searchEverySession(sessions: Session[], listed: Session[], asked: SearchAsked, budgetMs: number): Promise<SearchAllReply> {
   const reply: SearchAllReply = { sessions: [], searched: 0, total: 0, skipped: [] };
   const started = performance.now();
   const skip = (session: Session, reason: SessionSearchSkip['reason'], message: string): void => {
@@ -87,20 +105,22 @@ async function searchEverySession(sessions: Session[], listed: Session[], asked:
       continue;
     }
     const spentMs = performance.now() - started;
-    if (spentMs >= SEARCH_ALL_BUDGET_MS) {
-      skip(session, 'budget_spent', `not searched: the search of every session had taken ${Math.round(spentMs / 1000)} s before its turn (\`tend search ${session.label} TEXT\` searches it alone)`);
+    if (spentMs >= budgetMs) {
+      skip(session, 'budget_spent', `not searched: the search of every session had taken ${duration(spentMs)} before its turn (\`tend search ${session.label} TEXT\` searches it alone)`);
       continue;
     }
     let found: SearchReply;
     try {
-      found = await searchOneSession(session, asked);
+      found = await searchOneSession(session, asked, budgetMs - spentMs);
     } catch (err) {
       if (session.isDisposed) {
         skip(session, 'gone', 'not searched: it was removed while it was searched');
         continue;
       }
       if (err instanceof ScreenHostError && err.searchStopped === 'search_too_long') {
-        skip(session, 'search_too_long', err.message);
+        // A session's own search may take as long as the whole (both 30 s): what stopped it was the time left.
+        skip(session, 'search_too_long', `not searched to its end: the search of every session reached its ${duration(budgetMs)} while this session's history was read ` +
+          `(\`tend search ${session.label} TEXT\` searches it alone)`);
         continue;
       }
       throw err; // pattern_too_slow: the same pattern everywhere, so the whole request fails
@@ -117,4 +137,9 @@ async function searchEverySession(sessions: Session[], listed: Session[], asked:
     reply.sessions.push(hits);
   }
   return reply;
+}
+
+/** `30 s`, or `250 ms` under a second. */
+function duration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)} s`;
 }

@@ -116,8 +116,9 @@ export class HostedScreen extends DisposableBase {
     return this.ask('text', options);
   }
 
-  search(query: SearchQuery, max: number): Promise<SearchResult> {
-    return this.ask('search', { query, max });
+  /** The last `max` lines that match; stops with search_too_long after `budgetMs` (default: the screen's own budget). */
+  search(query: SearchQuery, max: number, budgetMs?: number): Promise<SearchResult> {
+    return this.ask('search', budgetMs === undefined ? { query, max } : { query, max, budgetMs });
   }
 
   /** Rows older than `before` (null: older than a snapshot with `snapshotRows` of scrollback shows), as ANSI lines. */

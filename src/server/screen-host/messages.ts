@@ -54,7 +54,8 @@ export interface ScreenCalls {
   /** The live rows, the command index and the history's blocks at one cut (a checkpoint). */
   checkpoint: { args: null; result: { snapshot: ScreenSnapshot; commands: unknown; history: { epoch: number; state: HistoryState; blocks: StoredBlock[] } } };
   text: { args: { scrollbackRows: number; ansi: boolean }; result: ScreenText & { cursor: { x: number; y: number; visible: boolean }; cols: number; rows: number } };
-  search: { args: { query: SearchQuery; max: number }; result: SearchResult };
+  /** `budgetMs`: the longest the search may take from when the host reads the call, at most (and by default) the screen's own budget, SEARCH_TIME_BUDGET_MS. */
+  search: { args: { query: SearchQuery; max: number; budgetMs?: number }; result: SearchResult };
   olderRows: { args: { before: number | null; snapshotRows: number; count: number }; result: { firstRow: number; rows: number; dropped: number; oldest: boolean; text: string } };
   commands: { args: null; result: CommandsState };
   commandOutput: { args: { number: number }; result: { text: string; complete: boolean } | null };

@@ -1,13 +1,14 @@
 // What the screen host and a pattern's thread (pattern-worker.ts) say to each other.
 
-export interface PatternWorkerData {
-  pattern: string;
-  flags: string;
-}
-
-/** Lines to test, in order. */
+/**
+ * Lines to test, in order, against `pattern` (compiled with `flags`). The
+ * pattern travels with each batch: a thread serves one search after
+ * another (pattern-thread.ts), and recompiles only when it changes.
+ */
 export interface PatternBatch {
   id: number;
+  pattern: string;
+  flags: string;
   lines: readonly string[];
 }
 

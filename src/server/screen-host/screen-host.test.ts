@@ -189,6 +189,21 @@ describe('screen host', () => {
     assert.deepEqual([re.total, re.matches.map((m) => m.line)], [3, ['alpha 3']]);
   });
 
+  test('a search given a budget stops at it (search_too_long), plain or regex; without one it reads every row', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 30, rows: 5, scrollbackRows: 10_000 });
+    let text = '';
+    for (let i = 0; i < 3000; i++) text += `row ${i}\r\n`;
+    screen.write(enc(text), { live: true });
+    for (const regex of [false, true]) {
+      // A budget of 0 is spent at the first clock check, 64 rows in: the budget reached the screen's search.
+      await assert.rejects(screen.search({ pattern: 'row', regex, ignoreCase: false }, 10, 0),
+        (err: Error & { searchStopped?: string }) => err.searchStopped === 'search_too_long' && /64 of 30\d\d rows read/.test(err.message));
+      const whole = await screen.search({ pattern: 'row', regex, ignoreCase: false }, 10);
+      assert.equal(whole.total, 3000);
+    }
+  });
+
   test('a pattern that backtracks is stopped on its own thread; parsing goes on meanwhile', async (t) => {
     const { host, fatal } = startHost(t);
     const logs = host.open({ cols: 40, rows: 5, scrollbackRows: 1000 });

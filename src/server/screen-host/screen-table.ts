@@ -5,6 +5,7 @@
 // session never waits behind twenty floods being parsed.
 import { Screen, SearchStoppedError, textMatcher, type ScreenSnapshot } from '../screen/index.js';
 import { openPatternThread } from './pattern-thread.js';
+import { SEARCH_TIME_BUDGET_MS } from '../screen/screen-search.js';
 import { HistoryBudget } from '../screen/history/budget.js';
 import type { HistoryCheckpoint } from '../screen/history/history.js';
 import { CommandIndex, commandInfo } from '../commands/index.js';
@@ -225,11 +226,14 @@ export class ScreenTable {
         return { text, scrollback, cursor: screen.cursor, cols: screen.cols, rows: screen.rows };
       }
       case 'search': {
-        const { query, max } = args as ScreenCalls['search']['args'];
-        if (!query.regex) return screen.search(textMatcher(query.pattern, query.ignoreCase), max);
+        const { query, max, budgetMs } = args as ScreenCalls['search']['args'];
+        // A caller's budget counts from now (waiting for a pattern thread spends it too), and can only shorten the screen's own.
+        const deadline = budgetMs === undefined ? null : performance.now() + Math.min(budgetMs, SEARCH_TIME_BUDGET_MS);
+        const timeLeft = () => (deadline === null ? {} : { budgetMs: Math.max(0, deadline - performance.now()) });
+        if (!query.regex) return screen.search(textMatcher(query.pattern, query.ignoreCase), max, timeLeft());
         const pattern = await openPatternThread(query.pattern, query.ignoreCase ? 'iu' : 'u');
         try {
-          return await screen.search(pattern, max);
+          return await screen.search(pattern, max, timeLeft());
         } finally {
           pattern.dispose();
         }
