@@ -235,6 +235,28 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.match(output.value.ran_as, /^source '/);
   });
 
+  test('a program that is no shell is refused with how to turn integration on; a session that ends while run waits names its exit code and the await', async (t) => {
+    const { server, mcp } = await mcpWithServer(t);
+    const setup = await run(mcp, { command: 'true' }); // starts the server
+    const cat = await server.api<SessionInfo>('POST', '/v1/sessions', { argv: ['cat'], name: 'cat' });
+    assert.equal(cat.status, 201);
+    const noMarks = await mcp.call('run', { session: ':cat', command: 'echo no' });
+    assert.equal(noMarks.isError, true);
+    assert.equal(noMarks.value.code, 'no_shell_integration');
+    assert.match(noMarks.value.hint, /tend shell-integration bash/);
+    assert.match(noMarks.value.hint, /send and screen/, 'what to use for a program that is no shell');
+
+    const ended = await mcp.call('run', { session: setup.session, command: 'sleep 1; exit 5', timeout_seconds: 60 });
+    assert.equal(ended.isError, true);
+    assert.equal(ended.value.code, 'session_ended');
+    assert.match(ended.value.message, /exited with code 5/);
+    assert.match(ended.value.await_id, AWAIT_ID, 'the await is named as await_result takes it');
+    assert.equal(ended.value.id, undefined);
+    assert.match(ended.value.hint, /output stay readable/);
+    const last = await mcp.call('output', { session: setup.session });
+    assert.deepEqual([last.value.command_line, last.value.running, last.value.exit_code], ['sleep 1; exit 5', false, null]);
+  });
+
   test('refusals an agent can act on: a busy shell names its command, an ended session its exit code, nothing typed', async (t) => {
     const { server, mcp } = await mcpWithServer(t);
     const busy = await run(mcp, { command: 'sleep 60', timeout_seconds: 0.5 });

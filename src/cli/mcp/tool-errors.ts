@@ -4,6 +4,7 @@
 // an agent can get past, a hint saying how. Anything else that escaped a tool
 // is a bug, said in one line (never a stack) and logged on stderr.
 import { CliError } from '../cli-error.js';
+import { AWAIT_ID_PATTERN } from '../../protocol/api/index.js';
 import { ToolError } from './tool-kit.js';
 
 /**
@@ -48,8 +49,10 @@ export function resultOfError(err: unknown, stderr: NodeJS.WritableStream): Erro
   if (err instanceof ToolError) return errorResult(err.code, err.message, err.details);
   if (err instanceof CliError) {
     // An answer of the API keeps its code; the HTTP status is of no use to the agent.
-    const { status: _status, usage: _usage, ...details } = err.details;
-    return errorResult(err.code, err.message, details);
+    const { status: _status, usage: _usage, id, ...details } = err.details;
+    // A failed await names itself `id`; beside a session's id, an agent reads await_id as await_result takes it.
+    const named = typeof id === 'string' && AWAIT_ID_PATTERN.test(id) ? { await_id: id } : id !== undefined ? { id } : {};
+    return errorResult(err.code, err.message, { ...named, ...details });
   }
   const what = err instanceof Error ? err.message : String(err);
   stderr.write(`tend mcp: internal error: ${err instanceof Error && err.stack ? err.stack : what}\n`);
