@@ -39,14 +39,12 @@ export interface AwaitWait {
 export type Describe = (reply: AwaitReply) => string;
 
 /**
- * POSTs an await of `input` at `session` (the await's id chosen here), and
- * waits for it up to `timeoutMs`.
+ * POSTs an await of `input` at `session` (the await's id chosen here unless
+ * the request has one), and waits for it up to `timeoutMs`.
  */
-export async function startAndWait(call: ToolCall, session: string, request: Omit<AwaitRequest, 'id' | 'timeoutMs'>, timeoutMs: number, describe: Describe): Promise<AwaitWait> {
+export async function startAndWait(call: ToolCall, session: string, request: Omit<AwaitRequest, 'timeoutMs'>, timeoutMs: number, describe: Describe): Promise<AwaitWait> {
   const startedAt = Date.now();
-  const id = newAwaitId();
-  // A command line the server stages is recorded as the line sourcing its script, named by this id.
-  if (request.expect !== 'agent') rememberStagedLine(id, request.input);
+  const id = request.id ?? newAwaitId();
   const first = await call.api.again<AwaitReply>(API_ROUTES.startAwait, { target: session }, {
     ...request,
     id,
@@ -74,8 +72,11 @@ export async function startShellCommand(
   const request = { input: line, expect: 'shell' as const, ...(shouldStage(line) ? { stage: true } : {}) };
   const giveUpAt = Date.now() + NEW_SHELL_READY_MS;
   for (;;) {
+    const id = newAwaitId();
+    // A staged line is recorded as the line sourcing its script, which this id names.
+    rememberStagedLine(id, line);
     try {
-      return await startAndWait(call, session, request, timeoutMs, describe);
+      return await startAndWait(call, session, { ...request, id }, timeoutMs, describe);
     } catch (err) {
       const shellStarting = err instanceof CliError && err.code === 'no_shell_integration';
       if (options.newShell === undefined || !shellStarting || Date.now() > giveUpAt || call.signal.aborted) throw err;
