@@ -26,20 +26,21 @@ const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: fal
 const ENABLE_INTEGRATION =
   "tend learns each command's start, end and exit code from the shell's integration marks: new_session starts a shell with them (bash, zsh and fish get them by themselves); in a shell tend did not start, run `eval \"$(tend shell-integration bash)\"` (zsh: the same; fish: `tend shell-integration fish | source`) and the commands after it are listed";
 
-// ---- output ---------------------------------------------------------------
-
 /**
- * A command the shell never marked as ended is still running only while the
- * session runs: the history cannot tell a shell that went away mid-command.
- * Says so when the session `target` has ended; undefined while it runs.
+ * A command the shell never marked as ended runs on only while its session
+ * does: the history cannot tell a shell that went away mid-command. Says so
+ * for command `number` when the session `target` has ended; undefined while
+ * it runs.
  */
-async function endedSessionNote(api: McpApi, target: string): Promise<string | undefined> {
+async function endedBeforeCommand(api: McpApi, target: string, number: number): Promise<string | undefined> {
   const session = await api.session(target);
   // Elsewhere: another server holds the session, where the command may well run on.
   if (session.status === 'running' || session.status === 'elsewhere') return undefined;
   const how = session.status === 'exited' ? `its program ${describeExit({ code: session.exitCode, signal: session.exitSignal })}` : 'its process is gone';
-  return `the session ended (${how}) before its shell marked the end of command`;
+  return `the session ended (${how}) before its shell marked the end of command ${number}, so that command has no exit code`;
 }
+
+// ---- output ---------------------------------------------------------------
 
 /** A command as output takes it: its number, or "last". Models send numbers as strings too. */
 const commandArg = z
@@ -105,14 +106,14 @@ Fails when the session has no such command (the error gives the numbers there ar
     }
     const maxChars = args.max_chars ?? call.maxChars;
     const lines = splitLines(reply.text);
-    const cutShort = reply.complete ? undefined : await endedSessionNote(call.api, args.session);
+    const endedFirst = reply.complete ? undefined : await endedBeforeCommand(call.api, args.session, reply.number);
     const head = {
       number: reply.number,
       ...recordedLineView(reply.commandLine),
       exit_code: reply.exitCode,
-      running: !reply.complete && cutShort === undefined,
+      running: !reply.complete && endedFirst === undefined,
       total_lines: lines.length,
-      ...(cutShort !== undefined ? { note: `${cutShort} ${reply.number}, so that command has no exit code; text is all it printed` } : {}),
+      ...(endedFirst !== undefined ? { note: `${endedFirst}; text is all it printed` } : {}),
     };
     const n = reply.number;
     if (args.from_line === undefined && args.max_lines === undefined) {
@@ -188,8 +189,8 @@ Lists the last 20 by default (last: up to 200); the list is bounded by max_chars
     const now = Date.now();
     const maxChars = args.max_chars ?? call.maxChars;
     const unended = all.find((c) => c.running);
-    const cutShort = unended === undefined ? undefined : await endedSessionNote(call.api, args.session);
-    const listed = all.slice(-(args.last ?? DEFAULT_LISTED_COMMANDS)).map((c) => listedCommand(cutShort === undefined ? c : { ...c, running: false }, now));
+    const endedFirst = unended === undefined ? undefined : await endedBeforeCommand(call.api, args.session, unended.number);
+    const listed = all.slice(-(args.last ?? DEFAULT_LISTED_COMMANDS)).map((c) => listedCommand(endedFirst === undefined ? c : { ...c, running: false }, now));
     const charsOf = (c: z.infer<typeof commandSchema>) => c.command_line.length + (c.ran_as?.length ?? 0) + (c.cwd?.length ?? 0) + COMMAND_OVERHEAD_CHARS;
     let chars = listed.reduce((n, c) => n + charsOf(c), 0);
     while (listed.length > 1 && chars > maxChars) chars -= charsOf(listed.shift()!);
@@ -200,7 +201,7 @@ Lists the last 20 by default (last: up to 200); the list is bounded by max_chars
       const first = listed[0]!.number;
       notes.push(`the ${listed.length} newest of ${all.length} commands are listed; ${omitted} older ones (numbers before ${first}) are not: ${listed.length < (args.last ?? DEFAULT_LISTED_COMMANDS) ? 'a larger max_chars lists more' : `last (up to ${MAX_LISTED_COMMANDS}) lists more`}; output reads any of them by number`);
     }
-    if (cutShort !== undefined) notes.push(`${cutShort} ${unended!.number}, so that command has no exit code (running is false)`);
+    if (endedFirst !== undefined) notes.push(`${endedFirst} (running is false)`);
     return { commands: listed, total: all.length, omitted, note: notes.length === 0 ? null : notes.join('. ') };
   },
 });
