@@ -45,6 +45,24 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.match(second.note, /exited with code 4; its screen \(screen\), commands and output stay readable/);
   });
 
+  test('list_sessions keeps to max_chars: the first sessions that fit, how many were left out, and how to see them', async (t) => {
+    const { server, mcp } = await quietShells(t);
+    await mcp.call('list_sessions'); // starts the server
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await server.api('POST', '/v1/sessions', { argv: ['sleep', '600'], name: `s${i}` })).body.id);
+    const whole = await mcp.call('list_sessions');
+    assert.deepEqual(whole.value.sessions.map((s: { id: string }) => s.id), ids);
+    assert.deepEqual([whole.value.omitted, whole.value.note], [undefined, undefined]);
+    const bounded = await mcp.call('list_sessions', { max_chars: 1000 });
+    assert.equal(bounded.isError, false, bounded.text);
+    const shown = bounded.value.sessions.map((s: { id: string }) => s.id);
+    assert.ok(shown.length > 0 && shown.length < 6, `${shown.length} sessions shown`);
+    assert.deepEqual(shown, ids.slice(0, shown.length), 'the first ones, in list order');
+    assert.ok(JSON.stringify(bounded.value.sessions).length <= 1000 + shown.length);
+    assert.equal(bounded.value.omitted, 6 - shown.length);
+    assert.match(bounded.value.note, new RegExp(`^the first ${shown.length} of 6 sessions are listed; ${6 - shown.length} more \\(index ${shown.length + 1} on\\)`));
+  });
+
   test('new_session with a command: the shell runs it as command 1, its output comes back and stays readable, the shell stays', async (t) => {
     const { server, mcp } = await quietShells(t);
     const started = await mcp.call('new_session', { command: `printf '%s|%s\\n' "a b" 'ünï ✓'; echo sum=$((6*7))`, name: 'made', cols: 90, rows: 20 });

@@ -16,7 +16,7 @@ import {
   type ListedSession,
   type SessionInfo,
 } from '../../../protocol/api/index.js';
-import { maxCharsArg } from '../bounded-text.js';
+import { MAX_MAX_CHARS, maxCharsArg } from '../bounded-text.js';
 import { indexedSessionView, sessionArg, sessionView, sessionViewSchema } from '../session-view.js';
 import { startedCommandSchema, startSessionCommand } from '../session-command.js';
 import { checkedDirectory } from '../run-session.js';
@@ -46,13 +46,30 @@ const listSessions = defineTool({
   description:
     "Lists every tend terminal session: id, name, index, status (running, or exited with its exit code), the program it runs, its directory and title, its size, the AI agent in it and that agent's state, and when it last printed. " +
     'Use it to find a session to work in, or to see what exists before starting another. Any of id, ":name" or index names a session in the other tools (the id never changes; indexes shift when sessions go). ' +
-    "Sessions keep running between calls and across restarts of the agent and of tend; an exited session stays listed, its screen and output readable, until kill_session removes it.",
-  input: z.object({}),
-  output: z.object({ sessions: z.array(sessionViewSchema) }),
+    "Sessions keep running between calls and across restarts of the agent and of tend; an exited session stays listed, its screen and output readable, until kill_session removes it. " +
+    'The list is bounded by max_chars: sessions that do not fit are counted in omitted, and note says how to see them.',
+  input: z.object({ max_chars: maxCharsArg }),
+  output: z.object({
+    sessions: z.array(sessionViewSchema),
+    omitted: z.number().int().optional().describe('Present when sessions were left out to keep the answer within max_chars: how many (the last ones in the list).'),
+    note: z.string().optional().describe('Present with omitted: how to see the others.'),
+  }),
   hints: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run(_args, call) {
+  async run(args, call) {
     const listed = await call.api.again<ListedSession[]>(API_ROUTES.listSessions);
-    return { sessions: listed.map((s) => sessionView(s)) };
+    const views = listed.map((s) => sessionView(s));
+    // Sessions stay listed until killed, exited ones too: a long-lived tend may hold more than one answer should.
+    const maxChars = args.max_chars ?? call.maxChars;
+    let chars = 0;
+    let fit = 0;
+    while (fit < views.length && chars + JSON.stringify(views[fit]).length <= maxChars) chars += JSON.stringify(views[fit++]).length;
+    if (fit === views.length) return { sessions: views };
+    const omitted = views.length - fit;
+    return {
+      sessions: views.slice(0, fit),
+      omitted,
+      note: `the first ${fit} of ${views.length} sessions are listed; ${omitted} more (index ${fit + 1} on) did not fit in ${maxChars} characters: call again with a larger max_chars (up to ${MAX_MAX_CHARS}), or name one by its index; kill_session removes sessions no longer needed`,
+    };
   },
 });
 
