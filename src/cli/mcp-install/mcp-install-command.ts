@@ -2,60 +2,22 @@
 // own MCP configuration, so the agent starts `tend mcp` itself. Needs no
 // tend server and starts none: it only edits (or reads) the agent's file.
 // verbs/mcp.ts hands the words here; this says the result.
-import { printJson } from '../verb.js';
-import { usageError } from '../cli-error.js';
-import { EXIT } from '../exit-codes.js';
-import { nearest } from '../../common/nearest.js';
 import { AGENT_FLAVOURS } from '../../common/agents/catalogue.js';
-import { AGENT_KINDS, isAgentKind, type AgentKind } from '../../protocol/api/agents.js';
+import type { AgentKind } from '../../protocol/api/agents.js';
+import { runSettingsAction, type SettingsRequest } from '../agent/settings-action.js';
 import { changeMcpEntry, mcpEntryStatus, type McpChangeAction, type McpChangeResult, type McpStatusResult } from './mcp-install-actions.js';
 import { agentMcpConfigFile } from './mcp-config-location.js';
 import { entryCommandLine, tendEntry, tendLaunch } from './tend-mcp-entry.js';
 
-export const MCP_INSTALL_ACTIONS = ['install', 'uninstall', 'status'] as const;
-export type McpInstallAction = (typeof MCP_INSTALL_ACTIONS)[number];
-
-export function isMcpInstallAction(word: string): word is McpInstallAction {
-  return (MCP_INSTALL_ACTIONS as readonly string[]).includes(word);
-}
-
-export interface McpInstallRequest {
-  action: McpInstallAction;
-  names: string[];
-  print: boolean;
-  json: boolean;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-}
-
-export function runMcpInstall(request: McpInstallRequest): number {
-  const { action, print, json, stdout, stderr } = request;
-  const kinds = request.names.map(agentKind);
+export function runMcpInstall(request: SettingsRequest): number {
   const targetOf = (kind: AgentKind) => ({ kind, file: agentMcpConfigFile(kind), wanted: tendEntry(kind, tendLaunch(kind)) });
-
-  if (action === 'status') {
-    if (print) throw usageError('--print shows what install or uninstall would change; status changes nothing');
-    const results = (kinds.length > 0 ? kinds : [...AGENT_KINDS]).map((kind) => mcpEntryStatus(targetOf(kind)));
-    if (json) printJson(stdout, results);
-    else stdout.write(results.map(statusText).join(''));
-    return results.some((r) => r.error !== undefined) ? EXIT.failed : EXIT.ok;
-  }
-  if (kinds.length !== 1) throw usageError(`${action} takes one agent: claude, codex or gemini (given ${kinds.length})`, { usage: `tend mcp ${action} claude|codex|gemini [--print] [--json]` });
-  const result = changeMcpEntry(action, targetOf(kinds[0]!), print);
-  if (json) {
-    printJson(stdout, result);
-    return EXIT.ok;
-  }
-  stdout.write(changeText(result));
-  // Beside a printed diff the notes go to stderr, so the diff alone can be kept (> change.diff).
-  (print ? stderr : stdout).write(result.notes.map((n) => `note: ${n}\n`).join(''));
-  return EXIT.ok;
-}
-
-function agentKind(name: string): AgentKind {
-  if (isAgentKind(name)) return name;
-  const close = nearest(name, AGENT_KINDS);
-  throw usageError(`no agent "${name}"${close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : ''}; tend knows claude, codex and gemini`, { candidates: close });
+  return runSettingsAction(request, {
+    verb: 'tend mcp',
+    status: (kind) => mcpEntryStatus(targetOf(kind)),
+    change: (action, kind, print) => changeMcpEntry(action, targetOf(kind), print),
+    statusText,
+    changeText,
+  });
 }
 
 function changeText(r: McpChangeResult): string {

@@ -2,18 +2,17 @@
 // user settings of an agent a person starts themselves in a tend terminal.
 // Needs no server: it only edits (or reads) the agent's file.
 import type { Verb } from '../verb.js';
-import { jsonOption, printJson } from '../verb.js';
+import { jsonOption } from '../verb.js';
 import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { nearest } from '../../common/nearest.js';
-import { AGENT_KINDS, isAgentKind, type AgentKind } from '../../protocol/api/agents.js';
+import type { AgentKind } from '../../protocol/api/agents.js';
 import { AGENT_FLAVOURS } from '../../common/agents/catalogue.js';
 import { defaultHookClientPath } from '../../common/agents/hook-client-path.js';
 import { agentSettingsFile } from '../hooks/settings-location.js';
 import { hookClientsOf } from '../hooks/hook-notes.js';
-import { changeHooks, hooksStatus, type ChangeAction, type ChangeResult, type StatusResult } from '../hooks/hook-actions.js';
-
-const ACTIONS = ['install', 'uninstall', 'status'] as const;
+import { changeHooks, hooksStatus, type ChangeResult, type StatusResult } from '../hooks/hook-actions.js';
+import { isSettingsAction, runSettingsAction, SETTINGS_ACTIONS } from '../agent/settings-action.js';
 
 export const hooksVerb: Verb = {
   name: 'hooks',
@@ -53,41 +52,18 @@ not rewrite a file that is not JSON, or that has comments.
   exits: [{ status: EXIT.failed, meaning: 'a settings file could not be read, is not JSON tend will edit, or could not be written; it was left as it was' }],
   async run({ args, stdout, stderr }) {
     const [action = '', ...names] = args.positionals;
-    const json = args.values.json === true;
-    const print = args.values.print === true;
-    if (!isAction(action)) throw usageError(`no action "${action}"${didYouMean(action, ACTIONS)}; hooks takes install, uninstall or status`);
-    const kinds = names.map(agentKind);
+    if (!isSettingsAction(action)) throw usageError(`no action "${action}"${didYouMean(action, SETTINGS_ACTIONS)}; hooks takes install, uninstall or status`);
     const hookClientPath = defaultHookClientPath();
     const targetOf = (kind: AgentKind) => ({ kind, hookClientPath, file: agentSettingsFile(kind) });
-
-    if (action === 'status') {
-      if (print) throw usageError('--print shows what install or uninstall would change; status changes nothing');
-      const results = (kinds.length > 0 ? kinds : [...AGENT_KINDS]).map((kind) => hooksStatus(targetOf(kind)));
-      if (json) printJson(stdout, results);
-      else stdout.write(results.map(statusText).join(''));
-      return results.some((r) => r.error !== undefined) ? EXIT.failed : EXIT.ok;
-    }
-    if (kinds.length !== 1) throw usageError(`${action} takes one agent: claude, codex or gemini (given ${kinds.length})`, { usage: `tend hooks ${action} claude|codex|gemini [--print] [--json]` });
-    const result = changeHooks(action, targetOf(kinds[0]!), print);
-    if (json) {
-      printJson(stdout, result);
-      return EXIT.ok;
-    }
-    stdout.write(changeText(result));
-    // Beside a printed diff the notes go to stderr, so the diff alone can be kept (> change.diff).
-    (print ? stderr : stdout).write(result.notes.map((n) => `note: ${n}\n`).join(''));
-    return EXIT.ok;
+    return runSettingsAction({ action, names, print: args.values.print === true, json: args.values.json === true, stdout, stderr }, {
+      verb: 'tend hooks',
+      status: (kind) => hooksStatus(targetOf(kind)),
+      change: (change, kind, print) => changeHooks(change, targetOf(kind), print),
+      statusText,
+      changeText,
+    });
   },
 };
-
-function isAction(word: string): word is ChangeAction | 'status' {
-  return (ACTIONS as readonly string[]).includes(word);
-}
-
-function agentKind(name: string): AgentKind {
-  if (isAgentKind(name)) return name;
-  throw usageError(`no agent "${name}"${didYouMean(name, AGENT_KINDS)}; tend knows claude, codex and gemini`, { candidates: nearest(name, AGENT_KINDS) });
-}
 
 function didYouMean(word: string, among: readonly string[]): string {
   const close = nearest(word, among);

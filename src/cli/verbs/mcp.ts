@@ -5,7 +5,8 @@ import type { Verb } from '../verb.js';
 import { jsonOption } from '../verb.js';
 import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
-import { isMcpInstallAction, runMcpInstall } from '../mcp-install/mcp-install-command.js';
+import { runMcpInstall } from '../mcp-install/mcp-install-command.js';
+import { isSettingsAction } from '../agent/settings-action.js';
 
 export const mcpVerb: Verb = {
   name: 'mcp',
@@ -70,7 +71,7 @@ is left as it is, with one line saying why.
       // (what they waited for goes on in the server), so end now.
       process.exit(EXIT.ok);
     }
-    if (isMcpInstallAction(action)) {
+    if (isSettingsAction(action)) {
       return runMcpInstall({ action, names, print: args.values.print === true, json: args.values.json === true, stdout, stderr });
     }
     throw usageError(`no action "${action}"; mcp takes install, uninstall or status, or nothing to serve MCP`);
