@@ -1,11 +1,15 @@
 // The bash snippet. Marks come from three places, each chosen so that the
 // user's own prompt machinery keeps working:
 //   * PROMPT_COMMAND: our first entry reports D (the finished command's exit
-//     status) and OSC 7 (cwd); our last entry wraps PS1 and PS0. Both hand
+//     status) and OSC 7 (cwd); our last entry wraps PS1, PS2 and PS0. Both hand
 //     `$?` back unchanged, so the user's entries in between and PS1 see the
 //     command's status. Prompt frameworks that rebuild PS1 in PROMPT_COMMAND
 //     are re-wrapped on every prompt because our wrap entry runs after them.
 //   * PS1 carries A at its start and B at its end inside \[ \] (zero width).
+//   * PS2, the continuation prompt bash shows when a line leaves a command
+//     unfinished (an open quote, `do`, a trailing `|`), carries 633;F at
+//     its start and 633;G at its end, the same way: the index then knows the
+//     shell waits for the rest of a command, not for a new one.
 //   * PS0 (bash >= 4.4, printed after Enter, before the command runs) carries
 //     633;E (the command line) and C. It is expanded in a subshell, so it only
 //     reads state. Older bash gets no C mark; the index then records nothing
@@ -17,7 +21,7 @@
 import { shellSource } from './shell-source.js';
 
 export const BASH_SNIPPET = shellSource`
-# tend shell integration (bash): OSC 133 A/B/C/D, OSC 633;E, OSC 7.
+# tend shell integration (bash): OSC 133 A/B/C/D, OSC 633;E/F/G, OSC 7.
 # Safe to source more than once; only interactive shells are touched.
 if [[ $- == *i* && -z \${__tend_si_installed-} ]]; then
 __tend_si_installed=1
@@ -70,12 +74,15 @@ __tend_si_prompt_begin() {
   return $status
 }
 
-# Last in PROMPT_COMMAND: make sure PS1 and PS0 carry our marks, even when
+# Last in PROMPT_COMMAND: make sure PS1, PS2 and PS0 carry our marks, even when
 # the user's PROMPT_COMMAND rebuilt them.
 __tend_si_prompt_end() {
   local status=$?
   if [[ $PS1 != *'\e]133;A\a'* ]]; then
     PS1='\[\e]133;A\a\]'"$PS1"'\[\e]133;B\a\]'
+  fi
+  if [[ \${PS2-} != *'\e]633;F\a'* ]]; then
+    PS2='\[\e]633;F\a\]'"\${PS2-}"'\[\e]633;G\a\]'
   fi
   if [[ \${PS0-} != *'__tend_si_ps0'* ]]; then
     PS0=\${PS0-}'$(__tend_si_ps0)'

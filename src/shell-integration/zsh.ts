@@ -2,9 +2,11 @@
 //   * precmd (ours first): D with the status of the command that ran — only
 //     when preexec saw one, so an empty Enter or Ctrl-C at the prompt reports
 //     nothing — then OSC 7.
-//   * precmd (ours last): wraps PS1 with A and B inside %{ %} (zero width);
-//     themes that rebuild PS1 in their own precmd are re-wrapped because this
-//     hook runs after theirs.
+//   * precmd (ours last): wraps PS1 with A and B inside %{ %} (zero width),
+//     and PS2 (the continuation prompt: `dquote>`, `for>`) with 633;F and
+//     633;G, so the index knows the shell waits for the rest of a command;
+//     themes that rebuild them in their own precmd are re-wrapped because
+//     this hook runs after theirs.
 //   * preexec (ours last, so other hooks' output stays before it): 633;E with
 //     the line exactly as typed ($1), then C.
 // zsh restores `$?` after each hook, so the user's prompt and hooks see the
@@ -12,7 +14,7 @@
 import { shellSource } from './shell-source.js';
 
 export const ZSH_SNIPPET = shellSource`
-# tend shell integration (zsh): OSC 133 A/B/C/D, OSC 633;E, OSC 7.
+# tend shell integration (zsh): OSC 133 A/B/C/D, OSC 633;E/F/G, OSC 7.
 # Safe to source more than once; only interactive shells are touched.
 if [[ -o interactive && -z \${__tend_si_installed-} ]]; then
 typeset -g __tend_si_installed=1
@@ -64,6 +66,9 @@ __tend_si_precmd() {
 __tend_si_prompt_wrap() {
   if [[ $PS1 != *$'\e]133;A\a'* ]]; then
     PS1=$'%{\e]133;A\a%}'"$PS1"$'%{\e]133;B\a%}'
+  fi
+  if [[ \${PS2-} != *$'\e]633;F\a'* ]]; then
+    PS2=$'%{\e]633;F\a%}'"\${PS2-}"$'%{\e]633;G\a%}'
   fi
 }
 

@@ -20,7 +20,8 @@ const HINTS: Record<string, string> = {
   ambiguous_target: 'give more of the id, or the session\'s :name or index (list_sessions shows them)',
   no_shell_integration:
     "run and the command tools need a shell that marks its prompts and commands. new_session starts one (bash, zsh and fish get tend's integration by themselves); in a shell tend did not start, run `eval \"$(tend shell-integration bash)\"` (or zsh, fish) first. A program that is not a shell is driven with send and screen",
-  shell_busy: 'the shell is running a command: wait for it (await_result, or screen to see it), stop it with send keys ["C-c"], or run in another session (new_session)',
+  shell_busy:
+    'the shell is running a command, or (continuation: true) waits for the rest of an unfinished command line (an open quote, a `do`): wait for the command (await_result, or screen to see it), give either up with send keys ["C-c"], or run in another session (new_session)',
   session_not_running: "the session's program has ended; its screen, commands and output are still readable (screen, commands, output), and new_session starts another",
   agent_busy: 'the agent is in a turn or asks a person for permission: wait (screen shows it), or answer it with send',
   no_agent: 'this session runs no agent tend knows of: run is for shell commands; new_session with agent starts one',

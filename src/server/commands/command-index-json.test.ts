@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import serializeAddon from '@xterm/addon-serialize';
 import type { Terminal } from '@xterm/headless';
 import { CommandIndex } from './command-index.js';
-import { MARK_C, command, feed, markD, newTerminal, prompt } from '../../../test/support/shell-stream-fixture.js';
+import { MARK_C, command, feed, markD, newTerminal, osc, prompt } from '../../../test/support/shell-stream-fixture.js';
 
 const { SerializeAddon } = serializeAddon;
 const TEST_TIMEOUT_MS = 20_000;
@@ -169,6 +169,22 @@ describe('CommandIndex checkpoint round trip', { timeout: TEST_TIMEOUT_MS }, () 
     const again = CommandIndex.restore(copy, JSON.parse(JSON.stringify(restored.toJSON())));
     assert.deepEqual(observe(again), observe(restored));
     for (const x of [index, restored, again, source, copy]) x.dispose();
+  });
+
+  test('a shell at its continuation prompt is still there after the restore; the rest of its command then ends it', async () => {
+    const source = newTerminal(80, 10, 1000);
+    const index = new CommandIndex(source);
+    await feed(source, prompt('/home/u') + 'echo "open\r\n' + osc('633;F') + '> ' + osc('633;G'));
+    assert.equal(index.atContinuation, true);
+    const { copy, restored } = await roundTrip(source, index);
+    assert.deepEqual([restored.atPrompt, restored.atContinuation], [false, true]);
+    await feed(copy, 'shut"\r\n' + MARK_C + 'open\r\nshut\r\n' + markD(0) + prompt('/home/u'));
+    assert.deepEqual([restored.atPrompt, restored.atContinuation], [true, false]);
+    assert.deepEqual(restored.output(1), { text: 'open\nshut\n', complete: true });
+    index.dispose();
+    restored.dispose();
+    source.dispose();
+    copy.dispose();
   });
 
   test('data that is not a saved index gives an empty index that numbers from 1', async () => {

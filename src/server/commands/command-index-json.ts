@@ -38,6 +38,11 @@ export interface SavedPrompt {
   promptStart: SavedPlace | null;
   inputStart: SavedPlace | null;
   commandLine: string | null;
+  /**
+   * The shell showed a continuation prompt (633;F) after this prompt's B: it
+   * waits for the rest of a command. Absent in indexes saved before it was kept.
+   */
+  continuation?: boolean;
 }
 
 export interface CommandIndexJson {
@@ -94,6 +99,7 @@ export function parseCommandIndexJson(value: unknown): CommandIndexJson | null {
       promptStart: parsePlace(pending['promptStart']),
       inputStart: parsePlace(pending['inputStart']),
       commandLine: typeof pending['commandLine'] === 'string' ? pending['commandLine'].slice(0, MAX_COMMAND_LINE_CHARS) : null,
+      continuation: pending['continuation'] === true,
     },
   };
 }

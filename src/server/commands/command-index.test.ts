@@ -269,4 +269,26 @@ describe('CommandIndex', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(t.index.get(total)?.commandLine, `c${total - 1}`);
     t.dispose();
   });
+  test('a continuation prompt (633;F … 633;G) after B: not at the prompt until the command starts, is given up (D, A), or a new prompt comes', async () => {
+    const t = setup();
+    const continuation = (text = '> ') => osc('633;F') + text + osc('633;G');
+    await feed(t.terminal, prompt() + 'echo "unclosed\r\n' + continuation());
+    assert.deepEqual([t.index.atPrompt, t.index.atContinuation], [false, true]);
+    // The rest of the line: one command, from the first line's prompt.
+    await feed(t.terminal, 'tail"\r\n' + osc('633;E;echo "unclosed\\x0atail"') + MARK_C + 'unclosed\r\ntail\r\n' + markD(0) + prompt());
+    assert.deepEqual([t.index.atPrompt, t.index.atContinuation], [true, false]);
+    assert.deepEqual(t.index.list().map(summary), [{ number: 1, commandLine: 'echo "unclosed\ntail"', exitCode: 0, cwd: '/home/user', running: false }]);
+    // C-c at the continuation prompt: bash reports D (no command runs), then a new prompt.
+    await feed(t.terminal, 'for i in 1; do\r\n' + continuation());
+    assert.equal(t.index.atContinuation, true);
+    await feed(t.terminal, '^C\r\n' + markD(130));
+    assert.equal(t.index.atContinuation, false);
+    await feed(t.terminal, prompt());
+    assert.deepEqual([t.index.atPrompt, t.index.atContinuation], [true, false]);
+    assert.equal(t.index.list().length, 1, 'a command given up is not recorded');
+    // An F with no prompt before it, or while a command runs, is not the shell's continuation.
+    await feed(t.terminal, command('cat', '', 0).replace(markD(0), '') + continuation());
+    assert.deepEqual([t.index.atContinuation, t.index.current()?.number], [false, 2]);
+    t.dispose();
+  });
 });

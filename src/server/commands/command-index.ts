@@ -18,6 +18,10 @@
 //                          with exit code null
 //   B   input starts
 //   E   the command line (OSC 633;E)
+//   F   a continuation prompt (OSC 633;F, the shell's PS2) after B: the line
+//       sent so far is an unfinished command (an open quote, `do`, a trailing
+//       `|`) and the shell waits for the rest, so it is not at its prompt
+//       until the next C, D or A
 //   C   output starts   — the command is recorded and onCommandStarted fires
 //   D   command ends    — exit code, end place, onCommandFinished fires
 import type { Terminal } from '@xterm/headless';
@@ -93,6 +97,8 @@ interface PendingPrompt {
   promptStart: BufferPosition | null;
   inputStart: BufferPosition | null;
   commandLine: string | null;
+  /** A continuation prompt followed this prompt's B: the shell waits for the rest of a command. */
+  continuation: boolean;
 }
 
 interface UnplacedPlaces {
@@ -205,7 +211,15 @@ export class CommandIndex extends DisposableBase {
    * line (as far as its marks tell), so input typed now is that line.
    */
   get atPrompt(): boolean {
-    return this.running === null && this.pending.inputStart !== null;
+    return this.running === null && this.pending.inputStart !== null && !this.pending.continuation;
+  }
+
+  /**
+   * True at a continuation prompt: the line typed at the prompt left a
+   * command unfinished, so input typed now becomes part of that command.
+   */
+  get atContinuation(): boolean {
+    return this.running === null && this.pending.continuation;
   }
 
   /** The latest cwd the shell reported. */
@@ -275,6 +289,7 @@ export class CommandIndex extends DisposableBase {
         promptStart: unplaced?.pending.promptStart ?? save(this.pending.promptStart),
         inputStart: unplaced?.pending.inputStart ?? save(this.pending.inputStart),
         commandLine: this.pending.commandLine,
+        continuation: this.pending.continuation,
       },
     };
   }
@@ -321,7 +336,7 @@ export class CommandIndex extends DisposableBase {
     }));
     const last = kept[kept.length - 1];
     this.running = last?.running === true ? this.commands[this.commands.length - 1]! : null;
-    this.pending = { promptStart: null, inputStart: null, commandLine: saved.pending.commandLine };
+    this.pending = { promptStart: null, inputStart: null, commandLine: saved.pending.commandLine, continuation: saved.pending.continuation === true };
     if (this.terminal.buffer.active.type === 'normal') {
       this.placeSaved();
       return;
@@ -358,11 +373,11 @@ export class CommandIndex extends DisposableBase {
     // the alternate screen is not the session's shell prompt. A D is still
     // honoured, so a command that ends there is not left running.
     const onAlternate = this.terminal.buffer.active.type === 'alternate';
-    if (onAlternate && (mark.kind === 'prompt-start' || mark.kind === 'input-start' || mark.kind === 'output-start')) return true;
+    if (onAlternate && (mark.kind === 'prompt-start' || mark.kind === 'input-start' || mark.kind === 'output-start' || mark.kind === 'continuation-start')) return true;
     switch (mark.kind) {
       case 'prompt-start':
         if (this.running !== null) this.finish(null);
-        this.replacePending({ promptStart: positionAtCursor(this.rows), inputStart: null, commandLine: null });
+        this.replacePending({ promptStart: positionAtCursor(this.rows), inputStart: null, commandLine: null, continuation: false });
         break;
       case 'input-start':
         if (this.running !== null) break;
@@ -372,11 +387,18 @@ export class CommandIndex extends DisposableBase {
       case 'command-line':
         if (this.running === null) this.pending.commandLine = mark.commandLine;
         break;
+      case 'continuation-start':
+        // Only a prompt's own continuation counts: one without a B before it is not the shell's.
+        if (this.running === null && this.pending.inputStart !== null) this.pending.continuation = true;
+        break;
+      case 'continuation-end':
+        break; // the rest of the command is typed after it; nothing to record
       case 'output-start':
         if (this.running === null) this.start();
         break;
       case 'command-finished':
         if (this.running !== null) this.finish(mark.exitCode);
+        else this.pending.continuation = false; // the unfinished command was given up (C-c)
         break;
       case 'cwd':
         this.cwd = mark.cwd;
@@ -471,7 +493,7 @@ function staysLive(place: BufferPosition | null, event: { count: number; firstRo
 }
 
 function emptyPrompt(): PendingPrompt {
-  return { promptStart: null, inputStart: null, commandLine: null };
+  return { promptStart: null, inputStart: null, commandLine: null, continuation: false };
 }
 
 function disposeEntry(entry: CommandEntry): void {

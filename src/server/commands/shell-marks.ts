@@ -9,6 +9,8 @@ export type ShellMark =
   | { kind: 'output-start' } // C
   | { kind: 'command-finished'; exitCode: number | null } // D[;status]
   | { kind: 'command-line'; commandLine: string } // 633;E;line
+  | { kind: 'continuation-start' } // 633;F: a continuation prompt (PS2) starts
+  | { kind: 'continuation-end' } // 633;G: it ends, the rest of the command is typed after it
   | { kind: 'cwd'; cwd: string }; // OSC 7, 633;P;Cwd=path
 
 /** Longer command lines are cut here: the index keeps a label, not a transcript. */
@@ -46,10 +48,12 @@ export function parseFinalTermMark(data: string): ShellMark | null {
   }
 }
 
-/** An OSC 633 payload: A-D as in 133, `E;<escaped line>[;nonce]`, `P;Cwd=<escaped path>`. */
+/** An OSC 633 payload: A-D as in 133, `E;<escaped line>[;nonce]`, F/G around a continuation prompt, `P;Cwd=<escaped path>`. */
 export function parseVsCodeMark(data: string): ShellMark | null {
   const letter = data.split(';', 1)[0];
   if (letter === 'A' || letter === 'B' || letter === 'C' || letter === 'D') return parseFinalTermMark(data);
+  if (data === 'F') return { kind: 'continuation-start' };
+  if (data === 'G') return { kind: 'continuation-end' };
   if (letter === 'E') {
     // The line is escaped so it holds no ';': what follows a second ';' is a nonce.
     // An escaped character takes at most 4 characters, so cutting before

@@ -257,8 +257,15 @@ async function checkAtPrompt(session: Session, index: HostedCommands): Promise<n
     throw new ApiError('no_shell_integration', `session ${session.label} has shown no shell integration marks, so tend cannot tell when a command ends. ${NO_MARKS_HINT}`);
   }
   // Right after a command ends the shell is still drawing its next prompt.
-  const state = await waitForState(session, index, (s) => s.atPrompt || s.running !== null, PROMPT_WAIT_MS);
+  const state = await waitForState(session, index, (s) => s.atPrompt || s.running !== null || s.continuation, PROMPT_WAIT_MS);
   const last = lastNumberOf(state);
+  if (state.continuation) {
+    throw new ApiError(
+      'shell_busy',
+      `session ${session.label}'s shell waits for the rest of a command (it shows its \`>\` continuation prompt: the line before left a quote, a \`do\`, a \`|\` or the like open), so input typed now would become part of that command. Nothing was typed. Finish the command, or give it up (\`tend send ${session.label} --keys C-c\`), then await again`,
+      { continuation: true },
+    );
+  }
   if (state.running !== null) {
     const command = state.commands.find((c) => c.number === state.running);
     const holder = foregroundIntruder(await session.foreground());
@@ -319,5 +326,5 @@ function lastNumberOf(state: CommandsState): number {
 
 /** Whether the index has seen a shell's marks (in every byte fed before the state was read). */
 function hasMarks(state: CommandsState): boolean {
-  return state.commands.length > 0 || state.atPrompt || state.running !== null;
+  return state.commands.length > 0 || state.atPrompt || state.running !== null || state.continuation;
 }

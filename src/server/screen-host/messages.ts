@@ -32,6 +32,8 @@ export interface CommandsState {
   /** The running command's number, or null. */
   running: number | null;
   atPrompt: boolean;
+  /** At a continuation prompt: the shell waits for the rest of an unfinished command line. */
+  continuation: boolean;
 }
 
 export type { CommandInfo, FinishedCommand };

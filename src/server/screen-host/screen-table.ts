@@ -245,7 +245,7 @@ export class ScreenTable {
       case 'commands': {
         await screen.flush(); // the index has then seen every mark written before the call
         const running = commands.current();
-        return { commands: commands.list().map(commandInfo), running: running?.number ?? null, atPrompt: commands.atPrompt };
+        return { commands: commands.list().map(commandInfo), running: running?.number ?? null, atPrompt: commands.atPrompt, continuation: commands.atContinuation };
       }
       case 'commandOutput': {
         await screen.flush();
