@@ -1,7 +1,7 @@
 // A real tend server for a test: its own TEND_HOME and runtime dir, driven
 // through the real CLI and the real API socket, and torn down by PID — the
 // server and every holder it started — whatever the test did.
-import { mkdtempSync, rmSync, readFileSync, existsSync, chownSync } from 'node:fs';
+import { mkdtempSync, rmSync, readFileSync, chownSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -97,9 +97,14 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
     });
 
   const serverPid = () => {
-    const file = client.paths.lockFile;
-    if (!existsSync(file)) return null;
-    const pid = Number(readFileSync(file, 'utf8').trim());
+    let text: string;
+    try {
+      text = readFileSync(client.paths.lockFile, 'utf8');
+    } catch {
+      // No server, or one stopping this moment: it removes its pid file as it exits.
+      return null;
+    }
+    const pid = Number(text.trim());
     return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
   };
 
