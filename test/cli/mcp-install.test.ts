@@ -117,7 +117,7 @@ const ORIGINALS: Record<AgentKind, string> = {
     '{',
     '  "numStartups": 12,',
     '  "projects": {',
-    '    "/work/app": {"allowedTools": [], "mcpServers": {}}',
+    '    "/home/user/app": {"allowedTools": [], "mcpServers": {}}',
     '  },',
     '  "mcpServers": {',
     '    "other": {"type": "stdio", "command": "npx", "args": ["-y", "other-mcp"], "env": {}}',
