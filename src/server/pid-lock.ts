@@ -132,11 +132,7 @@ function take(lock: LockFile): () => void {
   } catch (err) {
     // A live server's lock says more than why this one could not be written.
     const holder = lock.liveHolder(readText(file));
-    try {
-      unlinkSync(fresh);
-    } catch {
-      /* never made */
-    }
+    removeQuietly(fresh);
     if (holder !== null && holder.pid !== process.pid) throw refuse(holder);
     throw err;
   }
@@ -147,11 +143,7 @@ function take(lock: LockFile): () => void {
         linkSync(fresh, file);
         return () => {
           if (readText(file) !== content) return; // taken over after all: not ours to remove
-          try {
-            unlinkSync(file);
-          } catch {
-            /* removed by hand */
-          }
+          removeQuietly(file);
         };
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -165,11 +157,7 @@ function take(lock: LockFile): () => void {
     const holder = lock.liveHolder(readText(file));
     throw refuse(holder ?? { pid: 0, socket: null });
   } finally {
-    try {
-      unlinkSync(fresh);
-    } catch {
-      /* already gone */
-    }
+    removeQuietly(fresh);
   }
 }
 
