@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { API_ROUTES, MAX_SCREEN_SCROLLBACK_ROWS, type ScreenTextReply } from '../../protocol/api/index.js';
 import { keepTail, MAX_MAX_CHARS, textCutSchema, type TextCut } from './bounded-text.js';
 import type { McpApi } from './mcp-api.js';
-import { agentSummarySchema, notRunningNote, sessionStatusSchema } from './session-view.js';
+import { agentSummary, agentSummarySchema, notRunningNote, sessionStatusSchema } from './session-view.js';
 
 /** The `scrollback` argument: rows of history above the visible screen. */
 export const scrollbackArg = z
@@ -86,7 +86,7 @@ export async function readScreenView(api: McpApi, target: string, options: Scree
     status: screen.status,
     exit_code: screen.exitCode,
     exit_signal: screen.exitSignal,
-    agent: session.agent === null ? null : { kind: session.agent.kind, state: session.agent.state },
+    agent: agentSummary(session.agent),
     scrollback: { shown: screen.scrollback.shown, available: screen.scrollback.available },
     ...(note !== undefined ? { note } : {}),
   };

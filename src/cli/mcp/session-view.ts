@@ -45,7 +45,8 @@ export const sessionViewSchema = z.object({
 
 export type SessionView = z.infer<typeof sessionViewSchema>;
 
-function agentSummary(agent: AgentInfo | null): SessionView['agent'] {
+/** The agent as an answer shows it: its kind and state. */
+export function agentSummary(agent: AgentInfo | null): SessionView['agent'] {
   return agent === null ? null : { kind: agent.kind, state: agent.state };
 }
 
