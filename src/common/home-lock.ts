@@ -31,13 +31,19 @@ export function parseHomeLock(text: string | null): HomeLock | null {
   }
 }
 
-/** True when pid is alive and looks like a tend server (not a pid reused by another program). */
-export function isTendServer(pid: number): boolean {
+/** True when a process has this pid (EPERM: it has, under another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** True when pid is alive and looks like a tend server (not a pid reused by another program). */
+export function isTendServer(pid: number): boolean {
+  if (!isAlive(pid)) return false;
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     return cmdline.includes('server/main.js');

@@ -16,7 +16,7 @@
 // that is not a tend server) is taken over.
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir, type TendPaths } from '../common/paths.js';
-import { homeLockText, isTendServer, parseHomeLock } from '../common/home-lock.js';
+import { homeLockText, isAlive, isTendServer, parseHomeLock } from '../common/home-lock.js';
 
 export { isTendServer } from '../common/home-lock.js';
 
@@ -64,15 +64,6 @@ const GUARD_ABANDONED_MS = 2000;
 
 function napMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function removeQuietly(file: string): void {
