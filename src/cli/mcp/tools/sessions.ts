@@ -60,9 +60,10 @@ const listSessions = defineTool({
     const views = listed.map((s) => sessionView(s));
     // Sessions stay listed until killed, exited ones too: a long-lived tend may hold more than one answer should.
     const maxChars = args.max_chars ?? call.maxChars;
+    const sizes = views.map((view) => JSON.stringify(view).length);
     let chars = 0;
     let fit = 0;
-    while (fit < views.length && chars + JSON.stringify(views[fit]).length <= maxChars) chars += JSON.stringify(views[fit++]).length;
+    while (fit < views.length && chars + sizes[fit]! <= maxChars) chars += sizes[fit++]!;
     if (fit === views.length) return { sessions: views };
     const omitted = views.length - fit;
     return {
