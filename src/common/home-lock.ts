@@ -52,6 +52,12 @@ export function isTendServer(pid: number): boolean {
   }
 }
 
+/** The lock a text says when a live tend server holds it; null when there is none or it is stale. */
+export function liveHomeLockIn(text: string | null): HomeLock | null {
+  const lock = parseHomeLock(text);
+  return lock !== null && isTendServer(lock.pid) ? lock : null;
+}
+
 /** TEND_HOME's lock when a live tend server holds it; null when there is none or it is stale. */
 export function liveHomeLock(file: string): HomeLock | null {
   let text: string;
@@ -60,6 +66,5 @@ export function liveHomeLock(file: string): HomeLock | null {
   } catch {
     return null;
   }
-  const lock = parseHomeLock(text);
-  return lock !== null && isTendServer(lock.pid) ? lock : null;
+  return liveHomeLockIn(text);
 }

@@ -16,7 +16,7 @@
 // that is not a tend server) is taken over.
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { ensurePrivateDir, type TendPaths } from '../common/paths.js';
-import { homeLockText, isAlive, isTendServer, parseHomeLock } from '../common/home-lock.js';
+import { homeLockText, isAlive, isTendServer, liveHomeLockIn } from '../common/home-lock.js';
 
 export { isTendServer } from '../common/home-lock.js';
 
@@ -170,10 +170,7 @@ export function acquireHomeLock(file: string, self: { socket: string; version: s
   return take({
     file,
     content: homeLockText({ pid: process.pid, ...self }),
-    liveHolder: (text) => {
-      const lock = parseHomeLock(text);
-      return lock !== null && isTendServer(lock.pid) ? { pid: lock.pid, socket: lock.socket } : null;
-    },
+    liveHolder: liveHomeLockIn,
     where: 'for this TEND_HOME',
   });
 }
