@@ -13,7 +13,7 @@
 import { SettingsShapeError } from '../hooks/hook-entries.js';
 import { applyEdits } from '../hooks/json-edit.js';
 import { tendTableEdits } from './codex-table-edit.js';
-import { MCP_SERVER_NAME, mergedEntry, sameValue } from './tend-mcp-entry.js';
+import { isPlainObject, MCP_SERVER_NAME, mergedEntry, sameValue } from './tend-mcp-entry.js';
 import { readTomlDocument, setPath, tomlKey, tomlLineAndColumn, tomlValueText, type TomlDocument, type TomlStatement, type TomlValue } from './toml-text.js';
 
 const SERVERS_KEY = 'mcp_servers';
@@ -79,7 +79,7 @@ export function tableText(entry: Record<string, unknown>, eol: string): string {
   const lines = [`[${TEND_PATH.map(tomlKey).join('.')}]`];
   const tables: Array<[string, Record<string, unknown>]> = [];
   for (const [key, value] of Object.entries(entry)) {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) tables.push([key, value as Record<string, unknown>]);
+    if (isPlainObject(value)) tables.push([key, value]);
     else lines.push(`${tomlKey(key)} = ${tomlValueText(value)}`);
   }
   for (const [key, table] of tables) {
@@ -131,7 +131,7 @@ function codexView(text: string, file: string): CodexView {
     if (startsWith(path, TEND_PATH)) refuse(st.start, path.length === TEND_PATH.length ? 'an inline table' : 'dotted keys');
     if (path.length === 1 && path[0] === SERVERS_KEY) {
       const value = st.value;
-      if (value !== null && typeof value === 'object' && !Array.isArray(value) && MCP_SERVER_NAME in value) refuse(st.start, `a member of an inline ${SERVERS_KEY} table`);
+      if (isPlainObject(value) && MCP_SERVER_NAME in value) refuse(st.start, `a member of an inline ${SERVERS_KEY} table`);
       serversInline = { line: tomlLineAndColumn(text, st.start).line };
     }
   }
