@@ -18,8 +18,6 @@ import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'nod
 import { ensurePrivateDir, type TendPaths } from '../common/paths.js';
 import { homeLockText, isAlive, isTendServer, liveHomeLockIn } from '../common/home-lock.js';
 
-export { isTendServer } from '../common/home-lock.js';
-
 /** How long a starter keeps trying while others take a stale lock over before it gives up. */
 const TAKE_DEADLINE_MS = 5000;
 
@@ -41,12 +39,6 @@ function pidOf(text: string | null): number | null {
   if (text === null) return null;
   const pid = Number.parseInt(text.trim(), 10);
   return Number.isInteger(pid) && pid > 0 ? pid : null;
-}
-
-/** The pid in a runtime directory's pid file when it is a live tend server. */
-export function readLockPid(file: string): number | null {
-  const pid = pidOf(readText(file));
-  return pid !== null && isTendServer(pid) ? pid : null;
 }
 
 interface LockFile {
