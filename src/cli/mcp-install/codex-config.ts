@@ -12,9 +12,10 @@
 // rewriting lines that are not tend's.
 import { SettingsShapeError } from '../hooks/hook-entries.js';
 import { applyEdits } from '../hooks/json-edit.js';
+import { lineAndColumn } from '../hooks/json-text.js';
 import { tendTableEdits } from './codex-table-edit.js';
 import { isPlainObject, MCP_SERVER_NAME, mergedEntry, sameValue } from './tend-mcp-entry.js';
-import { readTomlDocument, setPath, tomlKey, tomlLineAndColumn, tomlValueText, type TomlDocument, type TomlStatement, type TomlValue } from './toml-text.js';
+import { readTomlDocument, setPath, tomlKey, tomlValueText, type TomlDocument, type TomlStatement, type TomlValue } from './toml-text.js';
 
 const SERVERS_KEY = 'mcp_servers';
 const TEND_PATH: readonly string[] = [SERVERS_KEY, MCP_SERVER_NAME];
@@ -92,7 +93,7 @@ export function tableText(entry: Record<string, unknown>, eol: string): string {
 function codexView(text: string, file: string): CodexView {
   const doc = readTomlDocument(text);
   const refuse = (start: number, form: string): never => {
-    const { line } = tomlLineAndColumn(text, start);
+    const { line } = lineAndColumn(text, start);
     const shown = text.slice(start, text.indexOf('\n', start) === -1 ? undefined : text.indexOf('\n', start)).replace(/\r$/, '');
     throw new SettingsShapeError(`${file} line ${line} defines tend's MCP server as ${form} (${shortened(shown)}), a form tend will not edit: write it as one [${TEND_PATH.join('.')}] table, or take it out, then run this again`);
   };
@@ -132,7 +133,7 @@ function codexView(text: string, file: string): CodexView {
     if (path.length === 1 && path[0] === SERVERS_KEY) {
       const value = st.value;
       if (isPlainObject(value) && MCP_SERVER_NAME in value) refuse(st.start, `a member of an inline ${SERVERS_KEY} table`);
-      serversInline = { line: tomlLineAndColumn(text, st.start).line };
+      serversInline = { line: lineAndColumn(text, st.start).line };
     }
   }
   return { doc, block, blockStatements, entry, serversInline };

@@ -7,6 +7,7 @@
 // text). It does not check what a TOML reader checks beyond that (a table
 // defined twice, a key given twice): Codex does, and tend edits only the
 // lines of its own table.
+import { lineAndColumn } from '../hooks/json-text.js';
 
 export interface TomlTableHeader {
   kind: 'table' | 'array-table';
@@ -80,19 +81,6 @@ export function readTomlDocument(text: string): TomlDocument {
   return { text, statements: reader.statements, comments: reader.comments, eol: text.includes('\r\n') ? '\r\n' : '\n' };
 }
 
-/** 1-based line and column of an offset. */
-export function tomlLineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text[i] === '\n') {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
 class TomlReader {
   readonly statements: TomlStatement[] = [];
   readonly comments: Array<{ start: number; end: number }> = [];
@@ -119,7 +107,7 @@ class TomlReader {
   }
 
   private fail(detail: string, offset = this.at): never {
-    const { line, column } = tomlLineAndColumn(this.text, offset);
+    const { line, column } = lineAndColumn(this.text, offset);
     throw new TomlTextError(detail, line, column);
   }
 
