@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import assert from 'node:assert/strict';
 import { repoRoot, startTestServer, type TestServer } from '../server/harness.js';
 
 export interface ToolAnswer {
@@ -69,4 +70,17 @@ export async function mcpWithServer(t: TestContext, extraEnv: Record<string, str
   t.after(() => server.dispose());
   const mcp = await connectMcp(t, server);
   return { server, mcp };
+}
+
+/**
+ * What new_session's command ended with. On a loaded machine the command can
+ * outlast new_session's short wait (it answers pending then, as documented),
+ * so a pending one is collected with await_result, as an agent would.
+ */
+export async function endedCommand(mcp: McpPeer, started: ToolAnswer) {
+  const command = started.value.command;
+  if (command.status !== 'pending') return command;
+  const collected = await mcp.call('await_result', { await_id: command.await_id });
+  assert.equal(collected.isError, false, collected.text);
+  return { ...command, status: collected.value.status, output: collected.value.output, exit_code: collected.value.exit_code, number: collected.value.command, note: collected.value.note };
 }

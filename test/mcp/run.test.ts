@@ -7,7 +7,7 @@
 // agent can act on.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectMcp, type McpPeer } from './mcp-harness.js';
+import { connectMcp, endedCommand, type McpPeer } from './mcp-harness.js';
 import { isAlive, waitFor } from '../server/harness.js';
 import { startControlServer, type ControlServer } from '../control/control-server.js';
 import type { CommandOutputReply, CommandRecord, ScreenTextReply, SessionInfo } from '../../src/protocol/api/index.js';
@@ -205,8 +205,9 @@ describe('tend mcp: run and await_result', { timeout: MCP_TEST_TIMEOUT_MS }, () 
     assert.match(gone.note, /> out\.log 2>&1/, 'how to keep a long output whole');
     const made = await mcp.call('new_session', { command: 'seq 1 3000' });
     assert.equal(made.isError, false, made.text);
-    assert.deepEqual([made.value.command.status, made.value.command.output], ['done', null]);
-    assert.match(made.value.command.note, /scrolled out of the rows the session keeps/);
+    const ended = await endedCommand(mcp, made);
+    assert.deepEqual([ended.status, ended.output], ['done', null]);
+    assert.match(ended.note, /scrolled out of the rows the session keeps/);
   });
 
   test('a long script: the answers name it by its first 500 characters, and commands, output and await_result show the agent\'s line, not the line that sourced it', async (t) => {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
-import { mcpWithServer } from './mcp-harness.js';
+import { endedCommand, mcpWithServer } from './mcp-harness.js';
 import { installFakeAgents } from '../support/fake-agent/install-fake-agents.js';
 
 const TEST_TIMEOUT_MS = 120_000;
@@ -67,7 +67,8 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     const { server, mcp } = await quietShells(t);
     const started = await mcp.call('new_session', { command: `printf '%s|%s\\n' "a b" 'ünï ✓'; echo sum=$((6*7))`, name: 'made', cols: 90, rows: 20 });
     assert.equal(started.isError, false, started.text);
-    const { session, command } = started.value;
+    const { session } = started.value;
+    const command = await endedCommand(mcp, started);
     assert.equal(session.name, 'made');
     assert.equal(session.index, 1);
     assert.equal(session.status, 'running');
@@ -89,7 +90,7 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     const { mcp } = await quietShells(t, { CLAUDECODE: '1', MCP_CALLER_VAR: 'kept' });
     const started = await mcp.call('new_session', { command: 'echo "${CLAUDECODE-unset} $MCP_CALLER_VAR $MCP_GIVEN_VAR"', env: { MCP_GIVEN_VAR: 'given' } });
     assert.equal(started.isError, false, started.text);
-    assert.equal(started.value.command.output, 'unset kept given\n');
+    assert.equal((await endedCommand(mcp, started)).output, 'unset kept given\n');
   });
 
   test('new_session with a command that outlasts the short wait answers pending, and its await collects the result', async (t) => {
@@ -114,8 +115,9 @@ describe('tend mcp: session tools', { timeout: TEST_TIMEOUT_MS }, () => {
     writeFileSync(join(server.env.HOME!, '.bashrc'), 'sleep 6\n');
     const started = await mcp.call('new_session', { command: 'echo slow-ok' });
     assert.equal(started.isError, false, started.text);
-    assert.equal(started.value.command.status, 'done', JSON.stringify(started.value.command));
-    assert.equal(started.value.command.output, 'slow-ok\n');
+    const command = await endedCommand(mcp, started);
+    assert.equal(command.status, 'done', JSON.stringify(command));
+    assert.equal(command.output, 'slow-ok\n');
   });
 
   test('new_session with argv runs the program directly; a combination that cannot work is refused before any session starts', async (t) => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
-import { mcpWithServer, type McpPeer } from './mcp-harness.js';
+import { endedCommand, mcpWithServer, type McpPeer } from './mcp-harness.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -153,7 +153,7 @@ describe('tend mcp: terminal tools', { timeout: TEST_TIMEOUT_MS }, () => {
   test('screen with scrollback shows rows above the screen, cut to its bottom rows at max_chars with a note', async (t) => {
     const { mcp } = await quietShells(t);
     const made = await mcp.call('new_session', { command: 'seq 1 3000', cols: 40, rows: 10 });
-    assert.equal(made.value.command.status, 'done', made.text);
+    assert.equal((await endedCommand(mcp, made)).status, 'done', made.text);
     const id = made.value.session.id as string;
     const some = await mcp.call('screen', { session: id, scrollback: 20 });
     assert.equal(some.value.scrollback.shown, 20);
