@@ -1,0 +1,353 @@
+/*
+ * tend-attach: the native viewer behind `tend attach`. One process, libc
+ * only, one poll loop: the outer terminal (stdin/stdout) on one side, the
+ * server's viewer socket (a WebSocket over the server's unix socket, the
+ * viewer protocol of docs/viewer-protocol.md) on the other. It does what a
+ * person feels on every attach and every key — the first paint, the echo —
+ * at a C program's cost; anything rarer that needs the CLI's Node side (a
+ * session list panel, --json, an error to explain) is handed to the
+ * TypeScript viewer, in place (exec), from where this one stands (handoff.c).
+ *
+ * The modules, each a file:
+ *   buf.c      a growable byte buffer with a hard cap
+ *   json.c     a reader for the few top-level fields a reply or a lock holds
+ *   wire.c     the unix socket: HTTP GET, the WebSocket client (handshake,
+ *              framing as a state machine over bytes, masked sends)
+ *   frames.c   the viewer protocol's frames (encode viewer→server, decode
+ *              server→viewer), the same bytes as src/protocol/viewer-frames.ts
+ *   paint.c    what is written to the outer terminal besides the session's
+ *              bytes (src/cli/attach/outer-modes.ts, input-modes.ts)
+ *   keys.c     the prefix keys, the detach key's spelling, whole UTF-8 chars
+ *   untaken.c  typed input kept until the holder has it (INPUT_AT numbering)
+ *   attach.c   the loop: connect, subscribe, paint, stream, ack, type, resize,
+ *              reconnect, the rows drawn over the screen, the end
+ *   handoff.c  exec of the TypeScript viewer (`node bin/tend.js attach …`)
+ *   main.c     arguments, finding the server, looking the session up
+ *
+ * Every buffer has a limit and every parser is a state machine over bytes
+ * (any chunking), as in the holder.
+ */
+#ifndef TEND_VIEWER_H
+#define TEND_VIEWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ buf.c */
+
+/* Bytes with a hard cap: an append past `cap` fails (returns -1), never grows past it. */
+struct buf {
+	uint8_t *data;
+	size_t len;
+	size_t alloc;
+	size_t cap;
+};
+
+void buf_init(struct buf *b, size_t cap);
+void buf_free(struct buf *b);
+int buf_append(struct buf *b, const void *p, size_t n);
+int buf_appends(struct buf *b, const char *s);
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Drops the first n bytes. */
+void buf_consume(struct buf *b, size_t n);
+void buf_clear(struct buf *b);
+
+/* ----------------------------------------------------------------- json.c */
+
+/*
+ * Top-level fields of one JSON object (a reply of the API, the home's
+ * lock): nested values are skipped whole, strings unescaped to UTF-8
+ * (\uXXXX with surrogate pairs). Returns 1 found, 0 absent, -1 the text is
+ * not a JSON object or the field is another type. A null string field is
+ * reported found with *is_null set (when is_null is not NULL) and out "".
+ */
+int json_string(const char *text, size_t len, const char *key, char *out, size_t outlen, bool *is_null);
+int json_number(const char *text, size_t len, const char *key, double *out, bool *is_null);
+int json_bool(const char *text, size_t len, const char *key, bool *out);
+
+/* ----------------------------------------------------------------- wire.c */
+
+/* The server's limits for what reaches a viewer (DEFAULT_MAX_FRAME_FROM_SERVER_BYTES). */
+#define WIRE_MAX_MESSAGE_BYTES (32u * 1024u * 1024u)
+#define VIEWER_ENDPOINT "/v1/viewer"
+
+/* Connects to a unix socket (blocking, close-on-exec); -1 with errno. */
+int wire_connect_unix(const char *path);
+
+/*
+ * GET `path` over HTTP/1.1 on the unix socket at `socket_path`, within
+ * timeout_ms: the status and the body (at most body->cap bytes). Returns 0,
+ * or -1 (cannot connect, timeout, a reply that is not HTTP) with `err` set
+ * for people.
+ */
+int http_get(const char *socket_path, const char *path, int timeout_ms, int *status, struct buf *body, char *err, size_t errlen);
+
+enum ws_state { WS_HEADER, WS_LEN16, WS_LEN64, WS_PAYLOAD };
+
+/* One WebSocket client connection (RFC 6455), non-blocking after the handshake. */
+struct ws {
+	int fd;
+	/* Frames encoded and not yet written (masked, as a client must). */
+	struct buf out;
+	/* The read side: a state machine over bytes, so any chunking decodes. */
+	enum ws_state state;
+	uint8_t hdr[8];
+	size_t hdr_got, hdr_need;
+	uint8_t opcode;
+	bool fin;
+	uint64_t remaining;
+	/* The message being assembled (continuation frames appended). */
+	struct buf msg;
+	uint8_t msg_opcode;
+	/* A control frame's payload (ping → pong, close). */
+	uint8_t ctl[125];
+	size_t ctl_len;
+	bool closed;
+};
+
+/*
+ * Connects to `socket_path` and upgrades GET `path` to a WebSocket within
+ * timeout_ms (blocking); the fd is then non-blocking. 0, or -1 with err.
+ */
+int ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen);
+/* Queues one binary message (masked with fresh random keys). -1 when over the out buffer's cap. */
+int ws_send(struct ws *ws, const uint8_t *payload, size_t len);
+/* Writes what is queued as far as the socket takes; 0, or -1 (the socket is dead) with err. */
+int ws_flush(struct ws *ws, char *err, size_t errlen);
+/*
+ * Reads what the socket has and hands each whole binary message to
+ * `on_message` (pings answered, text messages refused). Returns 0 (more may
+ * come), or -1 when the connection ended (closed by the server, reset,
+ * a protocol error, a message over WIRE_MAX_MESSAGE_BYTES) with err.
+ */
+int ws_read(struct ws *ws, void (*on_message)(void *ctx, const uint8_t *data, size_t len), void *ctx, char *err, size_t errlen);
+/*
+ * The reader without the socket (what ws_read calls after each read, and what
+ * the fuzz target drives): decodes `n` bytes, handing whole binary messages
+ * to `on_message`, queueing a pong for a ping. 0, or -1 as ws_read.
+ */
+int ws_feed(struct ws *ws, const uint8_t *p, size_t n, void (*on_message)(void *ctx, const uint8_t *data, size_t len), void *ctx, char *err, size_t errlen);
+/* A struct ws for feeding alone (no socket): fd -1, buffers with their limits. */
+void ws_init(struct ws *ws);
+void ws_close(struct ws *ws);
+
+/* --------------------------------------------------------------- frames.c */
+
+#define VIEWER_PROTOCOL_VERSION 2
+#define WRITER_ID_BYTES 16
+#define MAX_INPUT_BYTES_PER_FRAME (64 * 1024)
+#define MAX_COLS 1000
+#define MAX_ROWS 1000
+
+enum frame_type {
+	FT_HELLO = 0x01, FT_SUBSCRIBE = 0x02, FT_UNSUBSCRIBE = 0x03, FT_INPUT = 0x04,
+	FT_RESIZE_REQUEST = 0x05, FT_ACK = 0x06, FT_SCROLLBACK_REQUEST = 0x07, FT_INPUT_AT = 0x08,
+	FT_WELCOME = 0x81, FT_SNAPSHOT = 0x82, FT_DATA = 0x83, FT_RESIZE = 0x84, FT_TITLE = 0x85,
+	FT_EXIT = 0x86, FT_STATE = 0x87, FT_ERROR = 0x88, FT_CLOSED = 0x89, FT_SCROLLBACK = 0x8a,
+	FT_INPUT_TAKEN = 0x8b,
+};
+
+enum viewer_error_code {
+	VE_VERSION = 1, VE_UNKNOWN_FRAME = 2, VE_TOO_LARGE = 3, VE_BAD_PAYLOAD = 4, VE_NO_HELLO = 5,
+	VE_BAD_ACK = 6, VE_NO_SUCH_SESSION = 7, VE_READ_ONLY = 8, VE_NOT_SUBSCRIBED = 9,
+	VE_CHANNEL_IN_USE = 10, VE_INTERNAL = 11, VE_NO_WRITER = 12,
+};
+
+enum close_reason { CR_UNSUBSCRIBED = 1, CR_SESSION_ENDED = 2, CR_PROTOCOL_VIOLATION = 3, CR_SERVER_SHUTDOWN = 4 };
+
+enum mouse_tracking { MT_NONE, MT_X10, MT_VT200, MT_DRAG, MT_ANY };
+enum mouse_encoding { ME_UNKNOWN, ME_DEFAULT, ME_UTF8, ME_SGR, ME_URXVT, ME_SGR_PIXELS };
+
+/* ScreenModes of viewer-frames.ts. */
+struct screen_modes {
+	uint16_t cursor_x, cursor_y;
+	bool cursor_hidden, alt_screen, app_cursor_keys, app_keypad, bracketed_paste,
+		send_focus, origin_mode, insert_mode, wraparound;
+	enum mouse_tracking mouse_tracking;
+	enum mouse_encoding mouse_encoding;
+};
+
+/* A resume point: the stream (a SNAPSHOT's boot) and the position in it. */
+struct resume_point {
+	char boot[128];
+	uint64_t seq;
+};
+
+/*
+ * A decoded server frame. Strings and bytes point into the message decoded
+ * (valid until the next one) with their lengths; nothing is copied.
+ */
+struct server_frame {
+	uint8_t type;
+	uint32_t channel;
+	union {
+		struct { uint32_t protocol_version; const char *server_boot; size_t server_boot_len; const char *server_version; size_t server_version_len; } welcome;
+		struct { const char *boot; size_t boot_len; uint64_t seq; uint16_t cols, rows; struct screen_modes modes; const uint8_t *data; size_t data_len; bool view; } snapshot;
+		struct { uint64_t seq; const uint8_t *data; size_t data_len; } data;
+		struct { uint16_t cols, rows; } resize;
+		struct { const char *title; size_t title_len; } title;
+		struct { int32_t code; int32_t signal; } exit;
+		struct { const char *json; size_t json_len; } state;
+		struct { uint16_t code; const char *message; size_t message_len; } error;
+		struct { uint8_t reason; const char *message; size_t message_len; } closed;
+		struct { uint64_t total; } input_taken;
+	} u;
+};
+
+/*
+ * Decodes one server→viewer frame (the exact layout of viewer-frames.ts:
+ * u8 type, u32 LE channel, payload). Returns 0, or -1 for a frame that is
+ * not a well-formed server frame (a viewer frame's type, an unknown type, a
+ * short or over-long payload, a seq above 2^53 − 1, broken UTF-8 in a
+ * name), with err saying which. SCROLLBACK decodes to its type and channel
+ * alone (this viewer never asks for it).
+ */
+int frame_decode(const uint8_t *p, size_t len, struct server_frame *f, char *err, size_t errlen);
+
+/* Encoders: each appends one whole viewer→server frame to `out`; -1 when it does not fit its cap. */
+int frame_hello(struct buf *out, bool read_only, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
+int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
+	const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
+int frame_unsubscribe(struct buf *out, uint32_t channel);
+int frame_input(struct buf *out, uint32_t channel, const uint8_t *data, size_t len);
+int frame_input_at(struct buf *out, uint32_t channel, uint64_t at, const uint8_t *data, size_t len);
+int frame_resize_request(struct buf *out, uint32_t channel, uint16_t cols, uint16_t rows);
+int frame_ack(struct buf *out, uint32_t channel, uint64_t seq);
+
+/* ---------------------------------------------------------------- paint.c */
+
+/* Every input mode a program may have left on, off, and the cursor visible (INPUT_MODES_OFF). */
+extern const char PAINT_INPUT_MODES_OFF[];
+
+/* The session's input modes on the outer terminal (assertInputModes). */
+int paint_input_modes(struct buf *out, const struct screen_modes *m);
+/* One write applying a snapshot (paintSnapshot): reset, data, modes. */
+int paint_snapshot(struct buf *out, const uint8_t *data, size_t len, const struct screen_modes *m,
+	int outer_rows, int outer_cols, bool in_alt_screen, bool first);
+/* One write painting a VIEW snapshot (paintView). */
+int paint_view(struct buf *out, const uint8_t *data, size_t len, const struct screen_modes *m, bool in_alt_screen);
+/* What to write on detach or exit (leaveSequence). */
+int paint_leave(struct buf *out, bool in_alt_screen, bool origin_mode, int cols, int rows);
+/* A message on the bottom row, the cursor and pen put back (statusLine); cut to `cols` characters. */
+int paint_status_line(struct buf *out, const char *text, int cols, int rows);
+
+/* Follows the alternate screen and origin mode through streamed bytes (AltScreenTracker). */
+struct alt_tracker {
+	int state;
+	char params[32];
+	size_t params_len;
+	bool params_overflow;
+	bool active;
+	bool origin_mode;
+};
+void alt_tracker_init(struct alt_tracker *t, bool active);
+void alt_tracker_feed(struct alt_tracker *t, const uint8_t *p, size_t n);
+
+/* ----------------------------------------------------------------- keys.c */
+
+#define DEFAULT_DETACH_PREFIX 0x1c
+
+/* The detach prefix as a person writes it (parseDetachKey): 0..0x1f, or -1 with err (the TS message). */
+int detach_key_parse(const char *spec, char *err, size_t errlen);
+/* "Ctrl-\" for 0x1c (describeDetachKey); out holds at least 8 bytes. */
+void detach_key_describe(int prefix, char *out, size_t outlen);
+
+enum prefix_command { PC_NONE, PC_DETACH, PC_KEYS, PC_SESSIONS };
+
+/* The filter after the prefix (PrefixKeyFilter): any chunking. */
+struct prefix_filter {
+	int prefix;
+	int state;
+	int count;
+};
+void prefix_filter_init(struct prefix_filter *f, int prefix);
+/*
+ * Feeds typed bytes: those for the session are appended to `forward`; a
+ * command typed stops the feed and is returned, *consumed saying how many
+ * of the n bytes were looked at (the rest are fed again after the command).
+ */
+enum prefix_command prefix_filter_feed(struct prefix_filter *f, const uint8_t *p, size_t n, struct buf *forward, size_t *consumed);
+
+/* The trailing bytes of an incomplete UTF-8 character at the end of p (incompleteUtf8Tail), 0..3. */
+size_t utf8_incomplete_tail(const uint8_t *p, size_t n);
+
+/* -------------------------------------------------------------- untaken.c */
+
+/* One INPUT_AT's worth. */
+struct input_piece {
+	uint64_t at;
+	uint8_t *data;
+	size_t len;
+};
+
+/* Typed input to one session, numbered from 0, kept until INPUT_TAKEN covers it (UntakenInput). */
+struct untaken {
+	struct input_piece *pieces;
+	size_t count, alloc;
+	uint64_t next, taken, sent_end;
+};
+void untaken_init(struct untaken *u);
+void untaken_free(struct untaken *u);
+/* Numbers and keeps bytes, split at MAX_INPUT_BYTES_PER_FRAME without cutting a UTF-8 character; -1 on no memory. */
+int untaken_add(struct untaken *u, const uint8_t *p, size_t n);
+static inline uint64_t untaken_bytes(const struct untaken *u) { return u->next - u->taken; }
+/* A new connection: everything not yet taken is unsent again. */
+void untaken_rewind(struct untaken *u);
+/* INPUT_TAKEN total: drops covered pieces; true when it covered something new. */
+bool untaken_take(struct untaken *u, uint64_t total);
+/*
+ * Calls `send` for each piece not yet sent on this connection, oldest first;
+ * they count as sent from then on.
+ */
+void untaken_send_unsent(struct untaken *u, void (*send)(void *ctx, const struct input_piece *piece), void *ctx);
+
+/* ---------------------------------------------------------------- attach.c */
+
+struct attach_options {
+	const char *socket_path;
+	const char *session_id;
+	const char *session_name; /* NULL: none */
+	bool read_only;
+	int detach_prefix;
+	/* The CLI's entry point (bin/tend.js) and node, for the hand-off and to start a server. */
+	const char *tend_js;
+	const char *node;
+	/* argv[0] as typed, for messages. */
+	const char *self_session; /* TEND_SESSION, or NULL */
+};
+
+/* Runs the attach until it ends; returns the process's exit status. */
+int attach_run(const struct attach_options *o);
+
+/* --------------------------------------------------------------- handoff.c */
+
+/*
+ * What the TypeScript viewer needs to go on from where this one stands
+ * (`tend attach ID --handoff FD`, FD a file holding this as JSON): the same
+ * writer id and input numbering, the position written, what the outer
+ * terminal shows, and the command that asked for it.
+ */
+struct handoff_state {
+	const char *session_id;
+	const char *session_name;
+	bool read_only;
+	int detach_prefix;
+	const uint8_t *writer;
+	bool painted;
+	bool have_written;
+	struct resume_point written;
+	/* The outer terminal's scrollback holds this session's history. */
+	bool keeps_history;
+	bool view_shown;
+	bool alt_active, origin_mode;
+	const struct untaken *untaken;
+	enum prefix_command command; /* PC_NONE: none */
+};
+
+/* Execs node on the TypeScript viewer; returns only on failure (-1, err). */
+int handoff_exec(const char *node, const char *tend_js, const struct handoff_state *s, char *err, size_t errlen);
+/* Execs `node tend.js ARGV...` unchanged (the TypeScript viewer from the start); returns only on failure. */
+int handoff_exec_args(const char *node, const char *tend_js, int argc, char **argv);
+
+#endif
