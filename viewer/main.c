@@ -1,0 +1,261 @@
+/*
+ * main.c -- `tend attach TARGET` as a person types it: the arguments, the
+ * server of TEND_HOME, the session looked up, then the attach (attach.c).
+ * Only the everyday case is done here, where every millisecond of start-up
+ * shows: a terminal on both ends, a running server, a running session.
+ * Everything else -- --json, --help, a mistake in the command line, no
+ * terminal, no server, a session that is not running, any reply not
+ * understood -- goes to the TypeScript viewer with the same arguments
+ * (handoff_exec_args), which starts a server when needed and says exactly
+ * what the user already knows it to say, with the same exit codes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "viewer.h"
+
+/* The session lookup's wait: the TypeScript viewer says what a slower server does. */
+#define LOOKUP_TIMEOUT_MS 5000
+/* TEND_HOME/server.lock is a line of JSON; anything longer is not one. */
+#define LOCK_MAX_BYTES 8192
+/* A session's answer (GET /v1/sessions/:target): a few hundred bytes, with room. */
+#define LOOKUP_REPLY_MAX_BYTES (256 * 1024)
+#define ID_MAX_BYTES 256
+#define PATH_MAX_BYTES 4096
+
+/* What the command line asks, when it is the everyday case. */
+struct attach_args {
+	const char *target;
+	bool read_only;
+	int detach_prefix;
+};
+
+static const char *
+node_path(void)
+{
+	const char *node = getenv("TEND_NODE");
+	return node != NULL && node[0] != '\0' ? node : "node";
+}
+
+/* Hands the whole command to the TypeScript viewer; returns only when it cannot be started. */
+static int
+hand_over(int argc, char **argv)
+{
+	const char *tend_js = getenv("TEND_CLI_JS");
+
+	if (tend_js == NULL || tend_js[0] == '\0') {
+		fprintf(stderr, "tend: TEND_CLI_JS is not set: run `tend attach` through the tend "
+		    "command (bin/tend), which names the CLI for this viewer\n");
+		return 1;
+	}
+	handoff_exec_args(node_path(), tend_js, argc, argv);
+	fprintf(stderr, "tend: could not start %s to run `tend attach`: %s\n", node_path(), strerror(errno));
+	return 1;
+}
+
+/*
+ * Reads `attach TARGET [-r|--read-only] [-k KEY|--detach-key KEY|
+ * --detach-key=KEY|-kKEY] [--]`. 0 for the everyday case; -1 for anything
+ * else (the TypeScript viewer reads it and says what it makes of it).
+ */
+static int
+parse_args(int argc, char **argv, struct attach_args *a)
+{
+	const char *key = NULL;
+	bool dashes = false;
+	char err[256];
+
+	a->target = NULL;
+	a->read_only = false;
+	if (argc < 2 || strcmp(argv[1], "attach") != 0)
+		return -1;
+	for (int i = 2; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (dashes || w[0] != '-' || w[1] == '\0') {
+			if (a->target != NULL)
+				return -1;
+			a->target = w;
+		} else if (strcmp(w, "--") == 0) {
+			dashes = true;
+		} else if (strcmp(w, "-r") == 0 || strcmp(w, "--read-only") == 0) {
+			a->read_only = true;
+		} else if (strcmp(w, "-k") == 0 || strcmp(w, "--detach-key") == 0) {
+			/* A value that looks like an option: the parser's reading of it is the TypeScript's. */
+			if (i + 1 >= argc || argv[i + 1][0] == '-')
+				return -1;
+			key = argv[++i];
+		} else if (strncmp(w, "--detach-key=", 13) == 0) {
+			key = w + 13;
+		} else if (w[1] == 'k' && w[2] != '\0') {
+			key = w + 2;
+		} else {
+			return -1;
+		}
+	}
+	if (a->target == NULL || a->target[0] == '\0')
+		return -1;
+	if (key == NULL)
+		key = getenv("TEND_DETACH_KEY");
+	a->detach_prefix = DEFAULT_DETACH_PREFIX;
+	if (key != NULL && key[0] != '\0') {
+		a->detach_prefix = detach_key_parse(key, err, sizeof err);
+		if (a->detach_prefix < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Reads a small file whole into out (NUL-terminated); its length, or -1. */
+static ssize_t
+read_small_file(const char *path, char *out, size_t outlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+
+	if (fd < 0)
+		return -1;
+	while (got + 1 < outlen) {
+		ssize_t n = read(fd, out + got, outlen - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	out[got] = '\0';
+	return (ssize_t)got;
+}
+
+/* A live pid that is a tend server, not a pid reused by another program (home-lock.ts's isTendServer). */
+static bool
+is_tend_server(long pid)
+{
+	char path[64], cmdline[PATH_MAX_BYTES];
+	ssize_t n;
+
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+		return false;
+	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+	n = read_small_file(path, cmdline, sizeof cmdline);
+	if (n < 0)
+		return true; /* no /proc: trust the live pid */
+	/* The arguments are separated by NULs: look through all of them. */
+	for (ssize_t i = 0; i < n; i++)
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	return strstr(cmdline, "server/main.js") != NULL;
+}
+
+/* The socket of the live server holding TEND_HOME's lock; -1 when there is none (or anything is unclear). */
+static int
+find_server_socket(char *socket_path, size_t len)
+{
+	const char *home = getenv("TEND_HOME");
+	const char *user_home = getenv("HOME");
+	char lock_path[PATH_MAX_BYTES], text[LOCK_MAX_BYTES];
+	ssize_t n;
+	double pid;
+	int r;
+
+	if (home != NULL && home[0] != '\0')
+		r = snprintf(lock_path, sizeof lock_path, "%s/server.lock", home);
+	else if (user_home != NULL && user_home[0] != '\0')
+		r = snprintf(lock_path, sizeof lock_path, "%s/.tend/server.lock", user_home);
+	else
+		return -1;
+	if (r < 0 || (size_t)r >= sizeof lock_path)
+		return -1;
+	n = read_small_file(lock_path, text, sizeof text);
+	if (n <= 0)
+		return -1;
+	if (json_number(text, (size_t)n, "pid", &pid, NULL) != 1 || pid <= 0 || pid > 4194304 || pid != (double)(long)pid)
+		return -1;
+	if (json_string(text, (size_t)n, "socket", socket_path, len, NULL) != 1 || socket_path[0] == '\0')
+		return -1;
+	return is_tend_server((long)pid) ? 0 : -1;
+}
+
+/* The target as a path segment, as encodeURIComponent writes it. */
+static int
+percent_encode(const char *s, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-_.!~*'()", *p) != NULL) {
+			if (o + 1 >= outlen)
+				return -1;
+			out[o++] = (char)*p;
+		} else {
+			if (o + 3 >= outlen)
+				return -1;
+			out[o++] = '%';
+			out[o++] = hex[*p >> 4];
+			out[o++] = hex[*p & 15];
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char socket_path[PATH_MAX_BYTES], encoded[3 * PATH_MAX_BYTES], path[3 * PATH_MAX_BYTES + 32];
+	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], status[64];
+	struct attach_args a;
+	struct attach_options o;
+	struct buf body;
+	char err[256];
+	const char *self;
+	bool name_null = false;
+	int http_status;
+
+	if (parse_args(argc, argv, &a) != 0 || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return hand_over(argc, argv);
+	if (find_server_socket(socket_path, sizeof socket_path) != 0)
+		return hand_over(argc, argv);
+	if (percent_encode(a.target, encoded, sizeof encoded) != 0)
+		return hand_over(argc, argv);
+	snprintf(path, sizeof path, "/v1/sessions/%s", encoded);
+	buf_init(&body, LOOKUP_REPLY_MAX_BYTES);
+	if (http_get(socket_path, path, LOOKUP_TIMEOUT_MS, &http_status, &body, err, sizeof err) != 0 ||
+	    http_status != 200 ||
+	    json_string((const char *)body.data, body.len, "id", id, sizeof id, NULL) != 1 || id[0] == '\0' ||
+	    json_string((const char *)body.data, body.len, "name", name, sizeof name, &name_null) != 1 ||
+	    json_string((const char *)body.data, body.len, "status", status, sizeof status, NULL) != 1 ||
+	    strcmp(status, "running") != 0) {
+		/* Not found, exited, cold, elsewhere, unreadable: the TypeScript viewer says which, in its words. */
+		buf_free(&body);
+		return hand_over(argc, argv);
+	}
+	buf_free(&body);
+	self = getenv("TEND_SESSION");
+	/* Attaching a session to itself is refused, in the TypeScript viewer's words. */
+	if (self != NULL && strcmp(self, id) == 0)
+		return hand_over(argc, argv);
+
+	signal(SIGPIPE, SIG_IGN);
+	memset(&o, 0, sizeof o);
+	o.socket_path = socket_path;
+	o.session_id = id;
+	o.session_name = name_null || name[0] == '\0' ? NULL : name;
+	o.read_only = a.read_only;
+	o.detach_prefix = a.detach_prefix;
+	o.tend_js = getenv("TEND_CLI_JS");
+	o.node = node_path();
+	o.self_session = self != NULL && self[0] != '\0' ? self : NULL;
+	if (o.tend_js == NULL || o.tend_js[0] == '\0')
+		return hand_over(argc, argv);
+	return attach_run(&o);
+}
