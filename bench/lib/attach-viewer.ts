@@ -1,12 +1,20 @@
-// What the attach suites share: the argv of a `tend attach` client for a
-// private bench server, the ptytool modes that wait for a viewer's first
-// paint (`echo --await-paint`, `watch`), and programs held back by a FIFO so
-// a stream starts only once its viewer is attached and painted.
+// What the attach suites share: how a `tend` command is started as a user
+// starts it (the `tend` on PATH, bin/tend, which execs the native viewer for
+// `attach` and Node for every other verb), the same with the TypeScript
+// viewer forced (TEND_VIEWER=node), the ptytool modes that wait for a
+// viewer's first paint (`attach`, `echo --await-paint`, `watch`) with the
+// environment each side needs, and programs held back by a FIFO so a stream
+// starts only once its viewer is attached and painted.
+//
+// The environment goes to ptytool, which hands it to the program it spawns:
+// an `env VAR=… tend` prefix would add a process start to every figure timed
+// from the spawn, which a user's own shell does not pay.
 
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { runJson } from './child-process.js';
-import type { EchoResult } from './ptytool.js';
+import type { AttachResult, EchoResult } from './ptytool.js';
 import type { BenchServer } from './server-instance.js';
 import type { BenchContext } from './suite.js';
 
@@ -16,38 +24,119 @@ export interface WatchResult {
   elapsed_ms: number;
 }
 
+/** A program to start on a PTY, and the environment it starts with. */
+export interface Launch {
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Which viewer `tend attach` runs: the native one (bin/tend's default), or
+ * the TypeScript one (`TEND_VIEWER=node`, the fallback where the native one
+ * cannot be built, and what every attach was before it).
+ */
+export type ViewerKind = 'native' | 'node';
+
 /** Quiet after the first paint that means the viewer has finished painting. */
 export const VIEWER_SETTLE_MS = 300;
 
-/** `tend ARGS` as a user would run it, against the bench's private server. */
-export function tendArgv(ctx: BenchContext, server: BenchServer, ...args: string[]): string[] {
-  return ['env', `TEND_HOME=${server.home}`, `TEND_RUNTIME_DIR=${server.runtimeDir}`,
-    process.execPath, join(ctx.root, 'bin', 'tend.js'), ...args];
+/** The launcher on PATH (bin/tend, POSIX sh). */
+export function launcherPath(root: string): string {
+  return join(root, 'bin', 'tend');
 }
 
-/** `tend attach ID` against the bench's private server. */
-export function tendAttachArgv(ctx: BenchContext, server: BenchServer, sessionId: string): string[] {
-  return tendArgv(ctx, server, 'attach', sessionId);
+/** The native viewer bin/tend execs for `attach`. */
+export function nativeViewerPath(root: string): string {
+  return join(root, 'viewer', 'build', 'tend-attach');
 }
 
-/** `node bin/tend.js ARGS`: the CLI's start-up alone, with the same Node. */
-export function tendCliArgv(ctx: BenchContext, ...args: string[]): string[] {
-  return [process.execPath, join(ctx.root, 'bin', 'tend.js'), ...args];
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the native viewer's rows cannot be measured, or undefined when they can. */
+export function nativeViewerMissing(root: string): string | undefined {
+  if (!executable(launcherPath(root))) return 'bin/tend (the launcher) is missing';
+  if (!executable(nativeViewerPath(root))) return 'the native viewer is not built (viewer/build/tend-attach missing; run `make -C viewer`)';
+  return undefined;
+}
+
+/**
+ * The environment of a user's shell with this server's home: node's own
+ * directory first on PATH (bin/tend runs `node` from PATH for every verb
+ * but attach), and TEND_VIEWER set only when the Node viewer is wanted.
+ */
+export function tendEnv(ctx: BenchContext, server: BenchServer, viewer: ViewerKind = 'native'): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    TEND_HOME: server.home,
+    TEND_RUNTIME_DIR: server.runtimeDir,
+    PATH: [dirname(process.execPath), ctx.env.PATH ?? ''].join(delimiter),
+  };
+  if (viewer === 'node') env.TEND_VIEWER = 'node';
+  else delete env.TEND_VIEWER;
+  return env;
+}
+
+/**
+ * `tend ARGS` as a user types it, against the bench's private server:
+ * bin/tend when it exists (before it did, `node bin/tend.js`, which is also
+ * the only way to the Node viewer then).
+ */
+export function tendLaunch(ctx: BenchContext, server: BenchServer, viewer: ViewerKind, ...args: string[]): Launch {
+  const env = tendEnv(ctx, server, viewer);
+  if (existsSync(launcherPath(ctx.root))) return { argv: [launcherPath(ctx.root), ...args], env };
+  return { argv: [process.execPath, join(ctx.root, 'bin', 'tend.js'), ...args], env };
+}
+
+/** `tend attach ID` with the given viewer, against the bench's private server. */
+export function tendAttachLaunch(ctx: BenchContext, server: BenchServer, sessionId: string, viewer: ViewerKind = 'native'): Launch {
+  return tendLaunch(ctx, server, viewer, 'attach', sessionId);
+}
+
+/**
+ * The native viewer started directly, without the sh launcher in front (as
+ * bin/tend execs it): the launcher's share of a first paint is the difference.
+ */
+export function nativeViewerDirectLaunch(ctx: BenchContext, server: BenchServer, sessionId: string): Launch {
+  const env = tendEnv(ctx, server, 'native');
+  env.TEND_CLI_JS = join(ctx.root, 'bin', 'tend.js');
+  return { argv: [nativeViewerPath(ctx.root), 'attach', sessionId], env };
+}
+
+/** A program with the bench's own helper environment (tmux, node -e). */
+export function plainLaunch(ctx: BenchContext, argv: string[]): Launch {
+  return { argv, env: ctx.env };
+}
+
+/** What the side's label says about the viewer. */
+export function viewerLabel(viewer: ViewerKind): string {
+  return viewer === 'native' ? 'tend attach' : 'tend attach (Node viewer)';
+}
+
+/** First byte and last byte before `quietMs` of quiet, from the spawn (ptytool attach). */
+export function attachTimes(ctx: BenchContext, launch: Launch, quietMs: number): Promise<AttachResult> {
+  return runJson(ctx.ptytool.path, ['attach', '-q', String(quietMs), '--', ...launch.argv], { env: launch.env });
 }
 
 /**
  * Keystroke echo through a viewer that paints first: ptytool waits for the
  * first byte (so the viewer's tty is raw before any key), then for quiet.
  */
-export function echoAfterPaint(ctx: BenchContext, argv: readonly string[], keys: number, gapMs: number): Promise<EchoResult> {
+export function echoAfterPaint(ctx: BenchContext, launch: Launch, keys: number, gapMs: number, settleMs = VIEWER_SETTLE_MS): Promise<EchoResult> {
   return runJson(ctx.ptytool.path, ['echo', '-n', String(keys), '--gap-ms', String(gapMs),
-    '--settle-ms', String(VIEWER_SETTLE_MS), '--await-paint', '--', ...argv], { env: ctx.env });
+    '--settle-ms', String(settleMs), '--await-paint', '--', ...launch.argv], { env: launch.env });
 }
 
 /** A viewer painted and quiet, then the program let go through `fifo`, timed until `marker` comes out of the viewer. */
-export function watchUntilMarker(ctx: BenchContext, argv: readonly string[], fifo: string, marker: string): Promise<WatchResult> {
+export function watchUntilMarker(ctx: BenchContext, launch: Launch, fifo: string, marker: string): Promise<WatchResult> {
   return runJson(ctx.ptytool.path, ['watch', '--go', fifo, '--until', marker,
-    '--settle-ms', String(VIEWER_SETTLE_MS), '--', ...argv], { env: ctx.env });
+    '--settle-ms', String(VIEWER_SETTLE_MS), '--', ...launch.argv], { env: launch.env });
 }
 
 let serial = 0;

@@ -4,6 +4,7 @@
 import type { Suite } from '../lib/suite.js';
 import { agentSleepSuite } from './agent-sleep.js';
 import { attachEchoSuite } from './attach-echo.js';
+import { attachMemorySuite } from './attach-memory.js';
 import { attachReattachSuite } from './attach-reattach.js';
 import { attachThroughputSuite } from './attach-throughput.js';
 import { cliAwaitSuite } from './cli-await.js';
@@ -41,6 +42,7 @@ export const SUITES: readonly Suite[] = [
   attachEchoSuite,
   attachThroughputSuite,
   attachReattachSuite,
+  attachMemorySuite,
   cliLatencySuite,
   cliAwaitSuite,
   mcpRunSuite,

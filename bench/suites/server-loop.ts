@@ -8,13 +8,13 @@
 // The server's responsiveness is also read from outside: the round trip of
 // `GET /v1/health`, sampled while the floods run.
 
-import { join } from 'node:path';
 import type { EchoResult } from '../lib/ptytool.js';
 import { alternate, field, type Side } from '../lib/rounds.js';
 import { BenchServer, serverMissing, type BenchSession } from '../lib/server-instance.js';
 import { formatSummary, percentile, roundRatios, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 import { tmuxArgv, TmuxServer } from '../lib/tmux.js';
+import { echoAfterPaint, nativeViewerMissing, tendAttachLaunch, VIEWER_SETTLE_MS } from '../lib/attach-viewer.js';
 
 const OPEN_SESSIONS = 100;
 const FLOODING = 20;
@@ -29,11 +29,12 @@ const HEALTH_GAP_MS = 20;
 const FLOOD_WARMUP_MS = 500;
 const TMUX_SESSIONS_PER_CALL = 25;
 /**
- * ptytool's settle ends at the first quiet spell this long, before or after
- * the first paint, and `tend attach` (Node) takes ~1 s to start beside the floods.
+ * Quiet after the viewer's first byte before the keys start. The Node viewer
+ * (where the native one is not built) can take ~1 s to start beside the
+ * floods and paints in more than one piece meanwhile; the native one paints at once.
  */
-const ATTACH_SETTLE_MS = 3000;
-const QUICK_ATTACH_SETTLE_MS = 2000;
+const NODE_VIEWER_SETTLE_MS = 3000;
+const QUICK_NODE_VIEWER_SETTLE_MS = 2000;
 
 interface Sample {
   echo: EchoResult;
@@ -108,22 +109,21 @@ export const serverLoopSuite: Suite = {
     const rounds = ctx.quick ? 1 : Math.min(ctx.rounds, 3);
     const keys = ctx.quick ? 10 : KEYS;
     const healthMs = ctx.quick ? 500 : 2000;
-    const settleMs = ctx.quick ? QUICK_ATTACH_SETTLE_MS : ATTACH_SETTLE_MS;
+    const nativeMissing = nativeViewerMissing(ctx.root);
+    const settleMs = !nativeMissing ? VIEWER_SETTLE_MS : ctx.quick ? QUICK_NODE_VIEWER_SETTLE_MS : NODE_VIEWER_SETTLE_MS;
     const tui = ctx.streams.find((s) => s.name.startsWith('tui')) ?? ctx.streams[0]!;
     const log = ctx.streams.find((s) => s.name.startsWith('text')) ?? ctx.streams[0]!;
     const floodFile = (kind: FloodKind): string => (kind === 'log' ? log : tui).path;
-    const tendBin = join(ctx.root, 'bin', 'tend.js');
 
     const server = await BenchServer.start(ctx);
     try {
       // the quiet session, and idle ones so that with the floods OPEN_SESSIONS are open
       const quiet = await server.createSession(['cat']);
       for (let i = 0; i < OPEN_SESSIONS - FLOODING - 1; i++) await server.createSession(['cat']);
-      // The tty goes raw before Node starts: a key sent while the client is still
-      // starting (it can take over a second beside the floods) must wait for the
-      // client, not be echoed by the kernel's line discipline at once.
-      const attachArgv = ['sh', '-c', 'stty raw -echo; exec "$@"', 'sh', 'env', `TEND_HOME=${server.home}`,
-        `TEND_RUNTIME_DIR=${server.runtimeDir}`, process.execPath, tendBin, 'attach', quiet.id];
+      // `tend attach` as a user types it (bin/tend: the native viewer where it is built).
+      // No key goes before its first paint (--await-paint), which comes once its tty is
+      // raw, so none is echoed by the kernel's line discipline while the viewer starts.
+      const attachLaunch = tendAttachLaunch(ctx, server, quiet.id, nativeMissing ? 'node' : 'native');
 
       const tendSide = (kind: FloodKind): Side<Sample> => ({
         name: sideName('tend', kind),
@@ -137,7 +137,7 @@ export const serverLoopSuite: Suite = {
             const ids = floods.map((s) => s.id);
             const bytesBefore = await floodOffsets(server, ids);
             const t0 = performance.now();
-            const echo = await ctx.ptytool.echo(attachArgv, { keys, gapMs: KEY_GAP_MS, settleMs });
+            const echo = await echoAfterPaint(ctx, attachLaunch, keys, KEY_GAP_MS, settleMs);
             const rtt = await healthRoundTrips(server, healthMs);
             const { eventLoop } = await server.api<HealthLoop>('GET', '/v1/health');
             const floodMBps = flooding ? (await floodOffsets(server, ids) - bytesBefore) / flooding / 1e6 / ((performance.now() - t0) / 1000) : Number.NaN;
@@ -200,7 +200,7 @@ export const serverLoopSuite: Suite = {
             columns: ['side', 'p50', 'p99', 'max', 'timeouts'],
             rows: [...echoRows, ...kinds.map(ratioRow)],
             notes: [
-              `tend: \`ptytool echo --settle-ms ${settleMs} -- sh -c 'stty raw -echo; exec tend attach ID'\` on a private server with ${OPEN_SESSIONS - FLOODING} \`cat\` sessions, plus ${FLOODING} running \`while :; do cat ${tui.name}.bin; done\` for the TUI floods${kinds.includes('log') ? `, \`${log.name}.bin\` for the log floods` : ''}.`,
+              `tend: \`ptytool echo --await-paint --settle-ms ${settleMs} -- bin/tend attach ID\` (${nativeMissing ? `the Node viewer: ${nativeMissing}` : 'the native viewer'}) on a private server with ${OPEN_SESSIONS - FLOODING} \`cat\` sessions, plus ${FLOODING} running \`while :; do cat ${tui.name}.bin; done\` for the TUI floods${kinds.includes('log') ? `, \`${log.name}.bin\` for the log floods` : ''}.`,
               `tmux: private server, the same idle and flooding sessions as windows' sessions, \`ptytool echo -- tmux new-session cat\`.`,
               'A key with no echo within 1 s (ptytool\'s limit) is a timeout and is left out of p50/p99/max, so with timeouts the percentiles understate.',
               'Targets (issue 9): echo p99 ≤ 10 ms with 20 flooding (TUI redraws); tmux measured 32 ms in the baseline. The log floods have no target: they show the harder case beside tmux.',
