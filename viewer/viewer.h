@@ -49,6 +49,11 @@ void buf_free(struct buf *b);
 int buf_append(struct buf *b, const void *p, size_t n);
 int buf_appends(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Room for n more bytes past len without another allocation (len is not
+ * changed): for an encoder that writes in place. -1 past the cap or out of memory.
+ */
+int buf_reserve(struct buf *b, size_t n);
 /* Drops the first n bytes. */
 void buf_consume(struct buf *b, size_t n);
 void buf_clear(struct buf *b);
@@ -71,6 +76,8 @@ int json_bool(const char *text, size_t len, const char *key, bool *out);
 /* The server's limits for what reaches a viewer (DEFAULT_MAX_FRAME_FROM_SERVER_BYTES). */
 #define WIRE_MAX_MESSAGE_BYTES (32u * 1024u * 1024u)
 #define VIEWER_ENDPOINT "/v1/viewer"
+/* Frames queued for the server and not yet written (a paste is cut in 64 KiB frames). */
+#define WIRE_MAX_OUT_BYTES (64u * 1024u * 1024u)
 
 /* Connects to a unix socket (blocking, close-on-exec); -1 with errno. */
 int wire_connect_unix(const char *path);
@@ -104,6 +111,12 @@ struct ws {
 	uint8_t ctl[125];
 	size_t ctl_len;
 	bool closed;
+	/*
+	 * Bytes that came with the handshake's reply, after its headers: the
+	 * first frames. The first ws_read decodes them before it reads the socket
+	 * (the server sends nothing before HELLO, so in practice this is empty).
+	 */
+	struct buf early;
 };
 
 /*
@@ -130,7 +143,14 @@ int ws_read(struct ws *ws, void (*on_message)(void *ctx, const uint8_t *data, si
 int ws_feed(struct ws *ws, const uint8_t *p, size_t n, void (*on_message)(void *ctx, const uint8_t *data, size_t len), void *ctx, char *err, size_t errlen);
 /* A struct ws for feeding alone (no socket): fd -1, buffers with their limits. */
 void ws_init(struct ws *ws);
+/* Closes the socket and frees the buffers; safe to call twice. */
 void ws_close(struct ws *ws);
+
+/* The handshake's pieces, for the tests: SHA-1, base64 (out: 4 * ((n + 2) / 3) + 1 bytes, NUL-ended; returns the length). */
+void wire_sha1(const void *p, size_t n, uint8_t digest[20]);
+size_t wire_base64(const uint8_t *p, size_t n, char *out);
+/* The Sec-WebSocket-Accept for a Sec-WebSocket-Key (RFC 6455 §4.2.2): 28 characters and a NUL. */
+void ws_accept_for(const char *key, char out[29]);
 
 /* --------------------------------------------------------------- frames.c */
 
@@ -139,6 +159,13 @@ void ws_close(struct ws *ws);
 #define MAX_INPUT_BYTES_PER_FRAME (64 * 1024)
 #define MAX_COLS 1000
 #define MAX_ROWS 1000
+#define FRAME_HEADER_BYTES 5
+/* Session ids, boot ids and version strings on the wire (MAX_NAME_BYTES). */
+#define FRAME_MAX_NAME_BYTES 1024
+/* The largest seq a frame carries: JavaScript's Number.MAX_SAFE_INTEGER. */
+#define FRAME_MAX_SEQ ((UINT64_C(1) << 53) - 1)
+/* SNAPSHOT mode flag: a view rendered for this viewer's size (struct server_frame's snapshot.view). */
+#define FRAME_SNAPSHOT_VIEW_FLAG 0x200
 
 enum frame_type {
 	FT_HELLO = 0x01, FT_SUBSCRIBE = 0x02, FT_UNSUBSCRIBE = 0x03, FT_INPUT = 0x04,
@@ -205,7 +232,17 @@ struct server_frame {
  */
 int frame_decode(const uint8_t *p, size_t len, struct server_frame *f, char *err, size_t errlen);
 
-/* Encoders: each appends one whole viewer→server frame to `out`; -1 when it does not fit its cap. */
+/* Whether n bytes are valid UTF-8 as a fatal TextDecoder judges it (no overlongs, no surrogates). */
+bool frame_utf8_valid(const uint8_t *p, size_t n);
+
+/*
+ * Encoders: each appends one whole viewer→server frame to `out`, or nothing
+ * and -1: when it does not fit its cap, or for a field the TypeScript
+ * encoder refuses too (a size outside 1..MAX_COLS x 1..MAX_ROWS, a seq or
+ * an INPUT_AT's end past FRAME_MAX_SEQ, a name over FRAME_MAX_NAME_BYTES or
+ * not UTF-8, a client kind other than "cli", "web", "script"). A NULL
+ * writer leaves it out of the HELLO (a viewer that types with INPUT alone).
+ */
 int frame_hello(struct buf *out, bool read_only, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
 int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
 	const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
@@ -320,7 +357,53 @@ struct attach_options {
 /* Runs the attach until it ends; returns the process's exit status. */
 int attach_run(const struct attach_options *o);
 
+/*
+ * overlays.c (the attach's): the one-row overlays drawn over the screen for
+ * a while (screen-overlays.ts, overlay.ts): the hint on entry, the
+ * read-only marker, the incomplete-screen notice. Each function appends
+ * what to write to `out`; those returning bool return true when the server
+ * should repaint the screen (the overlay ended).
+ */
+#define OVERLAY_TEXT_BYTES 1024
+#define OVERLAY_LABEL_BYTES 512
+
+enum overlay_kind { OV_NONE, OV_HINT, OV_READ_ONLY, OV_NOTICE };
+
+struct overlays {
+	enum overlay_kind kind;
+	/* When what is shown ends by itself (monotonic ms); 0: never. */
+	int64_t deadline_ms;
+	/* Bottom rows drawn over since the last snapshot was painted. */
+	int covered;
+	/* Rows were blanked where an overlay gave way: the screen waits for a repaint, the stream does not. */
+	bool blanked;
+	bool hint_given;
+	bool read_only;
+	char prefix[16];
+	char label[OVERLAY_LABEL_BYTES];
+};
+
+extern const char OVERLAY_DEGRADED_NOTICE[];
+
+void overlays_init(struct overlays *ov, bool read_only, int prefix, const char *label);
+bool overlays_gives_way(const struct overlays *ov);
+bool overlays_repaint_owed(const struct overlays *ov);
+void overlays_painted(struct overlays *ov);
+void overlays_after_paint(struct overlays *ov, bool can_draw, struct buf *out, int cols, int rows, int64_t now_ms);
+void overlays_give_way(struct overlays *ov, struct buf *out, int cols, int rows);
+bool overlays_key_typed(struct overlays *ov, struct buf *out, int cols, int rows);
+void overlays_show_notice(struct overlays *ov, struct buf *out, int cols, int rows, int64_t now_ms);
+void overlays_show_read_only_marker(struct overlays *ov, bool can_draw, struct buf *out, int cols, int rows, int64_t now_ms);
+bool overlays_tick(struct overlays *ov, struct buf *out, int cols, int rows, int64_t now_ms);
+void overlays_leaving(struct overlays *ov, struct buf *out, int cols, int rows);
+/* drawOverlay of one line, eraseOverlay, fitColumns. */
+int overlay_draw_line(struct buf *out, const char *text, int cols, int rows);
+int overlay_erase(struct buf *out, int count, int cols, int rows);
+int overlay_fit_columns(struct buf *out, const char *text, int width);
+
 /* --------------------------------------------------------------- handoff.c */
+
+struct termios;
 
 /*
  * What the TypeScript viewer needs to go on from where this one stands
@@ -343,6 +426,21 @@ struct handoff_state {
 	bool alt_active, origin_mode;
 	const struct untaken *untaken;
 	enum prefix_command command; /* PC_NONE: none */
+	/*
+	 * Rows were drawn over the screen (a status line, the hint, a notice,
+	 * erased as giveWay does before the hand-off): the TypeScript viewer
+	 * asks for a repaint with its first subscription.
+	 */
+	bool covered;
+	/* Read from the terminal after the command's key: typed on in the TypeScript viewer (the panel gets them). */
+	const uint8_t *typed;
+	size_t typed_len;
+	/*
+	 * The outer terminal's settings before this viewer made it raw (NULL:
+	 * unknown). The terminal stays raw across the exec; the TypeScript
+	 * viewer puts these back on its way out (handoff.c says why).
+	 */
+	const struct termios *restore;
 };
 
 /* Execs node on the TypeScript viewer; returns only on failure (-1, err). */
