@@ -235,8 +235,9 @@ leave_raw_mode(struct attach *a)
 	atexit_restore = 0;
 }
 
+/* The outer terminal's size now, clamped as a SUBSCRIBE takes it (80x24 when it says none). */
 static void
-outer_size(int *cols, int *rows)
+read_outer_size(int *cols, int *rows)
 {
 	struct winsize ws;
 
@@ -247,6 +248,16 @@ outer_size(int *cols, int *rows)
 	}
 	*cols = ws.ws_col > MAX_COLS ? MAX_COLS : ws.ws_col;
 	*rows = ws.ws_row > MAX_ROWS ? MAX_ROWS : ws.ws_row;
+}
+
+/* The size as last read: at the start and on each SIGWINCH (a key costs no ioctl). */
+static int outer_cols = OUTER_FALLBACK_COLS, outer_rows = OUTER_FALLBACK_ROWS;
+
+static void
+outer_size(int *cols, int *rows)
+{
+	*cols = outer_cols;
+	*rows = outer_rows;
 }
 
 /* The whole buffer to stdout, blocking (a non-blocking terminal is waited for); -1 when the terminal is gone. */
@@ -1289,6 +1300,7 @@ signals_seen(struct attach *a)
 	}
 	if (got_winch) {
 		got_winch = 0;
+		read_outer_size(&outer_cols, &outer_rows);
 		outer_resized(a);
 	}
 }
@@ -1407,6 +1419,7 @@ attach_run(const struct attach_options *o)
 		return 1;
 	}
 	atexit(restore_at_exit);
+	read_outer_size(&outer_cols, &outer_rows);
 	enter_raw_mode(a);
 	connect_link(a);
 	loop(a);

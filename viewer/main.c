@@ -227,6 +227,8 @@ main(int argc, char **argv)
 		return hand_over(argc, argv);
 	if (percent_encode(a.target, encoded, sizeof encoded) != 0)
 		return hand_over(argc, argv);
+	/* A server gone mid-write is an error of that write, not the end of this process (wire.c writes with write()). */
+	signal(SIGPIPE, SIG_IGN);
 	snprintf(path, sizeof path, "/v1/sessions/%s", encoded);
 	buf_init(&body, LOOKUP_REPLY_MAX_BYTES);
 	if (http_get(socket_path, path, LOOKUP_TIMEOUT_MS, &http_status, &body, err, sizeof err) != 0 ||
@@ -245,7 +247,6 @@ main(int argc, char **argv)
 	if (self != NULL && strcmp(self, id) == 0)
 		return hand_over(argc, argv);
 
-	signal(SIGPIPE, SIG_IGN);
 	memset(&o, 0, sizeof o);
 	o.socket_path = socket_path;
 	o.session_id = id;
