@@ -443,7 +443,11 @@ struct handoff_state {
 	const struct termios *restore;
 };
 
-/* Execs node on the TypeScript viewer; returns only on failure (-1, err). */
+/*
+ * Runs node on the TypeScript viewer: an exec, or with `restore` a child
+ * this process waits for, putting `restore` back after it and ending as it
+ * ended (handoff.c says why). Returns only on failure (-1, err).
+ */
 int handoff_exec(const char *node, const char *tend_js, const struct handoff_state *s, char *err, size_t errlen);
 /* Execs `node tend.js ARGV...` unchanged (the TypeScript viewer from the start); returns only on failure. */
 int handoff_exec_args(const char *node, const char *tend_js, int argc, char **argv);

@@ -4,9 +4,9 @@
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
-import { tendBin, waitFor, type FaultServer } from '../lib/fault-server.js';
+import { repoRoot, waitFor, type FaultServer } from '../lib/fault-server.js';
 import { owned, signalQuietly, waitGone } from '../lib/owned-processes.js';
 
 /** Every paint (a screen or a view) starts by resetting the pen and the G0–G3 charsets. */
@@ -38,8 +38,9 @@ export class AttachPty {
     const dir = mkdtempSync(join(tmpdir(), 'tf-at-'));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(server.env)) if (v !== undefined) env[k] = v;
-    Object.assign(env, { TERM: 'xterm-256color', LANG: 'C.UTF-8' });
-    const started = await spawnHolder({ socketPath: join(dir, 'pty.sock'), cols, rows, cwd: dir, env, argv: [process.execPath, tendBin, 'attach', target], exitGraceSeconds: 5 });
+    // `tend attach` as a user types it: bin/tend (the native viewer where it is built), with this node on PATH for it.
+    Object.assign(env, { TERM: 'xterm-256color', LANG: 'C.UTF-8', PATH: `${dirname(process.execPath)}${delimiter}${env.PATH ?? '/usr/bin:/bin'}` });
+    const started = await spawnHolder({ socketPath: join(dir, 'pty.sock'), cols, rows, cwd: dir, env, argv: [join(repoRoot, 'bin', 'tend'), 'attach', target], exitGraceSeconds: 5 });
     owned.add(started.holderPid);
     owned.add(started.childPid);
     const conn = await HolderConnection.connect(join(dir, 'pty.sock'));

@@ -28,6 +28,31 @@ export class UntakenInput {
   /** Bytes before this were sent on the current connection (see unsent, rewind). */
   private sentEnd = 0;
 
+  /**
+   * Goes on from where another viewer with the same writer id stood (`tend
+   * attach`'s native viewer handing over to the TypeScript one): the same
+   * numbers, and what was not taken is sent again on the next connection.
+   * The pieces must run, in order and without a gap, to `next`, the first
+   * one ending past `taken` (as this class keeps them); throws if not.
+   */
+  static resumed(state: { next: number; taken: number; pieces: readonly InputPiece[] }): UntakenInput {
+    const { next, taken, pieces } = state;
+    if (!Number.isSafeInteger(next) || !Number.isSafeInteger(taken) || taken < 0 || taken > next) throw new RangeError(`untaken input from ${taken} to ${next} is not a range`);
+    let end = pieces.length > 0 ? pieces[0]!.at : taken;
+    if (end > taken || (pieces.length > 0 && pieces[0]!.at + pieces[0]!.data.length <= taken)) throw new RangeError('the first untaken piece does not cover the first byte not taken');
+    for (const piece of pieces) {
+      if (piece.at !== end || piece.data.length === 0) throw new RangeError(`an untaken piece at ${piece.at} does not follow the one before (${end})`);
+      end += piece.data.length;
+    }
+    if (end !== next) throw new RangeError(`the untaken pieces end at ${end}, not at ${next}`);
+    const resumed = new UntakenInput();
+    resumed.pieces.push(...pieces.map((p) => ({ at: p.at, data: p.data.slice() })));
+    resumed.next = next;
+    resumed.takenTotal = taken;
+    resumed.sentEnd = taken;
+    return resumed;
+  }
+
   /** The number the next byte typed gets. */
   get nextAt(): number {
     return this.next;

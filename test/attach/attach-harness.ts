@@ -4,8 +4,13 @@
 // (the "outer terminal"); keystrokes are written into that PTY. A raw viewer
 // speaks the wire protocol over its own WebSocket, for the cases a
 // well-behaved viewer never produces (no acks, bad acks, chosen resume points).
+//
+// `tend attach` is started as a user starts it: bin/tend, the launcher on
+// PATH, which runs the native viewer (viewer/build/tend-attach) when it is
+// built. TEND_TEST_VIEWER=node in the tests' environment runs them against
+// the TypeScript viewer instead (the launcher is told TEND_VIEWER=node).
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import xtermHeadless from '@xterm/headless';
 import WebSocket from 'ws';
 import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
@@ -30,7 +35,28 @@ export const FIRST_PAINT = /\x1b\(B\x1b\)B\x1b\*B\x1b\+B/;
 
 /** Generous: the suite must pass on a loaded 2-core machine. */
 export const ATTACH_TEST_TIMEOUT_MS = 120_000;
-const tendBin = join(repoRoot, 'bin', 'tend.js');
+
+/** bin/tend: the `tend` on a user's PATH. */
+export const tendLauncher = join(repoRoot, 'bin', 'tend');
+/** The attach tests run against the TypeScript viewer (TEND_TEST_VIEWER=node), not the native one. */
+export const testsTypeScriptViewer = process.env.TEND_TEST_VIEWER === 'node';
+
+/**
+ * The environment bin/tend is run with: this node first on PATH (the
+ * launcher and the native viewer's hand-offs run `node`), and TEND_VIEWER as
+ * the test run asks.
+ */
+export function launcherEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== undefined) env[k] = v;
+  env.PATH = `${dirname(process.execPath)}${delimiter}${env.PATH ?? '/usr/bin:/bin'}`;
+  delete env.TEND_VIEWER;
+  if (testsTypeScriptViewer) env.TEND_VIEWER = 'node';
+  return env;
+}
+
+/** The same as the start of a shell command line (in a tmux pane, a session's shell): `${launcherCommand} attach :x`. */
+export const launcherCommand = `PATH='${dirname(process.execPath)}':"$PATH" TEND_VIEWER=${testsTypeScriptViewer ? 'node' : ''} '${tendLauncher}'`;
 
 /** A started test server, disposed with the scope. */
 export async function serverFor(scope: TestScope, env: Record<string, string> = {}): Promise<TestServer> {
@@ -130,21 +156,29 @@ export class AttachedTerminal {
     scope: TestScope,
     server: TestServer,
     args: string[],
-    options: { cols?: number; rows?: number; env?: Record<string, string>; waitForPaint?: boolean; redirect?: { fd: 1 | 2; file: string } } = {},
+    options: {
+      cols?: number;
+      rows?: number;
+      env?: Record<string, string>;
+      waitForPaint?: boolean;
+      redirect?: { fd: 1 | 2; file: string };
+      /** What the PTY runs, given the attach's argv (e.g. a shell that runs it between two `stty -g`); `pid` is then that. */
+      wrap?: (attach: string[]) => string[];
+    } = {},
   ): Promise<AttachedTerminal> {
     const cols = options.cols ?? 80;
     const rows = options.rows ?? 24;
     const dir = scope.tempDir('tend-at-');
     const socketPath = join(dir, 'pty.sock');
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(server.env)) if (v !== undefined) env[k] = v;
+    const env = launcherEnv(server.env);
     Object.assign(env, { TERM: 'xterm-256color', LANG: 'C.UTF-8' }, options.env ?? {});
     delete env.TEND_DETACH_KEY;
     if (options.env?.TEND_DETACH_KEY) env.TEND_DETACH_KEY = options.env.TEND_DETACH_KEY;
-    const attach = [process.execPath, tendBin, 'attach', ...args];
+    const attach = [tendLauncher, 'attach', ...args];
     // stdout or stderr elsewhere than the terminal (as `2>FILE` does), by a shell that then becomes tend attach.
     const redirect = options.redirect;
-    const argv = redirect === undefined ? attach : ['/bin/sh', '-c', `f=$1; shift; exec "$@" ${redirect.fd}>"$f"`, 'sh', redirect.file, ...attach];
+    const redirected = redirect === undefined ? attach : ['/bin/sh', '-c', `f=$1; shift; exec "$@" ${redirect.fd}>"$f"`, 'sh', redirect.file, ...attach];
+    const argv = options.wrap ? options.wrap(redirected) : redirected;
     const started = await spawnHolder({ socketPath, cols, rows, cwd: dir, env, argv, exitGraceSeconds: 30 });
     scope.trackPid(started.holderPid);
     scope.trackPid(started.childPid);

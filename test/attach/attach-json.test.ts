@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
-import { repoRoot, type TestServer } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
+import type { TestServer } from '../server/harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, launcherEnv, newSession, serverFor, serverScreen, tendLauncher, waitForSessionText } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
-const tendBin = join(repoRoot, 'bin', 'tend.js');
 
 /** A program that says it waits, then exits 3 once a line is typed. */
 const EXITS_3 = ['sh', '-c', 'echo waiting; read line; exit 3'];
@@ -34,9 +33,8 @@ class Watcher {
   readonly pid: number;
 
   constructor(scope: TestScope, server: TestServer, args: string[]) {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(server.env)) if (v !== undefined) env[k] = v;
-    const child = spawn(process.execPath, [tendBin, 'attach', ...args, '--json'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Through bin/tend, as a script runs it: --json is the TypeScript viewer's, handed over at once.
+    const child = spawn(tendLauncher, ['attach', ...args, '--json'], { env: launcherEnv(server.env), stdio: ['pipe', 'pipe', 'pipe'] });
     this.pid = scope.trackPid(child.pid!);
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (c: string) => (this.stdout += c));

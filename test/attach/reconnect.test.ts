@@ -11,10 +11,8 @@ import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { TmuxOuter } from './tmux-outer.js';
-import { repoRoot } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, newSession, serverFor, serverScreen, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, launcherCommand, newSession, serverFor, serverScreen, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
 
-const tendBin = join(repoRoot, 'bin', 'tend.js');
 
 /** Every line the outer terminal holds, scrollback and screen, oldest first. */
 function allLines(terminal: HeadlessTerminal): string[] {
@@ -110,7 +108,7 @@ test('inside tmux: a reconnect repaints without the program\'s pen, and a detach
   delete env.TMUX;
   const outer = TmuxOuter.start(scope, { cols: 100, rows: 30, command: "PS1='outer$ ' bash --norc --noprofile", env });
   await outer.waitForScreen('the outer shell', (rows) => rows.some((r) => r.startsWith('outer$')));
-  outer.sendKeys('-l', `${process.execPath} ${tendBin} attach :pen`);
+  outer.sendKeys('-l', `${launcherCommand} attach :pen`);
   outer.sendKeys('Enter');
   await outer.waitForScreen('the attach', (rows) => !rows.some((r) => r.startsWith('outer$')) && rows.some((r) => r.startsWith('$')));
   // A curly red underline pen, DEC line drawing in G0, a scroll region, autowrap off: then READY (capitals draw as themselves).

@@ -5,8 +5,8 @@
 // snapshot that only set DECSC left tmux's cursor on the alternate screen's spot.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { repoRoot, startTestServer, waitFor } from './harness.js';
+import { startTestServer, waitFor } from './harness.js';
+import { launcherCommand } from '../attach/attach-harness.js';
 import { useTestScope } from '../support/test-scope.js';
 import { TmuxOuter } from '../attach/tmux-outer.js';
 
@@ -30,7 +30,7 @@ test('leaving the alternate screen puts the cursor where the program saved it, i
   await waitFor('the program on its alternate screen', async () => (await t.cli(['screen', ':alt'])).stdout.includes('pane text'));
 
   // The pane is the whole window, COLS x ROWS, as the session.
-  const outer = TmuxOuter.start(scope, { cols: COLS, rows: ROWS, command: `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}' attach :alt`, env: t.env });
+  const outer = TmuxOuter.start(scope, { cols: COLS, rows: ROWS, command: `${launcherCommand} attach :alt`, env: t.env });
   const pane = () => outer.tmux(['capture-pane', '-p', '-t', '0']).stdout;
   await waitFor('the attach to paint the alternate screen', () => pane().includes('pane text'));
 

@@ -4,13 +4,14 @@
 // restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { repoRoot, startTestServer, waitFor, type TestServer } from './harness.js';
+import { startTestServer, waitFor, type TestServer } from './harness.js';
+import { launcherCommand } from '../attach/attach-harness.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
 
 type Info = SessionInfo;
 
-const tendCommand = `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}'`;
+// `tend` as a user types it: bin/tend, the native viewer for attach.
+const tendCommand = launcherCommand;
 
 async function info(t: TestServer, target: string): Promise<Info> {
   const r = await t.api<Info>('GET', `/v1/sessions/${encodeURIComponent(target)}`);

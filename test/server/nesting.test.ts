@@ -3,10 +3,11 @@
 // would echo its own screen back without end), as tmux refuses nesting.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { repoRoot, startTestServer, waitFor, type TestServer } from './harness.js';
+import { startTestServer, waitFor, type TestServer } from './harness.js';
+import { launcherCommand } from '../attach/attach-harness.js';
 
-const tendCommand = `'${process.execPath}' '${join(repoRoot, 'bin', 'tend.js')}'`;
+// `tend` as a user types it: bin/tend, the native viewer for attach.
+const tendCommand = launcherCommand;
 /** Far more than the shell's prompt, the typed command and one error line; a flood passes it in milliseconds. */
 const QUIET_OUTPUT_BYTES = 4096;
 

@@ -35,6 +35,7 @@ import {
 } from '../../protocol/viewer-frames.js';
 import { UntakenInput, newWriterId } from '../../protocol/untaken-input.js';
 import type { AttachEvent, DetachReason, SessionRef } from './attach-events.js';
+import type { HandoffState } from './handoff.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { AltScreenTracker, leaveSequence, paintSnapshot, paintView, statusLine } from './outer-modes.js';
 import { PrefixKeyFilter, type PrefixCommand } from './prefix-keys.js';
@@ -143,6 +144,12 @@ export interface AttachSessionOptions {
   listSessions?: () => Promise<SessionChoice[]>;
   /** The session this terminal runs in (TEND_SESSION): the list refuses to show it inside itself. */
   selfSessionId?: string;
+  /**
+   * Go on from where the native viewer stood (handoff.ts): its writer id,
+   * input and position, no first paint, and the command it was asked for
+   * once the new subscription's first frame is in.
+   */
+  handoff?: HandoffState;
 }
 
 export class AttachSession {
@@ -167,7 +174,7 @@ export class AttachSession {
   /** Typed and not kept (over UNTAKEN_MAX_BYTES). */
   private droppedInputBytes = 0;
   /** This attach's input identity at the holder, the same across its reconnects (HELLO). */
-  private readonly writer = newWriterId();
+  private readonly writer: Uint8Array;
   /**
    * Per session, typed and not yet known to be with its holder: sent again
    * after a reconnect. Kept for every session shown, since the holder counts
@@ -204,6 +211,14 @@ export class AttachSession {
   private inputPaused = false;
   private finished = false;
   private rawMode = false;
+  /**
+   * Handed over by the native viewer: its command waits for the first frame
+   * of this viewer's subscription, and the keys typed meanwhile wait behind
+   * it (they were typed after the command's key: the panel is theirs).
+   */
+  private handoffCommand: { command: HandoffState['command']; typed: Uint8Array[] } | null = null;
+  /** The outer terminal's settings before the native viewer made it raw: put back on the way out. */
+  private readonly sttyRestore: string | null;
   private resolveOutcome!: (outcome: AttachOutcome) => void;
   readonly outcome: Promise<AttachOutcome>;
   private readonly cleanups: Array<() => void> = [];
@@ -214,6 +229,22 @@ export class AttachSession {
     this.sessionId = options.sessionId;
     this.sessionName = options.sessionName;
     this.sessionSize = options.sessionSize ?? null;
+    const handoff = options.handoff;
+    this.writer = handoff?.writer ?? newWriterId();
+    this.sttyRestore = handoff?.stty ?? null;
+    if (handoff) {
+      // What the outer terminal shows is the native viewer's doing: no first paint, a resume from its position.
+      this.untakenBySession.set(handoff.session.id, handoff.untaken);
+      this.written = handoff.written;
+      this.historyOf = handoff.keepsHistory ? handoff.session.id : null;
+      this.painted = handoff.painted;
+      this.viewShown = handoff.viewShown;
+      this.altScreen.active = handoff.altScreen.active;
+      this.altScreen.originMode = handoff.altScreen.originMode;
+      // Rows it drew over ask for a repaint, as a status line of this viewer's own does.
+      this.statusShown = handoff.covered;
+      this.handoffCommand = { command: handoff.command, typed: handoff.typed.length > 0 ? [handoff.typed] : [] };
+    }
     this.overlays = new ScreenOverlays(
       {
         size: () => this.outerSize(),
@@ -294,6 +325,10 @@ export class AttachSession {
 
   private typed(chunk: Uint8Array): void {
     if (this.finished) return;
+    if (this.handoffCommand !== null) {
+      this.handoffCommand.typed.push(Buffer.from(chunk));
+      return;
+    }
     if (this.overlays.panelShown) {
       this.overlays.panelTyped(chunk);
       return;
@@ -437,7 +472,10 @@ export class AttachSession {
       },
       onFrame: (frame) => {
         // Frames of a channel left for a repaint are over; what the holder took is news on either.
-        if (link === this.link && (frame.type === 'welcome' || frame.type === 'input-taken' || frame.channel === 0 || frame.channel === this.channel)) this.received(frame);
+        if (link === this.link && (frame.type === 'welcome' || frame.type === 'input-taken' || frame.channel === 0 || frame.channel === this.channel)) {
+          this.received(frame);
+          if (frame.type === 'snapshot' || frame.type === 'data') this.runHandoffCommand();
+        }
       },
       onClose: (why) => {
         if (link === this.link) this.linkLost(why);
@@ -522,6 +560,16 @@ export class AttachSession {
         this.sessionSize = { cols: frame.cols, rows: frame.rows };
         return;
     }
+  }
+
+  /** The native viewer's command, once the screen is this viewer's (its subscription has begun); then what was typed after it. */
+  private runHandoffCommand(): void {
+    const pending = this.handoffCommand;
+    if (pending === null || this.finished) return;
+    this.handoffCommand = null;
+    const typed = Buffer.concat(pending.typed);
+    if (pending.command !== null) this.prefixCommand(pending.command, typed);
+    else if (typed.length > 0) this.typed(typed);
   }
 
   /**
@@ -751,6 +799,8 @@ export class AttachSession {
     const restore = this.overlays.leaving() + leaveSequence({ inAltScreen: this.altScreen.active, originMode: this.altScreen.originMode, ...this.outerSize() });
     const done = () => {
       if (this.rawMode) this.options.input?.setRawMode(false);
+      // Node put back what it saw when it went raw, which after a hand-off is the native viewer's raw mode.
+      if (this.sttyRestore !== null && this.options.input?.isTTY) spawnSync('stty', [this.sttyRestore], { stdio: [this.options.input, 'ignore', 'ignore'] });
       this.resolveOutcome(outcome);
     };
     if (this.painted || this.statusShown || covered) this.options.output.write(restore, done);

@@ -11,6 +11,7 @@ import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach
 import { describePrefixKeys } from '../attach/prefix-keys.js';
 import { describeExit } from '../../protocol/exit-status.js';
 import type { SessionChoice } from '../attach/session-picker.js';
+import type { AttachOutcome } from '../attach/attach-session.js';
 import { API_ROUTES, type SessionInfo } from '../../protocol/api/index.js';
 
 type SessionSummary = Pick<SessionInfo, 'id' | 'name' | 'status' | 'exitCode' | 'exitSignal' | 'cols' | 'rows'>;
@@ -60,7 +61,8 @@ exited gives it at once); error {code, message, ...}, as any verb's --json
 error (no_session for an unknown target). A program's exit code, once it
 ends:
   tend attach :build --json | tail -n 1`,
-  options: { 'read-only': { type: 'boolean', short: 'r' }, 'detach-key': { type: 'string', short: 'k' }, ...jsonOption },
+  // --handoff FD is not in the usage: the native viewer (viewer/handoff.c) passes it when it hands over to this one.
+  options: { 'read-only': { type: 'boolean', short: 'r' }, 'detach-key': { type: 'string', short: 'k' }, ...jsonOption, handoff: { type: 'string' } },
   operands: 'TARGET',
   async run({ args, client, stdout, stderr }) {
     const target = args.positionals[0]!;
@@ -75,6 +77,10 @@ ends:
       }
     }
     const json = args.values.json === true;
+    if (typeof args.values.handoff === 'string') {
+      if (json) throw usageError('--handoff and --json do not go together: a hand-off comes from the native viewer in a terminal');
+      return takeOver(args.values.handoff, target, client, stdout, stderr);
+    }
     // Both ends a terminal: the session is shown. With --json and no terminal, the attach is a watcher.
     const terminal = process.stdin.isTTY === true && stdout.isTTY === true;
     if (!json && !process.stdin.isTTY) throw usageError('tend attach needs a terminal on its input; from scripts, `tend attach --json` reports what happens to a session (and its exit code), and `tend send` and `tend screen` type and read');
@@ -151,11 +157,53 @@ async function showSession({ target, prefix, readOnly, watcher, events, client, 
     listSessions: () => client.callRoute<SessionChoice[]>(API_ROUTES.listSessions),
     ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
   });
-  const outcome = await attach.start();
+  return reportOutcome(await attach.start(), attach.session, { says: !watcher, events, stdout, stderr });
+}
+
+/**
+ * Goes on with the attach the native viewer was running (`--handoff FD`, a
+ * file it wrote, handoff.ts): no lookup (it looked the session up; a session
+ * gone since is said by the server), the terminal as it left it.
+ */
+async function takeOver(fdText: string, target: string, client: TendClient, stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): Promise<number> {
+  const { HandoffError, readHandoff } = await import('../attach/handoff.js');
+  let handoff;
+  try {
+    handoff = readHandoff(fdText);
+  } catch (err) {
+    if (err instanceof HandoffError) throw usageError(err.message);
+    throw err;
+  }
+  if (handoff.session.id !== target) throw usageError(`--handoff: the hand-off is for session ${handoff.session.id}, not ${target}`);
+  if (!process.stdin.isTTY || !stdout.isTTY) throw usageError('--handoff: the native viewer hands over a terminal, and this input or output is not one');
+  const { AttachSession } = await import('../attach/attach-session.js');
+  const attach = new AttachSession({
+    socketPath: client.paths.serverSocket,
+    sessionId: handoff.session.id,
+    sessionName: handoff.session.name,
+    readOnly: handoff.readOnly,
+    detachPrefix: handoff.detachPrefix,
+    input: process.stdin,
+    output: stdout,
+    errors: stderr,
+    ensureServer: async () => {
+      if (!(await client.isRunning())) await client.startServer();
+    },
+    listSessions: () => client.callRoute<SessionChoice[]>(API_ROUTES.listSessions),
+    ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
+    handoff,
+  });
+  return reportOutcome(await attach.start(), attach.session, { says: true, events: null, stdout, stderr });
+}
+
+/** Says how the attach ended (in text, and as the last event with --json); returns the exit status. */
+function reportOutcome(
+  outcome: AttachOutcome,
   // `prefix s` may have switched to another session: the messages name the one shown last.
-  const shown = attach.session;
-  // A watcher showed nothing, so it has no "[detached …]" to print under it.
-  const says = !watcher;
+  shown: { id: string; name: string | null },
+  // A watcher showed nothing, so it has no "[detached …]" to print under it (says false).
+  { says, events, stdout, stderr }: { says: boolean; events: AttachEventWriter | null; stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream },
+): number {
   switch (outcome.kind) {
     case 'detached':
       events?.write({ event: 'detached', ...shown, reason: outcome.reason });
