@@ -90,4 +90,27 @@ describe('UntakenInput', () => {
     assert.equal(a.length, WRITER_ID_BYTES);
     assert.notDeepEqual(a, b);
   });
+
+  test('resumed goes on from another viewer\'s state: the same numbers, and what was not taken is sent again', () => {
+    const resumed = UntakenInput.resumed({ next: 9, taken: 4, pieces: [{ at: 3, data: utf8('def') }, { at: 6, data: utf8('ghi') }] });
+    assert.equal(resumed.nextAt, 9);
+    assert.equal(resumed.taken, 4);
+    assert.equal(resumed.untakenBytes, 5);
+    assert.deepEqual(numbered(resumed.unsent()), [[3, 'def'], [6, 'ghi']]);
+    resumed.add(utf8('j'));
+    assert.deepEqual(numbered(resumed.unsent()), [[9, 'j']]);
+    assert.equal(resumed.take(10), true);
+    assert.equal(resumed.untakenBytes, 0);
+    assert.equal(UntakenInput.resumed({ next: 5, taken: 5, pieces: [] }).nextAt, 5);
+  });
+
+  test('resumed refuses pieces that do not run, without a gap, from what was taken to next', () => {
+    const piece = (at: number, s: string) => ({ at, data: utf8(s) });
+    assert.throws(() => UntakenInput.resumed({ next: 3, taken: 4, pieces: [] }), RangeError);
+    assert.throws(() => UntakenInput.resumed({ next: 6, taken: 0, pieces: [piece(1, 'bcdef')] }), RangeError, 'a gap before the first piece');
+    assert.throws(() => UntakenInput.resumed({ next: 6, taken: 3, pieces: [piece(0, 'abc'), piece(3, 'def')] }), RangeError, 'a first piece wholly taken');
+    assert.throws(() => UntakenInput.resumed({ next: 7, taken: 0, pieces: [piece(0, 'abc'), piece(4, 'efg')] }), RangeError, 'a gap between pieces');
+    assert.throws(() => UntakenInput.resumed({ next: 9, taken: 0, pieces: [piece(0, 'abc')] }), RangeError, 'pieces short of next');
+    assert.throws(() => UntakenInput.resumed({ next: 2 ** 53, taken: 0, pieces: [] }), RangeError);
+  });
 });
