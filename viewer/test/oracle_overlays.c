@@ -1,0 +1,188 @@
+/*
+ * oracle_overlays.c -- the native attach's overlays (overlays.c) on
+ * stdin/stdout, for the TypeScript test that holds them against
+ * src/cli/attach/overlay.ts and screen-overlays.ts
+ * (test/viewer-native/overlays.test.ts). One request a line, one answer
+ * line back for each; text and bytes as hex, "-" for none.
+ *
+ *   draw TEXT COLS ROWS        overlay_draw_line: the bytes written
+ *   erase COUNT COLS ROWS      overlay_erase: the bytes written
+ *   fit TEXT WIDTH             overlay_fit_columns: the bytes
+ *   script READONLY PREFIX LABEL COLS ROWS OP...
+ *       one attach's overlays driven by OPs, each answered by what it
+ *       wrote (hex), with "+R" when it asks for a repaint; the answers
+ *       space-separated:
+ *         p    a snapshot painted (painted, then after_paint)
+ *         k    a key typed outside a panel
+ *         d    stream output arrives: what the attach does (give way when
+ *              rows are covered and the overlay gives way; "held" when it
+ *              holds the output back, "pass" when nothing covers)
+ *         n    the incomplete-screen notice
+ *         m    a key typed read-only (the marker)
+ *         tN   N ms pass
+ *         l    the attach ends (leaving)
+ *         s    the state: COVERED,REPAINT_OWED,GIVES_WAY
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viewer.h"
+
+#define MAX_WORDS 4096
+#define LINE_MAX_BYTES (1024 * 1024)
+#define OUT_CAP_BYTES (1024 * 1024)
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Hex ("-": none) to a NUL-terminated string in out (outlen bytes); -1 when it is not hex or too long. */
+static int
+hex_text(const char *hex, char *out, size_t outlen)
+{
+	size_t len = strcmp(hex, "-") == 0 ? 0 : strlen(hex);
+
+	if (len % 2 != 0 || len / 2 + 1 > outlen)
+		return -1;
+	for (size_t i = 0; i < len / 2; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (char)(hi << 4 | lo);
+	}
+	out[len / 2] = '\0';
+	return 0;
+}
+
+static void
+print_hex(const struct buf *b)
+{
+	if (b->len == 0)
+		putchar('-');
+	for (size_t i = 0; i < b->len; i++)
+		printf("%02x", b->data[i]);
+}
+
+static void
+run_script(char **w, int count)
+{
+	static char label[OVERLAY_LABEL_BYTES];
+	struct overlays ov;
+	struct buf out;
+	int64_t now = 1000;
+	int cols, rows;
+
+	if (count < 6 || hex_text(w[3], label, sizeof label) != 0) {
+		printf("error: script READONLY PREFIX LABEL COLS ROWS OP...\n");
+		return;
+	}
+	cols = atoi(w[4]);
+	rows = atoi(w[5]);
+	overlays_init(&ov, strcmp(w[1], "1") == 0, atoi(w[2]), label);
+	buf_init(&out, OUT_CAP_BYTES);
+	for (int i = 6; i < count; i++) {
+		const char *op = w[i];
+		bool repaint = false;
+
+		buf_clear(&out);
+		if (i > 6)
+			putchar(' ');
+		switch (op[0]) {
+		case 'p':
+			overlays_painted(&ov);
+			overlays_after_paint(&ov, true, &out, cols, rows, now);
+			break;
+		case 'k':
+			repaint = overlays_key_typed(&ov, &out, cols, rows);
+			break;
+		case 'd':
+			if (ov.covered > 0 && !overlays_gives_way(&ov)) {
+				printf("held");
+				continue;
+			}
+			if (ov.covered == 0) {
+				printf("pass");
+				continue;
+			}
+			overlays_give_way(&ov, &out, cols, rows);
+			break;
+		case 'n':
+			overlays_show_notice(&ov, &out, cols, rows, now);
+			break;
+		case 'm':
+			overlays_show_read_only_marker(&ov, true, &out, cols, rows, now);
+			break;
+		case 't':
+			now += atoi(op + 1);
+			repaint = overlays_tick(&ov, &out, cols, rows, now);
+			break;
+		case 'l':
+			overlays_leaving(&ov, &out, cols, rows);
+			break;
+		case 's':
+			printf("%d,%d,%d", ov.covered, overlays_repaint_owed(&ov) ? 1 : 0, overlays_gives_way(&ov) ? 1 : 0);
+			continue;
+		default:
+			printf("error");
+			continue;
+		}
+		print_hex(&out);
+		if (repaint)
+			printf("+R");
+	}
+	putchar('\n');
+	buf_free(&out);
+}
+
+static void
+answer(char **w, int count)
+{
+	static char text[LINE_MAX_BYTES];
+	struct buf out;
+
+	buf_init(&out, OUT_CAP_BYTES);
+	if (strcmp(w[0], "draw") == 0 && count == 4 && hex_text(w[1], text, sizeof text) == 0) {
+		overlay_draw_line(&out, text, atoi(w[2]), atoi(w[3]));
+	} else if (strcmp(w[0], "erase") == 0 && count == 4) {
+		overlay_erase(&out, atoi(w[1]), atoi(w[2]), atoi(w[3]));
+	} else if (strcmp(w[0], "fit") == 0 && count == 3 && hex_text(w[1], text, sizeof text) == 0) {
+		overlay_fit_columns(&out, text, atoi(w[2]));
+	} else if (strcmp(w[0], "script") == 0) {
+		run_script(w, count);
+		buf_free(&out);
+		return;
+	} else {
+		printf("error: cannot read the request\n");
+		buf_free(&out);
+		return;
+	}
+	print_hex(&out);
+	putchar('\n');
+	buf_free(&out);
+}
+
+int
+main(void)
+{
+	static char line[LINE_MAX_BYTES];
+	static char *w[MAX_WORDS];
+
+	while (fgets(line, sizeof line, stdin) != NULL) {
+		int count = 0;
+
+		for (char *t = strtok(line, " \n"); t != NULL && count < MAX_WORDS; t = strtok(NULL, " \n"))
+			w[count++] = t;
+		if (count == 0)
+			continue;
+		answer(w, count);
+	}
+	return 0;
+}
