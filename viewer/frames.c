@@ -462,7 +462,7 @@ decode_snapshot(struct reader *r, struct server_frame *f)
 	struct screen_modes *m = &f->u.snapshot.modes;
 	uint16_t flags;
 	uint8_t tracking, encoding;
-	const char *data;
+	const char *data = NULL;
 
 	if (read_seq(r, &f->u.snapshot.seq) < 0 ||
 	    read_size(r, &f->u.snapshot.cols, &f->u.snapshot.rows) < 0 ||
