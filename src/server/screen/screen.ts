@@ -69,6 +69,7 @@ import { SEARCH_TIME_BUDGET_MS, searchRows, type LineMatcher, type SearchResult 
 import { rowsAResizeMayAdd, tapScrollback, type ScrollbackTap } from './scrollback-tap.js';
 import { History, type HistoryBudgetLike, type HistoryLimits } from './history/history.js';
 import { ScreenRows } from './history/screen-rows.js';
+import type { PaintedLines } from './painted-lines.js';
 import { assertInternals, eraseAboveGuard, keepLinks, linkOf, parseNow, readInternals, type LinkData } from './xterm-private.js';
 import { defaultParseScheduler, type ParseScheduler } from './parse-scheduler.js';
 import { ParseQueue, type ParseMode } from './parse-queue.js';
@@ -139,6 +140,12 @@ export interface SnapshotOptions {
   scrollbackRows?: number;
   /** Include history rows where the live scrollback runs out (default true; a checkpoint stores the history apart). */
   history?: boolean;
+  /**
+   * Take lines that scrolled off from the text earlier snapshots painted
+   * for them, and keep what this one paints (default true; the bytes are
+   * the same either way: painted-lines.ts).
+   */
+  reusePainted?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -200,8 +207,15 @@ export class Screen extends DisposableBase {
         }
         history.append(rows, terminalLinkOf);
       },
-      cleared: (rowsRemoved) => history.erase(rowsRemoved),
-      rowsLost: (count) => history.lose(count),
+      cleared: (rowsRemoved) => {
+        // (the erased rows keep their numbers and are never painted again: their text only takes room)
+        this.reader.forgetPainted();
+        history.erase(rowsRemoved);
+      },
+      rowsLost: (count) => {
+        this.reader.forgetPainted();
+        history.lose(count);
+      },
     });
     this.register(this.tap);
     this.reader = new ScreenRows(terminal, history);
@@ -211,6 +225,8 @@ export class Screen extends DisposableBase {
       // Only while it is parsed: a resize right after a restore (before any output) moves live rows
       // to the history, and a tap left suspended let them go without a word.
       this.tap.suspended = mode === 'restore';
+      // (rows leave it without a number then: the numbers painted lines are kept under shift)
+      if (mode === 'restore') this.reader.forgetPainted();
       try {
         parseNow(terminal, data);
       } finally {
@@ -355,6 +371,8 @@ export class Screen extends DisposableBase {
   }
 
   private applyResize(cols: number, rows: number): void {
+    // The reflow rewrites the scrollback's rows (and keeps the numbers): their painted text goes.
+    this.reader.forgetPainted();
     // Narrower rows rewrap into more rows, and xterm's reflow drops what no
     // longer fits in its buffer without a word; fewer rows trim the buffer
     // before the reflow has joined or split its rows. So the buffer gets room
@@ -385,6 +403,11 @@ export class Screen extends DisposableBase {
    */
   onRowsLeaving(listener: (event: { count: number; firstRow: number }) => void): Disposable {
     return this.rowsLeaving.on(listener);
+  }
+
+  /** The snapshot text kept of lines that scrolled off (painted-lines.ts): its size and use, for figures and tests. */
+  get painted(): Pick<PaintedLines, 'size' | 'textChars' | 'counts'> {
+    return this.reader.painted;
   }
 
   /** The row number of live line 0 of the normal buffer (rows before it are history). */
@@ -425,6 +448,7 @@ export class Screen extends DisposableBase {
       scrollbackRows,
       title: this.currentTitle,
       older: older.request,
+      painted: options.reusePainted === false ? undefined : older.painted,
     });
     return this.toSnapshot(result, older.firstRow);
   }
@@ -457,6 +481,7 @@ export class Screen extends DisposableBase {
       scrollbackRows,
       title: this.currentTitle,
       older: older.request,
+      painted: options.reusePainted === false ? undefined : older.painted,
     });
     let sliceStart = performance.now();
     for (;;) {

@@ -23,6 +23,7 @@
 import type { IBuffer, IBufferCell, IBufferLine, Terminal } from '@xterm/headless';
 import { DEFAULT_ATTRS, eraseAttrsFor, isEraseBlank, oscLinkOf, sameAttrs, sgrKeepingUnderline, sgrOf } from './cell-style.js';
 import { penPlan, type PenPlan } from './pen-state.js';
+import type { LeftState, PaintedLines, PaintState } from './painted-lines.js';
 import {
   BG_HAS_EXTENDED, BG_PROTECTED, FG_UNDERLINE, charsetDesignator, linkOf, rawAttrsOf, rawBg, rawExtended, rawFg,
   type BufferInternals, type LinkData, type RawAttrs, type TerminalInternals,
@@ -51,12 +52,34 @@ export interface SnapshotRequest {
    * width, painted above it; they count towards scrollbackRows. `link`
    * resolves the link ids their cells carry.
    */
-  older?: { readonly count: number; getLine(i: number): IBufferLine | undefined; link(urlId: number): LinkData | undefined };
+  older?: {
+    readonly count: number;
+    getLine(i: number): IBufferLine | undefined;
+    link(urlId: number): LinkData | undefined;
+    /** The key line `i` is kept under in `painted` (undefined: not to be kept). */
+    keyOf?(i: number): number | undefined;
+  };
+  /**
+   * Lines painted by earlier snapshots (painted-lines.ts), used where the
+   * painter arrives in the state they were painted from, and kept for later
+   * ones. Only lines given a key are: those that can no longer change.
+   */
+  painted?: {
+    lines: PaintedLines;
+    /** The key of line `index` of the live normal buffer (undefined: not to be kept). */
+    liveKey(index: number): number | undefined;
+  };
 }
 
 /** Rows a painter walks: the normal buffer's, or history rows followed by them. */
 interface Rows {
   getLine(i: number): IBufferLine | undefined;
+}
+
+/** Which lines of the rows a painter walks may be taken from, and kept in, a PaintedLines. */
+interface KeptLines {
+  lines: PaintedLines;
+  keyOf(i: number): number | undefined;
 }
 
 export interface SnapshotResult {
@@ -116,7 +139,7 @@ class Painter {
    * Paints lines [from, to) of `buffer` as yielding slices (one yield per
    * ROWS_PER_CLOCK_CHECK rows; the caller decides whether to pause).
    */
-  *paint(buffer: Rows, from: number, to: number, isAlternate: boolean): Generator<void, void, void> {
+  *paint(buffer: Rows, from: number, to: number, isAlternate: boolean, kept?: KeptLines): Generator<void, void, void> {
     let last = to - 1;
     const count = to - from;
     const first = buffer.getLine(from);
@@ -138,6 +161,23 @@ class Painter {
     let lastCellFix: RawAttrs | undefined;
     let wideAcrossMargin = false;
     for (let i = from; i <= last; i++) {
+      // A kept line's text holds from its line feed on, written on the target's bottom row: so never
+      // the first line, nor one whose next is not painted, nor while a throwaway line waits for its ED 3.
+      const key = kept !== undefined && i > from && i < last && !dummyPending && this.y === this.rows - 1 ? kept.keyOf(i) : undefined;
+      let arrived: PaintState | undefined;
+      if (key !== undefined) {
+        arrived = { pen: this.pen, penLink: this.penLink, cx: this.cx, lastCellFix, wideAcrossMargin };
+        const painted = kept!.lines.take(key, arrived);
+        if (painted !== undefined) {
+          this.out.push(painted.text);
+          this.arriveAt(painted.to);
+          lastCellFix = painted.to.lastCellFix;
+          wideAcrossMargin = painted.to.wideAcrossMargin;
+          if ((i - from) % ROWS_PER_CLOCK_CHECK === ROWS_PER_CLOCK_CHECK - 1) yield;
+          continue;
+        }
+      }
+      const mark = this.out.length;
       const line = buffer.getLine(i)!;
       const next = i < last ? buffer.getLine(i + 1) : undefined;
       const nextWrapped = next !== undefined && next.isWrapped;
@@ -159,8 +199,24 @@ class Painter {
       const painted = this.paintRow(line, startX, nextWrapped ? next : undefined, dirty);
       lastCellFix = painted.lastCellFix;
       wideAcrossMargin = painted.wideAcrossMargin;
+      if (key !== undefined) {
+        const text = this.out.slice(mark).join('');
+        this.out.length = mark;
+        this.out.push(text);
+        kept!.lines.keep(key, arrived!, text, { pen: this.pen, penLink: this.penLink, cx: this.cx, fill: this.fill, lastCellFix, wideAcrossMargin });
+      }
       if ((i - from) % ROWS_PER_CLOCK_CHECK === ROWS_PER_CLOCK_CHECK - 1) yield;
     }
+  }
+
+  /** Where a kept line's text leaves the target: on its bottom row, scrolled, with the pen, column and fill it left. */
+  private arriveAt(state: LeftState): void {
+    this.pen = state.pen;
+    this.penLink = state.penLink;
+    this.cx = state.cx;
+    this.fill = state.fill;
+    this.y = this.rows - 1;
+    this.scrolled = true;
   }
 
   private isBlankLine(line: IBufferLine): boolean {
@@ -647,9 +703,18 @@ export function* snapshotSlices(terminal: Terminal, internals: TerminalInternals
     getLine: (i) => (i < olderCount ? older.getLine(olderStart + i) : normal.getLine(from + i - olderCount)),
   };
   const included = liveIncluded + olderCount;
+  const painted = request.painted;
+  let kept: KeptLines | undefined;
+  if (painted !== undefined) {
+    painted.lines.sizeIs(terminal.cols, terminal.rows);
+    kept = {
+      lines: painted.lines,
+      keyOf: (i) => (i < olderCount ? older!.keyOf?.(olderStart + i) : painted.liveKey(olderCount === 0 ? i : from + i - olderCount)),
+    };
+  }
 
   painter.beginBuffer();
-  yield* painter.paint(rows, olderCount === 0 ? from : 0, olderCount === 0 ? normal.length : olderCount + normal.length - from, false);
+  yield* painter.paint(rows, olderCount === 0 ? from : 0, olderCount === 0 ? normal.length : olderCount + normal.length - from, false, kept);
   // Saved cursor, tab stops and region belong to each buffer: set each while its buffer is active.
   // xterm keeps the saved row as ybase + y, i.e. relative to the screen's top, which the target's screen shares.
   painter.tabStops(internals.normal);

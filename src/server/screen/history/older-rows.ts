@@ -7,6 +7,9 @@ import type { IBufferLine } from '@xterm/headless';
 import type { History } from './history.js';
 import type { HistoryLines } from './history-lines.js';
 
+/** Lines of one row (a row wider than the screen is painted as several) that rowLineOf tells apart. */
+export const LINES_PER_ROW_KEYED = 256;
+
 export class OlderRows {
   /** Lines in all. */
   readonly count: number;
@@ -51,6 +54,18 @@ export class OlderRows {
       else hi = mid - 1;
     }
     return lo;
+  }
+
+  /**
+   * Line `i` as (row, line of the row): the row number times
+   * LINES_PER_ROW_KEYED plus the line's index in its row, or undefined past
+   * that many lines of one row.
+   */
+  rowLineOf(i: number): number | undefined {
+    if (i < 0 || i >= this.count) return undefined;
+    const k = this.indexOfLine(i);
+    const j = i - this.prefix[k]!;
+    return j < LINES_PER_ROW_KEYED ? (this.from + k) * LINES_PER_ROW_KEYED + j : undefined;
   }
 
   getLine(i: number): IBufferLine | undefined {

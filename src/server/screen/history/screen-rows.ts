@@ -10,6 +10,7 @@ import { lineFactory, linkOf, type LineFactory, type LinkData } from '../xterm-p
 import type { History } from './history.js';
 import { HistoryLines } from './history-lines.js';
 import { OlderRows } from './older-rows.js';
+import { PaintedLines } from '../painted-lines.js';
 import type { ScrollbackCount } from '../../../protocol/api/index.js';
 
 /** Distinct links one history-row builder names before a fresh one takes over (bounds its map). */
@@ -18,6 +19,8 @@ const MAX_BUILDER_LINKS = 10_000;
 export class ScreenRows {
   private factory: LineFactory | undefined;
   private builder: HistoryLines | undefined;
+  /** Snapshot text of lines that scrolled off, kept for later snapshots (painted-lines.ts). */
+  readonly painted = new PaintedLines();
 
   constructor(
     readonly terminal: Terminal,
@@ -58,11 +61,12 @@ export class ScreenRows {
    * `scrollbackRows` (undefined if none are needed), and the row number of
    * the snapshot's top scrollback row.
    */
-  older(scrollbackRows: number, withHistory: boolean): { request: SnapshotRequest['older']; firstRow: number } {
+  older(scrollbackRows: number, withHistory: boolean): { request: SnapshotRequest['older']; firstRow: number; painted: SnapshotRequest['painted'] } {
     const normal = this.terminal.buffer.normal;
     const liveTop = this.rowBase + normal.baseY - Math.min(scrollbackRows, normal.baseY);
     const wanted = scrollbackRows - normal.baseY;
-    if (!withHistory || wanted <= 0 || this.history.rowCount === 0) return { request: undefined, firstRow: liveTop };
+    const painted = { lines: this.painted, liveKey: (index: number) => this.liveKey(index) };
+    if (!withHistory || wanted <= 0 || this.history.rowCount === 0) return { request: undefined, firstRow: liveTop, painted };
     const builder = this.historyLines();
     const to = this.history.endRow;
     const from = Math.max(this.history.firstRow, to - wanted);
@@ -71,7 +75,34 @@ export class ScreenRows {
     const rows = new OlderRows(this.history, builder, from, to, cols, () => factory.view(factory.line(cols, false)));
     // Split rows (painted narrower than written) make more lines than rows: the snapshot keeps the last ones.
     const firstRow = rows.count === 0 ? liveTop : rows.rowOfLine(Math.max(0, rows.count - wanted));
-    return { request: { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId) }, firstRow };
+    // History lines are keyed apart from live ones (a row painted from the history can differ from
+    // itself painted live), and the last one by its next line being live (it moves to the history later).
+    const lastLine = rows.count - 1;
+    const keyOf = (i: number): number | undefined => {
+      if (i === lastLine && normal.baseY === 0) return undefined; // its next line is on the screen, which changes
+      const rowLine = rows.rowLineOf(i);
+      return rowLine === undefined ? undefined : rowLine * 2 + (i === lastLine ? 1 : 0);
+    };
+    return {
+      request: { count: rows.count, getLine: (i) => rows.getLine(i), link: (urlId) => builder.link(urlId), keyOf },
+      firstRow,
+      painted,
+    };
+  }
+
+  /**
+   * The key line `index` of the live normal buffer is kept painted under
+   * (negative: apart from history lines): only while it and the line below
+   * it are in the scrollback, where nothing but a resize, an erase or a
+   * reset changes them (the screen then forgets the painted lines).
+   */
+  private liveKey(index: number): number | undefined {
+    return index + 1 < this.terminal.buffer.normal.baseY ? -(this.history.endRow + index + 1) : undefined;
+  }
+
+  /** Forgets the painted lines: the rows they were painted from were reflowed, erased or replaced. */
+  forgetPainted(): void {
+    this.painted.forget();
   }
 
   /** Rows of the active buffer from `scrollbackRows` above the screen to its bottom; history rows first where the live ones run out. */
@@ -127,6 +158,8 @@ export class ScreenRows {
    */
   private historyLines(): HistoryLines {
     if (this.builder === undefined || this.builder.linkCount > MAX_BUILDER_LINKS) {
+      // Painted lines name links by the old builder's ids, which the new one gives to other links.
+      this.painted.forget();
       this.builder = new HistoryLines(this.lines(), (r, link) => this.history.linkOf(r, link));
     }
     return this.builder;
