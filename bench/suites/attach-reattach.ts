@@ -7,12 +7,15 @@
 // in the same rounds: the native viewer started without the sh launcher (the
 // launcher's share), Node's own start-up (`node -e` writing one byte),
 // `tend --version` and `tend ls` (the CLI, and the CLI plus one API call).
+// A start of a few ms is at the mercy of the machine's other work, so every
+// side runs several times a round, interleaved, and a round's figure is the
+// median of its runs.
 
 import { readFileSync } from 'node:fs';
 import type { AttachResult } from '../lib/ptytool.js';
 import { alternate, field, type Side } from '../lib/rounds.js';
 import { BenchServer, serverMissing, type BenchSession } from '../lib/server-instance.js';
-import { formatSummary, roundRatios, summarize } from '../lib/stats.js';
+import { formatSummary, median, roundRatios, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 import { tmuxArgv, TmuxServer } from '../lib/tmux.js';
 import {
@@ -25,6 +28,8 @@ const DIRECT_ROWS = 10_000;
 /** room for the largest history plus the screen, on both sides */
 const SCROLLBACK_ROWS = 20_000;
 const QUIET_MS = 200;
+/** runs of every side in a round (A B C A B C …); the round's figure is their median */
+const RUNS_PER_ROUND = 5;
 const NODE_START = 'node -e (one byte out)';
 const TEND_VERSION = 'tend --version';
 const TEND_LS = 'tend ls (one API call)';
@@ -50,6 +55,7 @@ export const attachReattachSuite: Suite = {
     const nativeMissing = nativeViewerMissing(ctx.root);
     const viewers: ViewerKind[] = nativeMissing ? ['node'] : ['native', 'node'];
     const rounds = ctx.quick ? 1 : ctx.rounds;
+    const runs = ctx.quick ? 1 : RUNS_PER_ROUND;
     const fill = readFileSync(ctx.fill80.path);
     const server = await BenchServer.start(ctx, { scrollbackRows: SCROLLBACK_ROWS });
     const tmux = ctx.owned.add(await TmuxServer.start(ctx.env, SCROLLBACK_ROWS));
@@ -82,10 +88,14 @@ export const attachReattachSuite: Suite = {
           { name: tmuxName(rows), run: () => attachTimes(ctx, plainLaunch(ctx, tmuxArgv(tmux.name, 'attach', '-t', `h${rows}`)), QUIET_MS) },
         ]),
       ];
-      const samples = await alternate(rounds, sides, (side, round, r) =>
-        ctx.log(`  round ${round + 1} ${side}: first ${r.first_byte_ms.toFixed(1)} ms, last ${r.last_byte_ms.toFixed(1)} ms, ${r.bytes} bytes`));
+      const samples = await alternate(rounds * runs, sides, (side, pass, r) =>
+        ctx.log(`  round ${Math.floor(pass / runs) + 1} run ${(pass % runs) + 1} ${side}: first ${r.first_byte_ms.toFixed(1)} ms, last ${r.last_byte_ms.toFixed(1)} ms, ${r.bytes} bytes`));
 
-      const ms = (side: string, pick: (r: AttachResult) => number): number[] => field(samples, side, pick);
+      /** One figure a round: the median of that round's runs. */
+      const ms = (side: string, pick: (r: AttachResult) => number): number[] => {
+        const all = field(samples, side, pick);
+        return Array.from({ length: rounds }, (_, r) => median(all.slice(r * runs, (r + 1) * runs)));
+      };
       const first = (side: string): number[] => ms(side, (r) => r.first_byte_ms);
       const last = (side: string): number[] => ms(side, (r) => r.last_byte_ms);
       const f = (xs: number[]): string => formatSummary(summarize(xs));
@@ -110,7 +120,7 @@ export const attachReattachSuite: Suite = {
       return {
         tables: [
           {
-            title: `Reattach at 80x24, ms from the viewer's spawn (${rounds} round${rounds > 1 ? 's' : ''})`,
+            title: `Reattach at 80x24, ms from the viewer's spawn (${rounds} round${rounds > 1 ? 's' : ''} of ${runs} run${runs > 1 ? 's' : ''} a side; each round's median)`,
             columns: ['viewer', 'first byte', `last byte before ${QUIET_MS} ms quiet`, 'bytes painted'],
             rows,
           },
