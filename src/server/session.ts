@@ -4,7 +4,7 @@
 // generation and the byte offset the screen covers).
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
-import { DEFAULT_LIVE_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/index.js';
+import { DEFAULT_LIVE_SCROLLBACK_ROWS, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/index.js';
 import { rowsMissing, type HistoryState } from './screen/history/history.js';
 import type { HostedCommands, HostedScreen, ScreenHost } from './screen-host/index.js';
 import type { HostedScreenOptions } from './screen-host/messages.js';
@@ -92,10 +92,6 @@ const HOLDER_CONNECT_TIMEOUT_MS = 5000;
  */
 const HOLDER_READ_BUFFER = new Uint8Array(64 * 1024);
 const KILL_WAIT_MS = 8000;
-
-// Rows of history a viewer's snapshot carries (DESIGN: cap it, the rest on
-// request: SCROLLBACK_REQUEST); ~10-40 ms to paint 1 000 rows, in slices.
-const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1000;
 
 const RESTORED_SEPARATOR =
   '\r\n\x1b[0m\x1b[2m── session restored: its process is gone · `tend revive` starts a shell here ──\x1b[0m\r\n';

@@ -13,6 +13,7 @@ import { sharedBlock } from '../screen/history/shared-block.js';
 import { renderView } from '../screen/view-render.js';
 import { LaneReader, type ByteLane } from './byte-lane.js';
 import { CopySlabs } from './copy-slabs.js';
+import { PaintedWarmer } from './painted-warmer.js';
 import {
   PARSED_REPORT_EAGER_BYTES,
   PARSED_REPORT_IDLE_MS,
@@ -34,6 +35,8 @@ interface Entry {
   parsed: number;
   /** Whether finished commands go out with their output (an await is watching). */
   watched: boolean;
+  /** Paints rows that scrolled off once output is quiet, so a first attach finds them painted. */
+  warmer: PaintedWarmer;
 }
 
 export class ScreenTable {
@@ -91,6 +94,7 @@ export class ScreenTable {
       case 'write': {
         const entry = this.screens.get(op.screen);
         if (entry === undefined) return; // closed meanwhile
+        entry.warmer.wrote();
         const data = op.lane ? this.lane.copy(op.start, op.end, this.slabs.take(op.end - op.start)) : new Uint8Array(bytes!, op.start, op.end - op.start);
         entry.screen.write(data, { live: op.live }, () => {
           // Parsed: the terminal keeps none of the bytes it was given.
@@ -130,7 +134,7 @@ export class ScreenTable {
   }
 
   private add(id: number, screen: Screen, restored: CommandIndex | null): Entry {
-    const entry: Entry = { screen, commands: restored ?? new CommandIndex(screen), parsed: 0, watched: false };
+    const entry: Entry = { screen, commands: restored ?? new CommandIndex(screen), parsed: 0, watched: false, warmer: new PaintedWarmer(screen) };
     this.screens.set(id, entry);
     screen.onReply((bytes) => this.push({ ev: 'reply', screen: id, bytes }));
     screen.onTitle((title) => this.push({ ev: 'title', screen: id, title }));
@@ -148,6 +152,7 @@ export class ScreenTable {
     if (entry === undefined) return;
     this.screens.delete(id);
     this.parsedSince.delete(id);
+    entry.warmer.dispose();
     entry.commands.dispose();
     entry.screen.dispose();
   }

@@ -190,6 +190,28 @@ describe('painted lines are used, and bounded', { timeout: 60_000 }, () => {
     }
   });
 
+  test('lines met in two states (rows ending in a background colour) are kept from both', async () => {
+    // After a row whose pen ends blue, the target's next row is blue until erased; so the pen each
+    // row leaves alternates, and windows one row apart meet every line in the other state.
+    const screen = new Screen({ cols: 80, rows: 24, scrollbackRows: 10_000 });
+    try {
+      let text = '';
+      for (let i = 0; i < 2_000; i++) text += `\x1b[3${i % 8}mrow ${i} \x1b[44m${'x'.repeat(1 + (i % 40))}\x1b[0m\r\n`;
+      screen.write(text, { live: false });
+      await screen.flush();
+      screen.snapshot({ scrollbackRows: 1_000 });
+      screen.snapshot({ scrollbackRows: 999 });
+      for (const depth of [1_000, 999, 1_000, 999]) {
+        const painted = screen.painted.counts.painted;
+        const reused = screen.snapshot({ scrollbackRows: depth });
+        assert.ok(screen.painted.counts.painted - painted < 40, `depth ${depth}: ${screen.painted.counts.painted - painted} lines painted`);
+        assert.equal(reused.data, screen.snapshot({ scrollbackRows: depth, reusePainted: false }).data);
+      }
+    } finally {
+      screen.dispose();
+    }
+  });
+
   test('a resize forgets the kept lines (the reflow rewrote their rows)', async () => {
     const screen = new Screen({ cols: 30, rows: 5, scrollbackRows: 500 });
     try {

@@ -24,15 +24,26 @@
 // the history can differ from the same row painted live (its wrap flag is
 // kept only when the row above has the same width).
 //
-// Bounded: at most MAX_PAINTED_LINES lines and MAX_PAINTED_CHARS characters
-// of text per screen (a 1 000-row attach of 80-column coloured text is
-// ~110 000 characters); past either, the oldest entries go first.
+// A line may be kept painted from more than one state (MAX_VARIANTS): the
+// state a line is reached in can depend on where the snapshot's window
+// starts. Rows that end in a coloured background are the common case: the
+// target fills the new row after a line feed with the pen's background, so
+// the painter erases its blanks or not, and the pen a row leaves alternates
+// from row to row; a window one row lower meets every line in the other
+// state.
+//
+// Bounded: at most MAX_PAINTED_LINES lines (each state counted) and
+// MAX_PAINTED_CHARS characters of text per screen (a 1 000-row attach of
+// 80-column coloured text is ~105 000 characters); past either, the lines
+// kept first go first.
 import type { RawAttrs } from './xterm-private.js';
 
-/** Lines a screen keeps painted: a first attach's 1 000 rows of history, with room for rows split by a narrower screen. */
-export const MAX_PAINTED_LINES = 1_536;
+/** Lines a screen keeps painted: a first attach's 1 000 rows of history, each from two states, with room to spare. */
+export const MAX_PAINTED_LINES = 2_560;
 /** Characters of painted text a screen keeps (UTF-16 units; one byte each for Latin-1 text, two otherwise). */
-export const MAX_PAINTED_CHARS = 512 * 1024;
+export const MAX_PAINTED_CHARS = 640 * 1024;
+/** States one line is kept painted from. */
+export const MAX_VARIANTS = 2;
 
 /** The painter's state where one line's text starts or ends (its row is always the target's bottom one). */
 export interface PaintState {
@@ -59,7 +70,9 @@ interface PaintedLine {
 }
 
 export class PaintedLines {
-  private readonly lines = new Map<number, PaintedLine>();
+  /** By key, the line as painted from each state it was met in, oldest first. */
+  private readonly lines = new Map<number, PaintedLine[]>();
+  private lineCount = 0;
   private chars = 0;
   private cols = 0;
   private rows = 0;
@@ -69,11 +82,12 @@ export class PaintedLines {
   constructor(
     private readonly maxLines = MAX_PAINTED_LINES,
     private readonly maxChars = MAX_PAINTED_CHARS,
+    private readonly maxVariants = MAX_VARIANTS,
   ) {}
 
-  /** Lines kept. */
+  /** Lines kept (each state a line is kept painted from counts). */
   get size(): number {
-    return this.lines.size;
+    return this.lineCount;
   }
 
   /** Characters of text kept. */
@@ -97,33 +111,50 @@ export class PaintedLines {
   /** Forgets every line (the rows they were painted from may have changed). */
   forget(): void {
     this.lines.clear();
+    this.lineCount = 0;
     this.chars = 0;
   }
 
   /** The kept text of line `key` if it was painted from exactly `state`. */
   take(key: number, state: PaintState): PaintedLine | undefined {
-    const line = this.lines.get(key);
-    if (line === undefined || !sameState(line.from, state)) return undefined;
-    this.hitCount++;
-    return line;
+    const variants = this.lines.get(key);
+    if (variants === undefined) return undefined;
+    for (const line of variants) {
+      if (sameState(line.from, state)) {
+        this.hitCount++;
+        return line;
+      }
+    }
+    return undefined;
   }
 
+  /** Keeps line `key` as painted from `from` (beside other states it is kept from, the oldest of which may go). */
   keep(key: number, from: PaintState, text: string, to: LeftState): void {
     if (text.length > this.maxChars) return;
-    const old = this.lines.get(key);
-    if (old !== undefined) {
-      this.chars -= old.text.length;
-      this.lines.delete(key);
-    }
-    this.lines.set(key, { from, text, to });
-    this.chars += text.length;
     this.paintCount++;
-    // Oldest first: in the sliding window of a first attach those are the rows that fell out of it.
-    for (const [oldest, line] of this.lines) {
-      if (this.lines.size <= this.maxLines && this.chars <= this.maxChars) break;
-      this.lines.delete(oldest);
-      this.chars -= line.text.length;
+    let variants = this.lines.get(key);
+    if (variants === undefined) {
+      variants = [];
+      this.lines.set(key, variants);
     }
+    const same = variants.findIndex((line) => sameState(line.from, from));
+    const gone = same >= 0 ? variants.splice(same, 1) : variants.length >= this.maxVariants ? variants.splice(0, 1) : [];
+    for (const line of gone) this.dropped(line);
+    variants.push({ from, text, to });
+    this.lineCount++;
+    this.chars += text.length;
+    // Oldest keys first: in the sliding window of a first attach those are the rows that fell out of it.
+    for (const [oldest, lines] of this.lines) {
+      if (this.lineCount <= this.maxLines && this.chars <= this.maxChars) break;
+      if (oldest === key) continue;
+      this.lines.delete(oldest);
+      for (const line of lines) this.dropped(line);
+    }
+  }
+
+  private dropped(line: PaintedLine): void {
+    this.lineCount--;
+    this.chars -= line.text.length;
   }
 }
 

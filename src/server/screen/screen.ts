@@ -86,6 +86,12 @@ export const DEFAULT_SCROLLBACK_ROWS = 50_000;
  * `npm run bench`, server-memory); 1 000 did not at 200 columns.
  */
 export const DEFAULT_LIVE_SCROLLBACK_ROWS = 500;
+/**
+ * Rows of scrollback a viewer's first snapshot carries (DESIGN: cap it, the
+ * rest on request: SCROLLBACK_REQUEST). Painted once each and kept
+ * (painted-lines.ts), so only rows new since the last snapshot cost.
+ */
+export const VIEWER_SNAPSHOT_SCROLLBACK_ROWS = 1_000;
 /** A session's history never holds more than this (a budget: past it the oldest rows are dropped, and said to be). */
 export const DEFAULT_HISTORY_BYTES = 32 * 1024 * 1024;
 /** Longest a snapshotAsync slice may hold the event loop. */
