@@ -1,17 +1,24 @@
 // The viewer WebSocket endpoint: upgrades on /v1/viewer become one
 // ViewerConnection each (the protocol lives there and in src/protocol/). This
-// file only ties `ws` to it: binary messages in, frames out, and the two
-// limits a socket needs beyond the protocol's own flow control — a frame size
-// checked by ws before it allocates, and a cap on what one socket may have
-// queued and unsent, so a viewer that stops reading its socket cannot make the
-// server buffer without bound.
+// file ties a socket to it — binary messages in, frames out, over the server's
+// own WebSocket framer (server-websocket.ts; `ws` cost ~145 µs of a
+// keystroke's ~650 on the server) — and adds the two limits a socket needs
+// beyond the protocol's own flow control: a message size checked at the
+// frame's header, before anything is buffered, and a cap on what one socket
+// may have queued and unsent, so a viewer that stops reading its socket cannot
+// make the server buffer without bound. The unix socket and the browsers'
+// 127.0.0.1 port are served alike; the latter passes its access gate through
+// refuseUpgrade and forceReadOnly.
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { toDisposable, type Disposable } from '../../common/lifecycle.js';
 import { DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES, ViewerErrorCode, encodeFrameToViewer } from '../../protocol/viewer-frames.js';
 import { ViewerConnection } from '../viewers/viewer-connection.js';
 import type { SessionViewers } from '../viewers/session-viewers.js';
+import { ServerWebSocket } from './server-websocket.js';
+import { CLOSE_GOING_AWAY, CLOSE_POLICY_VIOLATION } from './websocket-close.js';
+import type { FrameViolation } from './websocket-frame-reader.js';
+import { acceptUpgrade, checkUpgrade, refuseUpgrade } from './websocket-handshake.js';
 
 export { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
@@ -24,19 +31,8 @@ import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
  */
 export const SOCKET_BUFFER_CAP_BYTES = 40 * 1024 * 1024;
 
-/**
- * ws refuses messages above maxPayload with a bare 1009 close. Letting a little
- * more through lets the connection answer an oversized frame with ERROR
- * TOO_LARGE, which says what happened; far larger ones are still cut by ws.
- */
-const PAYLOAD_SLACK_BYTES = 64 * 1024;
-
-// WebSocket close codes (RFC 6455 §7.4.1).
-const CLOSE_GOING_AWAY = 1001;
-const CLOSE_UNSUPPORTED_DATA = 1003;
-const CLOSE_POLICY_VIOLATION = 1008;
-/** A close reason must fit a control frame: 123 bytes of UTF-8. */
-const CLOSE_REASON_MAX_BYTES = 123;
+/** How long sockets have to finish the closing handshake when the server stops, before they are cut. */
+const STOP_CLOSE_GRACE_MS = 1000;
 
 export interface ViewerSocketOptions {
   boot: string;
@@ -69,28 +65,37 @@ export interface ViewerSocketEndpoint extends Disposable {
 export function attachViewerSocket(http: HttpServer, options: ViewerSocketOptions): ViewerSocketEndpoint {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES;
   const bufferCap = options.socketBufferCapBytes ?? SOCKET_BUFFER_CAP_BYTES;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: maxFrameBytes + PAYLOAD_SLACK_BYTES, perMessageDeflate: false });
-  const sockets = new Set<WebSocket>();
+  const sockets = new Set<ServerWebSocket>();
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== VIEWER_SOCKET_PATH) {
-      refuse(socket, 404, `no WebSocket endpoint at ${path}; viewers connect to ${VIEWER_SOCKET_PATH}`);
+      refuseUpgrade(socket, 404, `no WebSocket endpoint at ${path}; viewers connect to ${VIEWER_SOCKET_PATH}`);
       return;
     }
     const refusal = options.refuseUpgrade?.(req) ?? null;
     if (refusal !== null) {
-      refuse(socket, 403, refusal);
+      refuseUpgrade(socket, 403, refusal);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, req));
+    const verdict = checkUpgrade(req);
+    if (!verdict.ok) {
+      refuseUpgrade(socket, verdict.status, verdict.reason);
+      return;
+    }
+    // The client may have gone while the request was checked.
+    if (!socket.readable || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    acceptUpgrade(socket, verdict.accept);
+    serve(socket, head, req);
   };
 
-  const serve = (ws: WebSocket, req: IncomingMessage) => {
-    sockets.add(ws);
-    const closeWith = (code: number, reason: string) => {
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, clip(reason));
-    };
+  const serve = (socket: Duplex, head: Buffer, req: IncomingMessage) => {
+    // Frames from the viewer wait in the socket until this function returns,
+    // so the connection can use `ws` from its first frame on.
+    let ws: ServerWebSocket;
     const connection = new ViewerConnection({
       boot: options.boot,
       serverVersion: options.version,
@@ -98,36 +103,39 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
       forceReadOnly: options.forceReadOnly?.(req) ?? false,
       findSession: options.findSession,
       send(bytes) {
-        if (ws.readyState !== ws.OPEN) return;
+        if (!ws.isOpen) return;
         if (ws.bufferedAmount + bytes.length > bufferCap) {
           const message = `viewer is not reading its socket: ${ws.bufferedAmount} bytes unsent, the cap is ${bufferCap}`;
           options.log?.warn(message);
           // A close frame would queue behind what the viewer is not reading:
-          // cut the socket. 'close' then drops its channels; the viewer
+          // cut the socket. Its close then drops the channels; the viewer
           // reconnects and is sent a fresh snapshot.
           ws.terminate();
           return;
         }
-        ws.send(bytes, { binary: true });
+        ws.send(bytes);
       },
-      close: (reason) => closeWith(CLOSE_POLICY_VIOLATION, reason),
+      close: (reason) => ws.close(CLOSE_POLICY_VIOLATION, reason),
     });
-    ws.on('message', (data: RawData, isBinary: boolean) => {
-      if (!isBinary) {
-        const message = 'viewer frames are binary WebSocket messages, not text';
-        if (ws.readyState === ws.OPEN) ws.send(encodeFrameToViewer({ type: 'error', channel: 0, code: ViewerErrorCode.UNKNOWN_FRAME, message }));
-        closeWith(CLOSE_UNSUPPORTED_DATA, message);
-        connection.dispose();
-        return;
-      }
-      connection.receive(asBytes(data));
-    });
-    ws.on('close', () => {
-      sockets.delete(ws);
+    const refused = (violation: FrameViolation) => {
+      // Text and an oversized message get a last frame saying so, as the
+      // protocol's own errors do; a malformed frame means the viewer's
+      // WebSocket itself is broken, and the close frame is all it can read.
+      const code = violation.kind === 'text' ? ViewerErrorCode.UNKNOWN_FRAME : violation.kind === 'too-large' ? ViewerErrorCode.TOO_LARGE : null;
+      if (code !== null) ws.send(encodeFrameToViewer({ type: 'error', channel: 0, code, message: violation.reason }));
+      if (violation.kind !== 'text') options.log?.warn(`viewer socket closed (${violation.closeCode}): ${violation.reason}`);
+      ws.close(violation.closeCode, violation.reason);
       connection.dispose();
+    };
+    ws = new ServerWebSocket(socket, head, { maxMessageBytes: maxFrameBytes }, {
+      onMessage: (message) => connection.receive(message),
+      onViolation: refused,
+      onClose: () => {
+        sockets.delete(ws);
+        connection.dispose();
+      },
     });
-    // An error (a reset, an oversized message) is followed by 'close'.
-    ws.on('error', () => undefined);
+    sockets.add(ws);
   };
 
   http.on('upgrade', onUpgrade);
@@ -135,8 +143,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     http.off('upgrade', onUpgrade);
     for (const ws of sockets) ws.close(CLOSE_GOING_AWAY, 'the tend server is stopping');
     // Sockets that do not finish the closing handshake promptly are cut.
-    for (const ws of sockets) setTimeout(() => ws.terminate(), 1000).unref();
-    wss.close();
+    for (const ws of sockets) setTimeout(() => ws.terminate(), STOP_CLOSE_GRACE_MS).unref();
   });
   return {
     get socketCount() {
@@ -144,27 +151,4 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     },
     dispose: () => disposable.dispose(),
   };
-}
-
-function asBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return data;
-}
-
-function clip(reason: string): string {
-  const bytes = Buffer.from(reason, 'utf8');
-  if (bytes.length <= CLOSE_REASON_MAX_BYTES) return reason;
-  // Cut on a character boundary: a close reason must be valid UTF-8.
-  let end = CLOSE_REASON_MAX_BYTES;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
-
-function refuse(socket: Duplex, status: 403 | 404, message: string): void {
-  const body = `${message}\n`;
-  socket.end(
-    `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\n` +
-      `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
