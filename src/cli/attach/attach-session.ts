@@ -20,6 +20,11 @@
 // What the attach draws over the session's screen (screen-overlays.ts) holds
 // back the stream until the server repaints the screen (overlay.ts says why).
 //
+// The native viewer (viewer/, C) hands the panels over to this one mid-attach
+// (handoff.ts): this attach then starts where it stood, with its writer id,
+// its untaken input, the position written (a resume, not a first paint), and
+// shows the panel once its own subscription has begun.
+//
 // Nothing here queries the terminal, so it cannot hang inside tmux or over ssh.
 import { spawnSync } from 'node:child_process';
 import {
@@ -672,6 +677,9 @@ export class AttachSession {
   }
 
   private linkLost(why: string): void {
+    if (this.finished) return;
+    // No first frame to wait for while the server is away: the panel shows now (its keys, the detach key, work as ever).
+    this.runHandoffCommand();
     if (this.finished) return;
     const refused = !this.linkOpened;
     this.link?.close();
