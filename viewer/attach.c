@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -54,10 +53,6 @@
 #define ACK_DELAY_MS 50
 /* How long an incomplete UTF-8 character read from the terminal waits for its rest. */
 #define UTF8_CARRY_FLUSH_MS 10
-/* Reconnecting: 100 ms doubling to 2 s, given up after 60 s (backoff.ts). */
-#define RECONNECT_BASE_MS 100
-#define RECONNECT_MAX_DELAY_MS 2000
-#define RECONNECT_GIVE_UP_MS 60000
 /* The WebSocket handshake's wait (server-link.ts). */
 #define HANDSHAKE_TIMEOUT_MS 10000
 /* One read of the terminal. */
@@ -68,8 +63,6 @@
 #define TERM_MAX_BYTES (WIRE_MAX_MESSAGE_BYTES + 2 * TERM_FLUSH_BYTES)
 /* A frame encoded before it is queued on the socket. */
 #define FRAME_SCRATCH_MAX_BYTES (MAX_INPUT_BYTES_PER_FRAME + 4096)
-#define OUTER_FALLBACK_COLS 80
-#define OUTER_FALLBACK_ROWS 24
 
 static const char RECONNECTING_TEXT[] =
     "tend: reconnecting\xe2\x80\xa6 (the session keeps running; what you type is sent when it is back)";
@@ -83,7 +76,7 @@ struct attach {
 
 	/* The outer terminal. */
 	struct termios saved;
-	bool have_saved, raw;
+	bool raw;
 	bool term_dead;
 	bool stdin_done;
 	struct buf term;
@@ -147,9 +140,7 @@ struct attach {
 	struct overlays ov;
 
 	/* Reconnecting. */
-	int attempts;
-	bool since_set;
-	int64_t since;
+	struct backoff backoff;
 	int64_t retry_deadline;
 
 	/* The end. */
@@ -160,127 +151,18 @@ struct attach {
 	int32_t exited_code, exited_signal;
 };
 
-/* The self-pipe the signal handlers write to; the loop reads it. */
-static int signal_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t got_winch, got_term, got_child;
-/* For atexit: the terminal's settings to put back. */
-static struct termios atexit_termios;
-static volatile sig_atomic_t atexit_restore;
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-on_signal(int sig)
-{
-	int saved = errno;
-	char c = (char)sig;
-
-	if (sig == SIGWINCH)
-		got_winch = 1;
-	else if (sig == SIGCHLD)
-		got_child = 1;
-	else if (got_term == 0)
-		got_term = sig;
-	if (signal_pipe[1] >= 0)
-		(void)!write(signal_pipe[1], &c, 1);
-	errno = saved;
-}
-
-static void
-restore_at_exit(void)
-{
-	if (atexit_restore)
-		tcsetattr(STDIN_FILENO, TCSADRAIN, &atexit_termios);
-}
-
-/* ---- the terminal --------------------------------------------------------- */
-
-/* Raw mode as Node's setRawMode gives it (libuv's), plus `stty -opost`: a bare LF stays a LF. */
-static void
-enter_raw_mode(struct attach *a)
-{
-	struct termios t;
-
-	if (tcgetattr(STDIN_FILENO, &a->saved) != 0)
-		return;
-	a->have_saved = true;
-	atexit_termios = a->saved;
-	t = a->saved;
-	t.c_iflag &= ~(tcflag_t)(BRKINT | ICRNL | INPCK | ISTRIP | IXON);
-	t.c_oflag &= ~(tcflag_t)OPOST;
-	t.c_cflag |= CS8;
-	t.c_lflag &= ~(tcflag_t)(ECHO | ICANON | IEXTEN | ISIG);
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	if (tcsetattr(STDIN_FILENO, TCSADRAIN, &t) != 0)
-		return;
-	a->raw = true;
-	atexit_restore = 1;
-}
-
-static void
-leave_raw_mode(struct attach *a)
-{
-	if (!a->raw)
-		return;
-	tcsetattr(STDIN_FILENO, TCSADRAIN, &a->saved);
-	a->raw = false;
-	atexit_restore = 0;
-}
-
-/* The outer terminal's size now, clamped as a SUBSCRIBE takes it (80x24 when it says none). */
-static void
-read_outer_size(int *cols, int *rows)
-{
-	struct winsize ws;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0 || ws.ws_row == 0) {
-		*cols = OUTER_FALLBACK_COLS;
-		*rows = OUTER_FALLBACK_ROWS;
-		return;
-	}
-	*cols = ws.ws_col > MAX_COLS ? MAX_COLS : ws.ws_col;
-	*rows = ws.ws_row > MAX_ROWS ? MAX_ROWS : ws.ws_row;
-}
+/* The outer terminal as it concerns the loop (outer.c does the rest). */
 
 /* The size as last read: at the start and on each SIGWINCH (a key costs no ioctl). */
-static int outer_cols = OUTER_FALLBACK_COLS, outer_rows = OUTER_FALLBACK_ROWS;
+static int outer_cols, outer_rows;
+/* The self-pipe the signal handlers write to (outer.c). */
+static int signal_fd = -1;
 
 static void
 outer_size(int *cols, int *rows)
 {
 	*cols = outer_cols;
 	*rows = outer_rows;
-}
-
-/* The whole buffer to stdout, blocking (a non-blocking terminal is waited for); -1 when the terminal is gone. */
-static int
-write_all(const uint8_t *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(STDOUT_FILENO, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pfd = { .fd = STDOUT_FILENO, .events = POLLOUT };
-
-			poll(&pfd, 1, -1);
-			continue;
-		}
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static void send_ack(struct attach *a);
@@ -298,7 +180,7 @@ term_flush(struct attach *a)
 	bool pend = a->pend_have;
 
 	if (a->term.len > 0 && !a->term_dead) {
-		if (write_all(a->term.data, a->term.len) != 0) {
+		if (outer_write_all(a->term.data, a->term.len) != 0) {
 			a->term_dead = true;
 			pend = false;
 			/* The terminal is gone (hung up): nothing is shown any more. */
@@ -315,7 +197,7 @@ term_flush(struct attach *a)
 	if (a->ack_owed_bytes >= ACK_EAGER_BYTES)
 		send_ack(a);
 	else if (a->ack_deadline == 0)
-		a->ack_deadline = now_ms() + ACK_DELAY_MS;
+		a->ack_deadline = outer_now_ms() + ACK_DELAY_MS;
 }
 
 /* Room in the terminal buffer: written out first when it has grown large. */
@@ -332,7 +214,7 @@ term_write(struct attach *a, const void *p, size_t n)
 	term_room(a, n);
 	if (buf_append(&a->term, p, n) != 0) {
 		term_flush(a);
-		if (!a->term_dead && write_all(p, n) != 0)
+		if (!a->term_dead && outer_write_all(p, n) != 0)
 			a->term_dead = true;
 	}
 }
@@ -635,33 +517,6 @@ can_draw(const struct attach *a)
 }
 
 static void
-backoff_reset(struct attach *a)
-{
-	a->attempts = 0;
-	a->since_set = false;
-}
-
-/* The delay before the next attempt, or -1 when it is time to give up (backoff.ts). */
-static int64_t
-backoff_next(struct attach *a)
-{
-	int64_t now = now_ms(), delay, left;
-
-	if (!a->since_set) {
-		a->since = now;
-		a->since_set = true;
-	}
-	if (now - a->since >= RECONNECT_GIVE_UP_MS)
-		return -1;
-	delay = RECONNECT_BASE_MS << (a->attempts < 30 ? a->attempts : 30);
-	if (delay > RECONNECT_MAX_DELAY_MS)
-		delay = RECONNECT_MAX_DELAY_MS;
-	a->attempts++;
-	left = a->since + RECONNECT_GIVE_UP_MS - now;
-	return delay < left ? delay : left;
-}
-
-static void
 show_notice(struct attach *a)
 {
 	int cols, rows;
@@ -671,7 +526,7 @@ show_notice(struct attach *a)
 		return;
 	a->notice_given = true;
 	outer_size(&cols, &rows);
-	overlays_show_notice(&a->ov, &a->term, cols, rows, now_ms());
+	overlays_show_notice(&a->ov, &a->term, cols, rows, outer_now_ms());
 }
 
 static void
@@ -679,7 +534,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 {
 	int cols, rows;
 
-	backoff_reset(a);
+	backoff_reset(&a->backoff);
 	outer_size(&cols, &rows);
 	a->status_shown = false;
 	overlays_painted(&a->ov);
@@ -690,7 +545,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 		wrote_stream(a, f->u.snapshot.boot, f->u.snapshot.boot_len, f->u.snapshot.seq, f->u.snapshot.data_len);
 		a->alt.active = true;
 		a->view_shown = a->painted = true;
-		overlays_after_paint(&a->ov, can_draw(a), &a->term, cols, rows, now_ms());
+		overlays_after_paint(&a->ov, can_draw(a), &a->term, cols, rows, outer_now_ms());
 		return;
 	}
 	a->view_shown = false;
@@ -700,7 +555,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 	a->alt.active = f->u.snapshot.modes.alt_screen;
 	a->alt.origin_mode = f->u.snapshot.modes.origin_mode;
 	a->painted = true;
-	overlays_after_paint(&a->ov, can_draw(a), &a->term, cols, rows, now_ms());
+	overlays_after_paint(&a->ov, can_draw(a), &a->term, cols, rows, outer_now_ms());
 }
 
 static void
@@ -708,7 +563,7 @@ on_data(struct attach *a, const struct server_frame *f)
 {
 	bool covered = a->ov.covered > 0;
 
-	backoff_reset(a);
+	backoff_reset(&a->backoff);
 	/*
 	 * While rows are drawn over, output would scroll them into the
 	 * history. The notice holds it back (the repaint that ends it replaces
@@ -785,7 +640,7 @@ on_closed(struct attach *a, const struct server_frame *f)
 		return;
 	case CR_SERVER_SHUTDOWN:
 		/* The server is going away on purpose; a new one will pick the session up. */
-		a->restart_grace_until = now_ms() + RESTART_GRACE_MS;
+		a->restart_grace_until = outer_now_ms() + RESTART_GRACE_MS;
 		if (!a->lost_pending) {
 			a->lost_pending = true;
 			if (len > 0)
@@ -963,7 +818,7 @@ link_lost(struct attach *a, const char *why)
 	}
 	/* Bytes written to the dead socket are owed no more: they wait in the untaken input. */
 	resume_input_if_taken(a);
-	delay = backoff_next(a);
+	delay = backoff_next(&a->backoff, outer_now_ms());
 	if (delay < 0) {
 		uint64_t unsent = untaken_bytes(&a->untaken) + a->dropped_input;
 
@@ -975,11 +830,11 @@ link_lost(struct attach *a, const char *why)
 		return;
 	}
 	/* A blip caught by the first retry shows nothing; a longer outage says so. */
-	if (a->attempts > 1)
+	if (a->backoff.failures > 1)
 		show_reconnecting(a);
-	if (refused && now_ms() >= a->restart_grace_until)
+	if (refused && outer_now_ms() >= a->restart_grace_until)
 		start_server(a);
-	a->retry_deadline = now_ms() + delay;
+	a->retry_deadline = outer_now_ms() + delay;
 }
 
 static void
@@ -1019,7 +874,7 @@ typed(struct attach *a, const uint8_t *p, size_t n)
 			/* The terminal's own reports (the mouse moving, focus) are not typing: they bring no marker. */
 			if (a->o->read_only && !holds_mouse_report(a->forward.data, a->forward.len) &&
 			    !is_focus_report(a->forward.data, a->forward.len))
-				overlays_show_read_only_marker(&a->ov, can_draw(a), &a->term, cols, rows, now_ms());
+				overlays_show_read_only_marker(&a->ov, can_draw(a), &a->term, cols, rows, outer_now_ms());
 			else if (!a->o->read_only)
 				send_input_carried(a, a->forward.data, a->forward.len);
 		}
@@ -1044,7 +899,7 @@ typed(struct attach *a, const uint8_t *p, size_t n)
 			return;
 	}
 	if (a->carry_len > 0 && a->carry_deadline == 0)
-		a->carry_deadline = now_ms() + UTF8_CARRY_FLUSH_MS;
+		a->carry_deadline = outer_now_ms() + UTF8_CARRY_FLUSH_MS;
 }
 
 static void
@@ -1056,8 +911,10 @@ read_keys(struct attach *a)
 	if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
 	if (n <= 0) {
-		/* The terminal is gone: nothing more is read (its hang-up ends the attach). */
+		/* The terminal hung up (a raw tty reads 0 or EIO only then): the attach ends as a SIGHUP ends it. */
 		a->stdin_done = true;
+		a->term_dead = true;
+		finish(a, OUT_SIGNAL, NULL);
 		return;
 	}
 	typed(a, chunk, (size_t)n);
@@ -1116,7 +973,7 @@ hand_off(struct attach *a, enum prefix_command command, const uint8_t *rest, siz
 	s.covered = a->status_shown || overlays_repaint_owed(&a->ov);
 	s.typed = rest;
 	s.typed_len = rest_len;
-	s.restore = a->have_saved ? &a->saved : NULL;
+	s.restore = a->raw ? &a->saved : NULL;
 	if (a->link) {
 		ws_close(&a->ws);
 		a->link = false;
@@ -1158,9 +1015,12 @@ restore_terminal(struct attach *a)
 	}
 	a->pend_have = false;
 	if (a->term.len > 0 && !a->term_dead)
-		write_all(a->term.data, a->term.len);
+		outer_write_all(a->term.data, a->term.len);
 	buf_clear(&a->term);
-	leave_raw_mode(a);
+	if (a->raw) {
+		outer_restore_mode(&a->saved);
+		a->raw = false;
+	}
 }
 
 /* What the program did (describeExit): "exited with code 2", "was killed by signal 9 (SIGKILL)", "ended". */
@@ -1251,27 +1111,6 @@ random_writer(uint8_t writer[WRITER_ID_BYTES])
 	}
 }
 
-static int
-setup_signals(void)
-{
-	struct sigaction sa;
-	const int sigs[] = { SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGCHLD };
-
-	if (pipe(signal_pipe) != 0)
-		return -1;
-	for (int i = 0; i < 2; i++) {
-		fcntl(signal_pipe[i], F_SETFD, FD_CLOEXEC);
-		fcntl(signal_pipe[i], F_SETFL, fcntl(signal_pipe[i], F_GETFL) | O_NONBLOCK);
-	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaction(sigs[i], &sa, NULL);
-	return 0;
-}
-
 static int64_t
 earliest(int64_t a, int64_t b)
 {
@@ -1285,22 +1124,17 @@ earliest(int64_t a, int64_t b)
 static void
 signals_seen(struct attach *a)
 {
-	char drain[64];
+	struct outer_signals sig;
 
-	while (read(signal_pipe[0], drain, sizeof drain) > 0)
-		;
-	if (got_term != 0) {
-		got_term = 0;
+	outer_signals_take(&sig);
+	if (sig.term_signal != 0) {
 		finish(a, OUT_SIGNAL, NULL);
 		return;
 	}
-	if (got_child) {
-		got_child = 0;
+	if (sig.child)
 		child_done(a);
-	}
-	if (got_winch) {
-		got_winch = 0;
-		read_outer_size(&outer_cols, &outer_rows);
+	if (sig.resized) {
+		outer_read_size(&outer_cols, &outer_rows);
 		outer_resized(a);
 	}
 }
@@ -1308,7 +1142,7 @@ signals_seen(struct attach *a)
 static void
 timers_due(struct attach *a)
 {
-	int64_t now = now_ms();
+	int64_t now = outer_now_ms();
 	int cols, rows;
 
 	if (a->ack_deadline != 0 && now >= a->ack_deadline)
@@ -1345,11 +1179,11 @@ loop(struct attach *a)
 		int64_t due = earliest(earliest(a->ack_deadline, a->carry_deadline), earliest(a->ov.deadline_ms, a->link ? 0 : a->retry_deadline));
 
 		if (due != 0) {
-			int64_t left = due - now_ms();
+			int64_t left = due - outer_now_ms();
 
 			timeout = left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 		}
-		pfd[nfds].fd = signal_pipe[0];
+		pfd[nfds].fd = signal_fd;
 		pfd[nfds++].events = POLLIN;
 		if (!a->input_paused && !a->stdin_done) {
 			stdin_at = nfds;
@@ -1363,7 +1197,7 @@ loop(struct attach *a)
 		}
 		if (poll(pfd, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
-		if (pfd[0].revents != 0 || got_term || got_winch || got_child)
+		if (pfd[0].revents != 0 || outer_signals_pending())
 			signals_seen(a);
 		/* Keys first: a key is on the socket before this turn's output is written. */
 		if (!a->finished && stdin_at >= 0 && (pfd[stdin_at].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
@@ -1414,13 +1248,13 @@ attach_run(const struct attach_options *o)
 	alt_tracker_init(&a->alt, false);
 	random_writer(a->writer);
 	a->channel = CHANNEL_FIRST;
-	if (setup_signals() != 0) {
+	signal_fd = outer_signals_init();
+	if (signal_fd < 0) {
 		fprintf(stderr, "tend: cannot attach: %s\n", strerror(errno));
 		return 1;
 	}
-	atexit(restore_at_exit);
-	read_outer_size(&outer_cols, &outer_rows);
-	enter_raw_mode(a);
+	outer_read_size(&outer_cols, &outer_rows);
+	a->raw = outer_raw_mode(&a->saved) == 0;
 	connect_link(a);
 	loop(a);
 	if (!a->finished)

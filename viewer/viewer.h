@@ -21,6 +21,9 @@
  *   untaken.c  typed input kept until the holder has it (INPUT_AT numbering)
  *   attach.c   the loop: connect, subscribe, paint, stream, ack, type, resize,
  *              reconnect, the rows drawn over the screen, the end
+ *   overlays.c the rows drawn over the screen for a while (hint, marker, notice)
+ *   outer.c    the outer terminal (raw mode, size, writes) and the signals
+ *   backoff.c  when a lost server is retried
  *   handoff.c  exec of the TypeScript viewer (`node bin/tend.js attach …`)
  *   main.c     arguments, finding the server, looking the session up
  *
@@ -356,6 +359,38 @@ struct attach_options {
 
 /* Runs the attach until it ends; returns the process's exit status. */
 int attach_run(const struct attach_options *o);
+
+/* backoff.c (the attach's): when a lost server is retried (backoff.ts: 100 ms doubling to 2 s, given up after 60 s). */
+struct backoff {
+	int failures; /* since the last success */
+	bool since_set;
+	int64_t since_ms;
+};
+void backoff_reset(struct backoff *b);
+/* The delay before the next attempt (ms), or -1 when it is time to give up. */
+int64_t backoff_next(struct backoff *b, int64_t now_ms);
+
+/* outer.c (the attach's): the outer terminal and the signals. */
+struct termios;
+struct outer_signals {
+	int term_signal; /* SIGTERM, SIGHUP or SIGINT arrived (the first of them), or 0 */
+	bool resized;    /* SIGWINCH */
+	bool child;      /* SIGCHLD */
+};
+/* Monotonic milliseconds. */
+int64_t outer_now_ms(void);
+/* Raw mode as Node's setRawMode plus `stty -opost`; *saved gets what to put back (also at exit). 0, or -1. */
+int outer_raw_mode(struct termios *saved);
+void outer_restore_mode(const struct termios *saved);
+/* The terminal's size (TIOCGWINSZ on stdout) clamped to MAX_COLS x MAX_ROWS; 80x24 when it has none. */
+void outer_read_size(int *cols, int *rows);
+/* The whole buffer to stdout, blocking; -1 when the terminal is gone. */
+int outer_write_all(const uint8_t *p, size_t n);
+/* Catches SIGWINCH, SIGTERM, SIGHUP, SIGINT and SIGCHLD; returns the fd to poll (a self-pipe), or -1. */
+int outer_signals_init(void);
+bool outer_signals_pending(void);
+/* What arrived since the last call (the pipe drained). */
+void outer_signals_take(struct outer_signals *s);
 
 /*
  * overlays.c (the attach's): the one-row overlays drawn over the screen for
