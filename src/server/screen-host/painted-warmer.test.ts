@@ -18,6 +18,7 @@ describe('PaintedWarmer', { timeout: 60_000 }, () => {
       screen.write(rows(0, 3_000), { live: true });
       warmer.wrote();
       await waitFor(() => screen.painted.size > 900, { what: 'the warm to paint the scrolled-off rows' });
+      await screen.flush(); // the warm holds the screen's queue until it is done
       const painted = screen.painted.counts.painted;
       // A first attach now paints only the top of its window; the rest is taken as painted.
       const warm = screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS });
@@ -28,6 +29,7 @@ describe('PaintedWarmer', { timeout: 60_000 }, () => {
       warmer.wrote();
       const before = screen.painted.counts.painted;
       await waitFor(() => screen.painted.counts.painted > before, { what: 'the new rows to be painted' });
+      await screen.flush();
       const warmed = screen.painted.counts.painted;
       const again = screen.snapshot({ scrollbackRows: VIEWER_SNAPSHOT_SCROLLBACK_ROWS });
       assert.ok(screen.painted.counts.painted - warmed < 40, `${screen.painted.counts.painted - warmed} lines painted by the second attach`);

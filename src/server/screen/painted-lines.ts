@@ -33,9 +33,11 @@
 // state.
 //
 // Bounded: at most MAX_PAINTED_LINES lines (each state counted) and
-// MAX_PAINTED_CHARS characters of text per screen (a 1 000-row attach of
-// 80-column coloured text is ~105 000 characters); past either, the lines
-// kept first go first.
+// MAX_PAINTED_CHARS characters of text per screen; past either, the lines
+// kept first go first. What it costs: a 1 000-row attach of coloured text
+// keeps ~975 lines, ~105 000 characters, ~340 KiB of heap at 80 columns
+// (~450 KiB at 200); a screen whose lines are met in two states up to
+// twice that.
 import type { RawAttrs } from './xterm-private.js';
 
 /** Lines a screen keeps painted: a first attach's 1 000 rows of history, each from two states, with room to spare. */
@@ -62,16 +64,53 @@ export interface LeftState extends PaintState {
   fill: RawAttrs;
 }
 
-interface PaintedLine {
-  /** The state the text was painted from. */
-  from: PaintState;
-  text: string;
-  to: LeftState;
+/**
+ * One line's text with the state it was painted from and the state it
+ * leaves, flat (one object a line: the states as objects cost more than
+ * the text). The pens are the painter's own objects, shared with the lines
+ * around (a line's pen on arrival is the one the line above left).
+ */
+class PaintedLine {
+  constructor(
+    readonly text: string,
+    private readonly fromPen: RawAttrs,
+    private readonly fromLink: number,
+    private readonly fromCx: number,
+    private readonly fromWide: boolean,
+    private readonly fromFix: RawAttrs | undefined,
+    private readonly toPen: RawAttrs,
+    private readonly toLink: number,
+    private readonly toCx: number,
+    private readonly toWide: boolean,
+    private readonly toFix: RawAttrs | undefined,
+    private readonly toFill: RawAttrs,
+  ) {}
+
+  static of(from: PaintState, text: string, to: LeftState): PaintedLine {
+    // (the fill is the default one or an erase colour: kept as DEFAULT_FILL when it is the default)
+    const fill = sameAttrs(to.fill, DEFAULT_FILL) ? DEFAULT_FILL : to.fill;
+    return new PaintedLine(text, from.pen, from.penLink, from.cx, from.wideAcrossMargin, from.lastCellFix,
+      to.pen, to.penLink, to.cx, to.wideAcrossMargin, to.lastCellFix, fill);
+  }
+
+  paintedFrom(state: PaintState): boolean {
+    // penLink NaN (a pen written in full next) never matches: such a state is not reused.
+    return this.fromLink === state.penLink && this.fromCx === state.cx && this.fromWide === state.wideAcrossMargin &&
+      sameAttrs(this.fromPen, state.pen) &&
+      (this.fromFix === undefined ? state.lastCellFix === undefined : state.lastCellFix !== undefined && sameAttrs(this.fromFix, state.lastCellFix));
+  }
+
+  /** The state the text leaves. */
+  get to(): LeftState {
+    return { pen: this.toPen, penLink: this.toLink, cx: this.toCx, lastCellFix: this.toFix, wideAcrossMargin: this.toWide, fill: this.toFill };
+  }
 }
 
+const DEFAULT_FILL: RawAttrs = Object.freeze({ fg: 0, bg: 0, underlineStyle: 0, underlineColor: 0, urlId: 0 });
+
 export class PaintedLines {
-  /** By key, the line as painted from each state it was met in, oldest first. */
-  private readonly lines = new Map<number, PaintedLine[]>();
+  /** By key, the line as painted from each state it was met in (an array only for more than one), oldest first. */
+  private readonly lines = new Map<number, PaintedLine | PaintedLine[]>();
   private lineCount = 0;
   private chars = 0;
   private cols = 0;
@@ -116,31 +155,26 @@ export class PaintedLines {
   }
 
   /** The kept text of line `key` if it was painted from exactly `state`. */
-  take(key: number, state: PaintState): PaintedLine | undefined {
-    const variants = this.lines.get(key);
-    if (variants === undefined) return undefined;
-    for (const line of variants) {
-      if (sameState(line.from, state)) {
-        this.hitCount++;
-        return line;
-      }
-    }
-    return undefined;
+  take(key: number, state: PaintState): { text: string; to: LeftState } | undefined {
+    const kept = this.lines.get(key);
+    if (kept === undefined) return undefined;
+    const line = Array.isArray(kept) ? kept.find((l) => l.paintedFrom(state)) : kept.paintedFrom(state) ? kept : undefined;
+    if (line !== undefined) this.hitCount++;
+    return line;
   }
 
   /** Keeps line `key` as painted from `from` (beside other states it is kept from, the oldest of which may go). */
   keep(key: number, from: PaintState, text: string, to: LeftState): void {
     if (text.length > this.maxChars) return;
     this.paintCount++;
-    let variants = this.lines.get(key);
-    if (variants === undefined) {
-      variants = [];
-      this.lines.set(key, variants);
-    }
-    const same = variants.findIndex((line) => sameState(line.from, from));
+    const line = PaintedLine.of(from, text, to);
+    const kept = this.lines.get(key);
+    const variants = kept === undefined ? [] : Array.isArray(kept) ? kept : [kept];
+    const same = variants.findIndex((l) => l.paintedFrom(from));
     const gone = same >= 0 ? variants.splice(same, 1) : variants.length >= this.maxVariants ? variants.splice(0, 1) : [];
-    for (const line of gone) this.dropped(line);
-    variants.push({ from, text, to });
+    for (const l of gone) this.dropped(l);
+    variants.push(line);
+    this.lines.set(key, variants.length === 1 ? line : variants);
     this.lineCount++;
     this.chars += text.length;
     // Oldest keys first: in the sliding window of a first attach those are the rows that fell out of it.
@@ -148,7 +182,8 @@ export class PaintedLines {
       if (this.lineCount <= this.maxLines && this.chars <= this.maxChars) break;
       if (oldest === key) continue;
       this.lines.delete(oldest);
-      for (const line of lines) this.dropped(line);
+      if (Array.isArray(lines)) for (const l of lines) this.dropped(l);
+      else this.dropped(lines);
     }
   }
 
@@ -160,11 +195,4 @@ export class PaintedLines {
 
 function sameAttrs(a: RawAttrs, b: RawAttrs): boolean {
   return a.fg === b.fg && a.bg === b.bg && a.underlineStyle === b.underlineStyle && a.underlineColor === b.underlineColor && a.urlId === b.urlId;
-}
-
-function sameState(a: PaintState, b: PaintState): boolean {
-  // penLink NaN (a pen written in full next) never matches: such a state is not kept reused.
-  return a.penLink === b.penLink && a.cx === b.cx && a.wideAcrossMargin === b.wideAcrossMargin &&
-    sameAttrs(a.pen, b.pen) &&
-    (a.lastCellFix === undefined ? b.lastCellFix === undefined : b.lastCellFix !== undefined && sameAttrs(a.lastCellFix, b.lastCellFix));
 }
