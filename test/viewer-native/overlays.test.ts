@@ -3,7 +3,8 @@
 // and ask for repaints exactly as the TypeScript viewer's do
 // (src/cli/attach/overlay.ts, screen-overlays.ts): the attach tests read
 // their texts off the screen, and the outer scrollback keeps every row only
-// if they blank and repaint at the same moments. Each test asks the C side
+// if they blank and repaint at the same moments. Its reconnect delays
+// (viewer/backoff.c) are backoff.ts's. Each test asks the C side
 // through its oracle (viewer/test/oracle_overlays.c, one request a line) and
 // holds every answer against the TypeScript for the same inputs; the
 // TypeScript's timers run on node:test's mock clock.
@@ -13,6 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { drawOverlay, eraseOverlay, fitColumns } from '../../src/cli/attach/overlay.js';
 import { ScreenOverlays } from '../../src/cli/attach/screen-overlays.js';
+import { Backoff } from '../../src/cli/attach/backoff.js';
 import { seededRandom } from '../support/random-stream.js';
 
 /** The checkout: this file runs as dist/test/viewer-native/overlays.test.js. */
@@ -157,5 +159,30 @@ describe('native viewer: the overlays, against overlay.ts and screen-overlays.ts
         want: scriptInTypeScript(s, s.ops),
       })),
     );
+  });
+
+  test('the reconnect delays: doubling from 100 ms to 2 s, given up 60 s after the first failure, reset by a success', () => {
+    const random = seededRandom(60);
+    const cases: Array<{ request: string; want: string }> = [];
+    for (let i = 0; i < 300; i++) {
+      let now = Math.floor(random() * 1e9);
+      const ops: string[] = [];
+      const answers: string[] = [];
+      const backoff = new Backoff({ now: () => now });
+      for (let n = 0; n < 1 + Math.floor(random() * 60); n++) {
+        if (random() < 0.1) {
+          backoff.reset();
+          ops.push('r');
+          answers.push('r');
+          continue;
+        }
+        now += Math.floor(random() * (random() < 0.2 ? 20_000 : 2_500));
+        const delay = backoff.next();
+        ops.push(`n${now}`);
+        answers.push(delay === null ? 'give-up' : String(delay));
+      }
+      cases.push({ request: `backoff ${ops.join(' ')}`, want: answers.join(' ') });
+    }
+    assertSameAnswers(cases);
   });
 });

@@ -1,7 +1,7 @@
 /*
- * oracle_overlays.c -- the native attach's overlays (overlays.c) on
- * stdin/stdout, for the TypeScript test that holds them against
- * src/cli/attach/overlay.ts and screen-overlays.ts
+ * oracle_overlays.c -- the native attach's overlays (overlays.c) and
+ * backoff (backoff.c) on stdin/stdout, for the TypeScript test that holds
+ * them against src/cli/attach/overlay.ts, screen-overlays.ts and backoff.ts
  * (test/viewer-native/overlays.test.ts). One request a line, one answer
  * line back for each; text and bytes as hex, "-" for none.
  *
@@ -22,6 +22,9 @@
  *         tN   N ms pass
  *         l    the attach ends (leaving)
  *         s    the state: COVERED,REPAINT_OWED,GIVES_WAY
+ *   backoff OP...
+ *       backoff.c driven by OPs: nN asks for the next delay at N ms (the
+ *       delay, or "give-up"), r resets; the answers space-separated
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +146,32 @@ run_script(char **w, int count)
 }
 
 static void
+run_backoff(char **w, int count)
+{
+	struct backoff b;
+
+	backoff_reset(&b);
+	for (int i = 1; i < count; i++) {
+		if (i > 1)
+			putchar(' ');
+		if (w[i][0] == 'r') {
+			backoff_reset(&b);
+			putchar('r');
+		} else if (w[i][0] == 'n') {
+			int64_t delay = backoff_next(&b, strtoll(w[i] + 1, NULL, 10));
+
+			if (delay < 0)
+				printf("give-up");
+			else
+				printf("%lld", (long long)delay);
+		} else {
+			printf("error");
+		}
+	}
+	putchar('\n');
+}
+
+static void
 answer(char **w, int count)
 {
 	static char text[LINE_MAX_BYTES];
@@ -155,6 +184,10 @@ answer(char **w, int count)
 		overlay_erase(&out, atoi(w[1]), atoi(w[2]), atoi(w[3]));
 	} else if (strcmp(w[0], "fit") == 0 && count == 3 && hex_text(w[1], text, sizeof text) == 0) {
 		overlay_fit_columns(&out, text, atoi(w[2]));
+	} else if (strcmp(w[0], "backoff") == 0) {
+		run_backoff(w, count);
+		buf_free(&out);
+		return;
 	} else if (strcmp(w[0], "script") == 0) {
 		run_script(w, count);
 		buf_free(&out);
