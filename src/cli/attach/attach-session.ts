@@ -572,9 +572,9 @@ export class AttachSession {
     const pending = this.handoffCommand;
     if (pending === null || this.finished) return;
     this.handoffCommand = null;
-    const typed = Buffer.concat(pending.typed);
-    if (pending.command !== null) this.prefixCommand(pending.command, typed);
-    else if (typed.length > 0) this.typed(typed);
+    if (pending.command !== null) this.prefixCommand(pending.command, new Uint8Array(0));
+    // Read by read, as they came: a panel takes a read whole, so joining them would let it swallow more.
+    for (const chunk of pending.typed) this.typed(chunk);
   }
 
   /**
