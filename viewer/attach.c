@@ -18,7 +18,9 @@
  * holder has not taken. The prefix keys that open a panel (`prefix ?`,
  * `prefix s`) hand the attach to the TypeScript viewer (handoff.c), which
  * goes on from where this one stands. Nothing here queries the terminal, so
- * nothing can hang inside tmux or over ssh.
+ * nothing can hang inside tmux or over ssh. What is drawn over the screen for
+ * a while is overlays.c's; raw mode, the size, the writes and the signals'
+ * self-pipe are outer.c's; the retry delays backoff.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
