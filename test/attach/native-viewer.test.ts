@@ -234,6 +234,28 @@ describe('tend attach: the native viewer', () => {
     assertEveryRowOnce(viewer.terminal, { switched: true });
   });
 
+  test('a read-only attach with its own prefix hands over as it is: the panel names it, typing reaches nothing, its prefix detaches', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const id = await newSession(server, { name: 'watched', argv: ROWS_THEN_HEX_ECHO });
+    await waitForSessionText(server, id, /ready/);
+    const viewer = await AttachedTerminal.start(scope, server, [':watched', '--read-only', '--detach-key', 'C-a'], { wrap: BETWEEN_STTY });
+    const attachPid = await attachPidUnder(viewer.pid);
+    assert.equal(exeOf(attachPid), NATIVE_VIEWER);
+    await viewer.waitForServerScreen(server, id);
+    viewer.type('\x01?');
+    await viewer.waitForScreen('the keys panel, read-only, with Ctrl-A', (s) => s.includes('the keys after the prefix, Ctrl-A') && s.includes('read-only'));
+    assert.ok(typeScriptViewerUnder(attachPid), 'the TypeScript viewer runs under the attach');
+    viewer.type('x');
+    await viewer.waitForServerScreen(server, id);
+    viewer.type('z');
+    await viewer.waitForScreen('the read-only marker', (s) => s.includes('read-only: what you type is not sent'));
+    viewer.type('\x01d');
+    await assertCookedAfter(viewer);
+    assert.equal(await bytesRead(server, id), '', 'the program read nothing');
+    assertEveryRowOnce(viewer.terminal);
+  });
+
   test('--handoff refuses a file descriptor it cannot read, and a file that is not a hand-off', T, async (t) => {
     const scope = useTestScope(t);
     const server = await serverFor(scope);
