@@ -21,6 +21,10 @@
 //   screen.text({ scrollbackRows, ansi, joinWrapped }) // for `tend screen`
 //   screen.dispose()
 //
+// Lines that scrolled off are painted once and their text kept for later
+// snapshots (painted-lines.ts): the bytes are the same, the cost is that of
+// the lines new since the last snapshot.
+//
 // `snapshot.data` is ANSI text meant for ONE write into a fresh terminal of
 // snapshot.cols x snapshot.rows right after a reset (RIS). It rebuilds cells,
 // colours (16/256/RGB kept apart), every SGR flag, underline styles and
