@@ -170,7 +170,7 @@ export class WebSocketFrameReader {
       at += need; // whole in this chunk: read it where it lies
     } else {
       const take = Math.min(need - this.fieldFilled, chunk.length - at);
-      chunk.copy(this.field, this.fieldFilled, at, at + take);
+      for (let i = 0; i < take; i++) this.field[this.fieldFilled + i] = chunk[at + i]!;
       this.fieldFilled += take;
       at += take;
       if (this.fieldFilled < need) return at;
@@ -187,7 +187,8 @@ export class WebSocketFrameReader {
       // Past 2^53 the length is only compared with the limit, which it is over.
       else this.lengthKnown(high * 0x1_0000_0000 + low);
     } else {
-      source.copy(this.mask, 0, from, from + 4);
+      // Byte by byte: Buffer#copy's checks cost more than 4 bytes do.
+      for (let i = 0; i < 4; i++) this.mask[i] = source[from + i]!;
       this._state = FrameReaderState.GET_DATA;
     }
     return at;
