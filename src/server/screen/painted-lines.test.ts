@@ -229,7 +229,7 @@ describe('painted lines are used, and bounded', { timeout: 60_000 }, () => {
 
   test('the kept text stays under its limits, oldest lines going first', () => {
     const lines = new PaintedLines(10, 1_000);
-    const state = { pen: { fg: 0, bg: 0, underlineStyle: 0, underlineColor: 0, urlId: 0 }, penLink: 0, cx: 0, lastCellFix: undefined, wideAcrossMargin: false };
+    const state = { pen: { fg: 0, bg: 0, underlineStyle: 0, underlineColor: 0, urlId: 0 }, penLink: 0, cx: 0, y: 5, lastCellFix: undefined, wideAcrossMargin: false };
     const left = { ...state, fill: state.pen };
     for (let k = 0; k < 30; k++) lines.keep(k, state, 'x'.repeat(60), left);
     assert.equal(lines.size, 10);

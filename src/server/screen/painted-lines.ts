@@ -10,19 +10,19 @@
 //     flag and its first cell),
 //   * the terminal's size,
 //   * the painter's state on arriving: the pen and link it last wrote, its
-//     column, and what the line above left to fix at the margin,
-// once its cursor stands on the target's bottom row (every line then
-// scrolls the target as the line feed before it is written). A line that
-// scrolled off, and whose next line scrolled off too, never changes (only a
-// resize's reflow, an erase of the scrollback, a reset or a restore touch
-// such rows, and the screen forgets everything then). So each entry keeps
-// the text with the state it was painted from and the state it left, and is
-// used only when the painter arrives in exactly that state: the snapshot's
-// bytes are those of a fresh paint, by construction. Lines are known by a
-// key the screen's rows give (history.ts numbers rows for good): history
-// lines and live lines have keys of their own, because a row painted from
-// the history can differ from the same row painted live (its wrap flag is
-// kept only when the row above has the same width).
+//     column and row (a line feed on the target's bottom row scrolls and
+//     fills the new row with the pen's background; above it, it does not),
+//     and what the line above left to fix at the margin.
+// A line that scrolled off, and whose next line scrolled off too, never
+// changes (only a resize's reflow, an erase of the scrollback, a reset or a
+// restore touch such rows, and the screen forgets everything then). So each
+// entry keeps the text with the state it was painted from and the state it
+// left, and is used only when the painter arrives in exactly that state:
+// the snapshot's bytes are those of a fresh paint, by construction. Lines
+// are known by a key the screen's rows give (history.ts numbers rows for
+// good): history lines and live lines have keys of their own, because a
+// row painted from the history can differ from the same row painted live
+// (its wrap flag is kept only when the row above has the same width).
 //
 // A line may be kept painted from more than one state (MAX_VARIANTS): the
 // state a line is reached in can depend on where the snapshot's window
@@ -47,12 +47,14 @@ export const MAX_PAINTED_CHARS = 640 * 1024;
 /** States one line is kept painted from. */
 export const MAX_VARIANTS = 2;
 
-/** The painter's state where one line's text starts or ends (its row is always the target's bottom one). */
+/** The painter's state where one line's text starts or ends. */
 export interface PaintState {
   pen: RawAttrs;
   penLink: number;
   /** Target column (may equal cols: the pending-wrap position). */
   cx: number;
+  /** Target row. */
+  y: number;
   /** The line above ended in a blank at the last column printed to reach the margin: this erases it. */
   lastCellFix: RawAttrs | undefined;
   /** The line above ends where a wide character crossed the margin. */
@@ -76,11 +78,13 @@ class PaintedLine {
     private readonly fromPen: RawAttrs,
     private readonly fromLink: number,
     private readonly fromCx: number,
+    private readonly fromY: number,
     private readonly fromWide: boolean,
     private readonly fromFix: RawAttrs | undefined,
     private readonly toPen: RawAttrs,
     private readonly toLink: number,
     private readonly toCx: number,
+    private readonly toY: number,
     private readonly toWide: boolean,
     private readonly toFix: RawAttrs | undefined,
     private readonly toFill: RawAttrs,
@@ -89,20 +93,20 @@ class PaintedLine {
   static of(from: PaintState, text: string, to: LeftState): PaintedLine {
     // (the fill is the default one or an erase colour: kept as DEFAULT_FILL when it is the default)
     const fill = sameAttrs(to.fill, DEFAULT_FILL) ? DEFAULT_FILL : to.fill;
-    return new PaintedLine(text, from.pen, from.penLink, from.cx, from.wideAcrossMargin, from.lastCellFix,
-      to.pen, to.penLink, to.cx, to.wideAcrossMargin, to.lastCellFix, fill);
+    return new PaintedLine(text, from.pen, from.penLink, from.cx, from.y, from.wideAcrossMargin, from.lastCellFix,
+      to.pen, to.penLink, to.cx, to.y, to.wideAcrossMargin, to.lastCellFix, fill);
   }
 
   paintedFrom(state: PaintState): boolean {
     // penLink NaN (a pen written in full next) never matches: such a state is not reused.
-    return this.fromLink === state.penLink && this.fromCx === state.cx && this.fromWide === state.wideAcrossMargin &&
+    return this.fromLink === state.penLink && this.fromCx === state.cx && this.fromY === state.y && this.fromWide === state.wideAcrossMargin &&
       sameAttrs(this.fromPen, state.pen) &&
       (this.fromFix === undefined ? state.lastCellFix === undefined : state.lastCellFix !== undefined && sameAttrs(this.fromFix, state.lastCellFix));
   }
 
   /** The state the text leaves. */
   get to(): LeftState {
-    return { pen: this.toPen, penLink: this.toLink, cx: this.toCx, lastCellFix: this.toFix, wideAcrossMargin: this.toWide, fill: this.toFill };
+    return { pen: this.toPen, penLink: this.toLink, cx: this.toCx, y: this.toY, lastCellFix: this.toFix, wideAcrossMargin: this.toWide, fill: this.toFill };
   }
 }
 

@@ -161,12 +161,12 @@ class Painter {
     let lastCellFix: RawAttrs | undefined;
     let wideAcrossMargin = false;
     for (let i = from; i <= last; i++) {
-      // A kept line's text holds from its line feed on, written on the target's bottom row: so never
-      // the first line, nor one whose next is not painted, nor while a throwaway line waits for its ED 3.
-      const key = kept !== undefined && i > from && i < last && !dummyPending && this.y === this.rows - 1 ? kept.keyOf(i) : undefined;
+      // A kept line's text holds from its line feed on: so never the first line, nor one whose next is
+      // not painted, nor while a throwaway line waits for its ED 3.
+      const key = kept !== undefined && i > from && i < last && !dummyPending ? kept.keyOf(i) : undefined;
       let arrived: PaintState | undefined;
       if (key !== undefined) {
-        arrived = { pen: this.pen, penLink: this.penLink, cx: this.cx, lastCellFix, wideAcrossMargin };
+        arrived = { pen: this.pen, penLink: this.penLink, cx: this.cx, y: this.y, lastCellFix, wideAcrossMargin };
         const painted = kept!.lines.take(key, arrived);
         if (painted !== undefined) {
           this.out.push(painted.text);
@@ -203,20 +203,20 @@ class Painter {
         const text = this.out.slice(mark).join('');
         this.out.length = mark;
         this.out.push(text);
-        kept!.lines.keep(key, arrived!, text, { pen: this.pen, penLink: this.penLink, cx: this.cx, fill: this.fill, lastCellFix, wideAcrossMargin });
+        kept!.lines.keep(key, arrived!, text, { pen: this.pen, penLink: this.penLink, cx: this.cx, y: this.y, fill: this.fill, lastCellFix, wideAcrossMargin });
       }
       if ((i - from) % ROWS_PER_CLOCK_CHECK === ROWS_PER_CLOCK_CHECK - 1) yield;
     }
   }
 
-  /** Where a kept line's text leaves the target: on its bottom row, scrolled, with the pen, column and fill it left. */
+  /** Where a kept line's text leaves the target: the pen, column, row and fill it left (its line feed scrolled from the bottom row). */
   private arriveAt(state: LeftState): void {
+    if (this.y === this.rows - 1) this.scrolled = true;
     this.pen = state.pen;
     this.penLink = state.penLink;
     this.cx = state.cx;
+    this.y = state.y;
     this.fill = state.fill;
-    this.y = this.rows - 1;
-    this.scrolled = true;
   }
 
   private isBlankLine(line: IBufferLine): boolean {
