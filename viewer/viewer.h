@@ -11,8 +11,13 @@
  * The modules, each a file:
  *   buf.c      a growable byte buffer with a hard cap
  *   json.c     a reader for the few top-level fields a reply or a lock holds
- *   wire.c     the unix socket: HTTP GET, the WebSocket client (handshake,
- *              framing as a state machine over bytes, masked sends)
+ *   digest.c   SHA-1 and base64, for the WebSocket handshake's accept key
+ *   wire.c     the unix socket under http.c and ws.c: errors, deadlines,
+ *              connect, send and receive, a reply's head (shared in wire.h)
+ *   http.c     the HTTP GET that looks a session up (its body framed by
+ *              length, chunked or up to the close)
+ *   ws.c       the WebSocket client (handshake, framing as a state machine
+ *              over bytes, masked sends)
  *   frames.c   the viewer protocol's frames (encode viewer→server, decode
  *              server→viewer), the same bytes as src/protocol/viewer-frames.ts
  *   paint.c    what is written to the outer terminal besides the session's
@@ -74,7 +79,7 @@ int json_string(const char *text, size_t len, const char *key, char *out, size_t
 int json_number(const char *text, size_t len, const char *key, double *out, bool *is_null);
 int json_bool(const char *text, size_t len, const char *key, bool *out);
 
-/* ----------------------------------------------------------------- wire.c */
+/* ----------------------------------------- wire.c, http.c, ws.c, digest.c */
 
 /* The server's limits for what reaches a viewer (DEFAULT_MAX_FRAME_FROM_SERVER_BYTES). */
 #define WIRE_MAX_MESSAGE_BYTES (32u * 1024u * 1024u)
