@@ -11,12 +11,15 @@ function rows(from: number, count: number): string {
 }
 
 describe('PaintedWarmer', { timeout: 60_000 }, () => {
-  test('once output is quiet, the rows that scrolled off are painted before any attach asks', async () => {
+  test('once a viewer attached, the rows that scroll off are painted when output is quiet, before the next attach asks', async () => {
     const screen = new Screen({ cols: 80, rows: 24, scrollbackRows: 10_000 });
     const warmer = new PaintedWarmer(screen);
     try {
       screen.write(rows(0, 3_000), { live: true });
       warmer.wrote();
+      assert.equal(warmer.keeps, false, 'a screen no viewer attached to keeps nothing');
+      warmer.attached(); // (the screen table calls it for a snapshot with scrollback)
+      assert.equal(warmer.keeps, true);
       await waitFor(() => screen.painted.size > 900, { what: 'the warm to paint the scrolled-off rows' });
       await screen.flush(); // the warm holds the screen's queue until it is done
       const painted = screen.painted.counts.painted;

@@ -35,7 +35,7 @@ interface Entry {
   parsed: number;
   /** Whether finished commands go out with their output (an await is watching). */
   watched: boolean;
-  /** Paints rows that scrolled off once output is quiet, so a first attach finds them painted. */
+  /** Whether the screen keeps painted lines (once a viewer attached), and paints new ones when output is quiet. */
   warmer: PaintedWarmer;
 }
 
@@ -188,9 +188,11 @@ export class ScreenTable {
       case 'snapshot': {
         const { scrollbackRows, history } = args as ScreenCalls['snapshot']['args'];
         let at: Omit<ScreenCalls['snapshot']['result'], 'snapshot'> | null = null;
+        if (scrollbackRows !== 0) entry.warmer.attached();
         const snapshot = await screen.snapshotAsync({
           scrollbackRows,
           history,
+          reusePainted: entry.warmer.keeps,
           onCut: () => {
             cut();
             at = { modes: screen.modes, scrollback: screen.scrollbackShown(scrollbackRows ?? 0) };
@@ -213,6 +215,7 @@ export class ScreenTable {
         // The live rows only: the history goes to its own file.
         const snapshot: ScreenSnapshot = await screen.snapshotAsync({
           history: false,
+          reusePainted: entry.warmer.keeps,
           onCut: () => {
             cut();
             commandsJson = commands.toJSON();
