@@ -496,7 +496,7 @@ export class Session extends DisposableBase {
     if (request.view !== undefined) return this.viewerView(request.view, request.atLeastSeq);
     let seq = this.parsedSeq;
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
-    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows }, () => (seq = this.parsedSeq));
+    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows, viewer: true }, () => (seq = this.parsedSeq));
     return {
       seq,
       cols: snap.cols,
@@ -532,7 +532,7 @@ export class Session extends DisposableBase {
       };
     }
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
-    const { snapshot: snap, modes: m } = await kept.snapshot({ scrollbackRows });
+    const { snapshot: snap, modes: m } = await kept.snapshot({ scrollbackRows, viewer: true });
     return {
       seq: this.viewers.log.endSeq,
       cols: snap.cols,

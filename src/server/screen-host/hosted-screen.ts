@@ -94,7 +94,7 @@ export class HostedScreen extends DisposableBase {
   }
 
   /** A snapshot of everything written so far; `onCut` runs here when its picture is fixed (the writes parsed by then are in it). */
-  snapshot(options: { scrollbackRows?: number; history?: boolean }, onCut?: () => void): Promise<Result<'snapshot'>> {
+  snapshot(options: { scrollbackRows?: number; history?: boolean; viewer?: boolean }, onCut?: () => void): Promise<Result<'snapshot'>> {
     return this.ask('snapshot', options, onCut);
   }
 

@@ -45,7 +45,8 @@ export interface ScreenCalls {
   flush: { args: null; result: null };
   modes: { args: null; result: TerminalModes };
   /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
-  snapshot: { args: { scrollbackRows?: number; history?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackCount } };
+  /** `viewer`: a viewer's snapshot; from the first with scrollback on, the screen keeps its painted lines (painted-warmer.ts). */
+  snapshot: { args: { scrollbackRows?: number; history?: boolean; viewer?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackCount } };
   /**
    * The screen as a terminal of another size shows it (a viewer's VIEW
    * snapshot), with the modes at its cut. The one call that does not wait

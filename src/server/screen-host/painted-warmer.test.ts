@@ -18,7 +18,7 @@ describe('PaintedWarmer', { timeout: 60_000 }, () => {
       screen.write(rows(0, 3_000), { live: true });
       warmer.wrote();
       assert.equal(warmer.keeps, false, 'a screen no viewer attached to keeps nothing');
-      warmer.attached(); // (the screen table calls it for a snapshot with scrollback)
+      warmer.attached(); // (the screen table calls it for a viewer's snapshot with scrollback)
       assert.equal(warmer.keeps, true);
       await waitFor(() => screen.painted.size > 900, { what: 'the warm to paint the scrolled-off rows' });
       await screen.flush(); // the warm holds the screen's queue until it is done

@@ -1,8 +1,8 @@
 // Whether a screen keeps the painted text of its scrolled-off lines
 // (painted-lines.ts), and painting its new ones ahead of the next attach.
 //
-// Only a screen a viewer has attached to (a snapshot with scrollback was
-// asked for) keeps them: ~340 KiB a session at 80 columns, which a session
+// Only a screen a viewer has attached to (a viewer's snapshot with
+// scrollback was asked for) keeps them: ~340 KiB a session at 80 columns, which a session
 // nobody attaches to (and the memory figures against tmux) should not pay.
 // From then on, once its output has gone quiet, the rows that scrolled off
 // since are painted, so a reattach's snapshot (the screen and

@@ -186,9 +186,10 @@ export class ScreenTable {
         await screen.flush();
         return screen.modes;
       case 'snapshot': {
-        const { scrollbackRows, history } = args as ScreenCalls['snapshot']['args'];
+        const { scrollbackRows, history, viewer } = args as ScreenCalls['snapshot']['args'];
         let at: Omit<ScreenCalls['snapshot']['result'], 'snapshot'> | null = null;
-        if (scrollbackRows !== 0) entry.warmer.attached();
+        // (not for `tend screen` or an agent's sleep: a session no viewer attaches to keeps nothing)
+        if (viewer === true && scrollbackRows !== 0) entry.warmer.attached();
         const snapshot = await screen.snapshotAsync({
           scrollbackRows,
           history,
