@@ -15,18 +15,6 @@
 
 /* ------------------------------------------------------------------- body */
 
-static int
-hex_digit(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 enum body_mode { BODY_LENGTH, BODY_CHUNKED, BODY_UNTIL_CLOSE };
 
 enum chunk_state {
@@ -83,7 +71,7 @@ body_feed(struct body_reader *r, const uint8_t *p, size_t n, struct buf *body)
 		i++;
 		switch (r->chunk) {
 		case CHUNK_SIZE:
-			h = hex_digit(c);
+			h = hex_digit_value(c);
 			if (h >= 0 && r->size_digits < 15) {
 				r->remaining = r->remaining << 4 | (uint64_t)h;
 				r->size_digits++;

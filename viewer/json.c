@@ -95,18 +95,6 @@ out_codepoint(struct json_out *o, uint32_t cp)
 	out_put(o, u, n);
 }
 
-static int
-hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The four hex digits of a \u escape at r->at (after the "\u"); -1 when they are not. */
 static long
 json_hex4(struct json_reader *r)
@@ -116,7 +104,7 @@ json_hex4(struct json_reader *r)
 	if (r->len - r->at < 4)
 		return -1;
 	for (int i = 0; i < 4; i++) {
-		int h = hex_value(r->p[r->at + (size_t)i]);
+		int h = hex_digit_value(r->p[r->at + (size_t)i]);
 
 		if (h < 0)
 			return -1;
@@ -379,6 +367,22 @@ json_is_null(const struct json_reader *r)
 	return r->len - r->at >= 4 && memcmp(r->p + r->at, "null", 4) == 0;
 }
 
+/*
+ * json_find for a field that may be null: *is_null (when is_null is not
+ * NULL) says whether it is. 2 found null, 1 found another value (in *value),
+ * 0 absent, -1 the text is not a JSON object.
+ */
+static int
+json_find_nullable(const char *text, size_t len, const char *key, struct json_reader *value, bool *is_null)
+{
+	int found = json_find(text, len, key, value);
+	bool null = found == 1 && json_is_null(value);
+
+	if (is_null != NULL)
+		*is_null = null;
+	return null ? 2 : found;
+}
+
 int
 json_string(const char *text, size_t len, const char *key, char *out, size_t outlen, bool *is_null)
 {
@@ -389,16 +393,9 @@ json_string(const char *text, size_t len, const char *key, char *out, size_t out
 	if (outlen == 0)
 		return -1;
 	out[0] = '\0';
-	if (is_null != NULL)
-		*is_null = false;
-	found = json_find(text, len, key, &v);
+	found = json_find_nullable(text, len, key, &v, is_null);
 	if (found != 1)
-		return found;
-	if (json_is_null(&v)) {
-		if (is_null != NULL)
-			*is_null = true;
-		return 1;
-	}
+		return found == 2 ? 1 : found;
 	if (v.p[v.at] != '"')
 		return -1;
 	o = (struct json_out){ out, outlen - 1, 0, false, false };
@@ -420,16 +417,9 @@ json_number(const char *text, size_t len, const char *key, double *out, bool *is
 	int found;
 
 	*out = 0;
-	if (is_null != NULL)
-		*is_null = false;
-	found = json_find(text, len, key, &v);
+	found = json_find_nullable(text, len, key, &v, is_null);
 	if (found != 1)
-		return found;
-	if (json_is_null(&v)) {
-		if (is_null != NULL)
-			*is_null = true;
-		return 1;
-	}
+		return found == 2 ? 1 : found;
 	start = v.at;
 	if (v.p[v.at] != '-' && !is_digit(v.p[v.at]))
 		return -1;

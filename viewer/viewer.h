@@ -10,6 +10,7 @@
  *
  * The modules, each a file:
  *   buf.c      a growable byte buffer with a hard cap
+ *   hex.c      the value of a hex digit (chunk sizes, \u escapes)
  *   json.c     a reader for the few top-level fields a reply or a lock holds
  *   digest.c   SHA-1 and base64, for the WebSocket handshake's accept key
  *   wire.c     the unix socket under http.c and ws.c: errors, deadlines,
@@ -65,6 +66,11 @@ int buf_reserve(struct buf *b, size_t n);
 /* Drops the first n bytes. */
 void buf_consume(struct buf *b, size_t n);
 void buf_clear(struct buf *b);
+
+/* ------------------------------------------------------------------ hex.c */
+
+/* The value of one hex digit, either case (0-15); -1 when c is not one. */
+int hex_digit_value(uint8_t c);
 
 /* ----------------------------------------------------------------- json.c */
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "viewer.h"
+#include "oracle_io.h"
 
 #define MAX_ARGS 12
 #define OUT_CAP_BYTES (64u * 1024u * 1024u)
@@ -51,12 +52,13 @@ print_json_string(const char *s, size_t n)
 	putchar('"');
 }
 
+/* Bytes as a JSON string of hex, "" for none. */
 static void
 print_hex(const uint8_t *p, size_t n)
 {
 	putchar('"');
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
+	if (n > 0)
+		oracle_print_hex(p, n);
 	putchar('"');
 }
 
@@ -66,41 +68,6 @@ print_error(const char *message)
 	printf("{\"error\":");
 	print_json_string(message, strlen(message));
 	printf("}\n");
-}
-
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Hex (or "-": nothing) to bytes in a new allocation, NUL after them; NULL when it is not hex. */
-static uint8_t *
-from_hex(const char *hex, size_t *n)
-{
-	size_t len = strcmp(hex, "-") == 0 ? 0 : strlen(hex);
-	uint8_t *out;
-
-	if (len % 2 != 0 || (out = malloc(len / 2 + 1)) == NULL)
-		return NULL;
-	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(out);
-			return NULL;
-		}
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	out[len / 2] = 0;
-	*n = len / 2;
-	return out;
 }
 
 static int
@@ -207,7 +174,7 @@ decode(const char *hex)
 	struct server_frame f;
 	char err[256];
 	size_t n;
-	uint8_t *bytes = hex != NULL ? from_hex(hex, &n) : NULL;
+	uint8_t *bytes = hex != NULL ? oracle_hex_decode(hex, &n) : NULL;
 
 	if (bytes == NULL) {
 		print_error("decode wants one hex argument");
@@ -234,7 +201,7 @@ encode(int argc, char **argv, struct buf *out)
 	if (argc >= 2 && strcmp(what, "hello") != 0 && number(argv[1], UINT32_MAX, &channel) < 0)
 		return "the channel is not a u32";
 	if (strcmp(what, "hello") == 0 && argc == 4) {
-		if (number(argv[1], 1, &a) < 0 || (bytes = from_hex(argv[3], &n)) == NULL)
+		if (number(argv[1], 1, &a) < 0 || (bytes = oracle_hex_decode(argv[3], &n)) == NULL)
 			return "hello wants READ_ONLY KIND WRITER";
 		if (strcmp(argv[3], "-") != 0 && n != WRITER_ID_BYTES)
 			failed = "the writer is not 16 bytes";
@@ -245,10 +212,10 @@ encode(int argc, char **argv, struct buf *out)
 
 		if (number(argv[2], UINT16_MAX, &a) < 0 || number(argv[3], UINT16_MAX, &b) < 0 ||
 		    number(argv[4], 1, &c) < 0 || number(argv[5], 1, &d) < 0 ||
-		    (bytes = from_hex(argv[6], &n)) == NULL)
+		    (bytes = oracle_hex_decode(argv[6], &n)) == NULL)
 			return "subscribe wants CHANNEL COLS ROWS KEEPS_HISTORY REPAINT SESSION [BOOT SEQ]";
 		if (argc == 9) {
-			if ((more = from_hex(argv[7], &more_n)) == NULL || more_n >= sizeof resume.boot ||
+			if ((more = oracle_hex_decode(argv[7], &more_n)) == NULL || more_n >= sizeof resume.boot ||
 			    number(argv[8], UINT64_MAX, &resume.seq) < 0) {
 				free(bytes);
 				free(more);
@@ -264,11 +231,11 @@ encode(int argc, char **argv, struct buf *out)
 	} else if (strcmp(what, "unsubscribe") == 0 && argc == 2) {
 		rc = frame_unsubscribe(out, (uint32_t)channel);
 	} else if (strcmp(what, "input") == 0 && argc == 3) {
-		if ((bytes = from_hex(argv[2], &n)) == NULL)
+		if ((bytes = oracle_hex_decode(argv[2], &n)) == NULL)
 			return "input wants CHANNEL DATA";
 		rc = frame_input(out, (uint32_t)channel, bytes, n);
 	} else if (strcmp(what, "input-at") == 0 && argc == 4) {
-		if (number(argv[2], UINT64_MAX, &a) < 0 || (bytes = from_hex(argv[3], &n)) == NULL)
+		if (number(argv[2], UINT64_MAX, &a) < 0 || (bytes = oracle_hex_decode(argv[3], &n)) == NULL)
 			return "input-at wants CHANNEL AT DATA";
 		rc = frame_input_at(out, (uint32_t)channel, a, bytes, n);
 	} else if (strcmp(what, "resize-request") == 0 && argc == 4) {
@@ -289,17 +256,14 @@ encode(int argc, char **argv, struct buf *out)
 }
 
 static void
-handle(char *line, struct buf *out)
+handle(struct oracle_request *r, struct buf *out)
 {
-	char *argv[MAX_ARGS + 1];
-	int argc = 0;
+	char **argv = r->word;
+	int argc = r->count;
 
-	for (char *word = strtok(line, " \t\r\n"); word != NULL; word = strtok(NULL, " \t\r\n")) {
-		if (argc == MAX_ARGS) {
-			print_error("too many arguments");
-			return;
-		}
-		argv[argc++] = word;
+	if (r->too_many || argc > MAX_ARGS) {
+		print_error("too many arguments");
+		return;
 	}
 	if (argc == 0) {
 		print_error("an empty request");
@@ -310,7 +274,6 @@ handle(char *line, struct buf *out)
 	} else if (strcmp(argv[0], "encode") == 0 && argc >= 2) {
 		const char *failed;
 
-		buf_clear(out);
 		if ((failed = encode(argc - 1, argv + 1, out)) != NULL) {
 			print_error(failed);
 		} else {
@@ -325,14 +288,5 @@ handle(char *line, struct buf *out)
 int
 main(void)
 {
-	struct buf out;
-	char *line = NULL;
-	size_t alloc = 0;
-
-	buf_init(&out, OUT_CAP_BYTES);
-	while (getline(&line, &alloc, stdin) >= 0)
-		handle(line, &out);
-	free(line);
-	buf_free(&out);
-	return fflush(stdout) == 0 ? 0 : 1;
+	return oracle_serve(handle, OUT_CAP_BYTES);
 }

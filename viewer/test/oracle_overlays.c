@@ -31,47 +31,26 @@
 #include <string.h>
 
 #include "viewer.h"
+#include "oracle_io.h"
 
-#define MAX_WORDS 4096
-#define LINE_MAX_BYTES (1024 * 1024)
+/* The longest text a request draws or fits, with its NUL. */
+#define TEXT_MAX_BYTES (1024 * 1024)
 #define OUT_CAP_BYTES (1024 * 1024)
-
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 /* Hex ("-": none) to a NUL-terminated string in out (outlen bytes); -1 when it is not hex or too long. */
 static int
 hex_text(const char *hex, char *out, size_t outlen)
 {
-	size_t len = strcmp(hex, "-") == 0 ? 0 : strlen(hex);
+	size_t n;
+	uint8_t *bytes = oracle_hex_decode(hex, &n);
+	int rc = -1;
 
-	if (len % 2 != 0 || len / 2 + 1 > outlen)
-		return -1;
-	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (char)(hi << 4 | lo);
+	if (bytes != NULL && n < outlen) {
+		memcpy(out, bytes, n + 1);
+		rc = 0;
 	}
-	out[len / 2] = '\0';
-	return 0;
-}
-
-static void
-print_hex(const struct buf *b)
-{
-	if (b->len == 0)
-		putchar('-');
-	for (size_t i = 0; i < b->len; i++)
-		printf("%02x", b->data[i]);
+	free(bytes);
+	return rc;
 }
 
 static void
@@ -137,7 +116,7 @@ run_script(char **w, int count)
 			printf("error");
 			continue;
 		}
-		print_hex(&out);
+		oracle_print_hex(out.data, out.len);
 		if (repaint)
 			printf("+R");
 	}
@@ -171,51 +150,39 @@ run_backoff(char **w, int count)
 	putchar('\n');
 }
 
+/* One line: what it wrote in hex, or "error:" and what is wrong; nothing for an empty line. */
 static void
-answer(char **w, int count)
+answer(struct oracle_request *r, struct buf *out)
 {
-	static char text[LINE_MAX_BYTES];
-	struct buf out;
+	static char text[TEXT_MAX_BYTES];
+	char **w = r->word;
+	int count = r->count;
 
-	buf_init(&out, OUT_CAP_BYTES);
+	/* A request of more than ORACLE_MAX_WORDS words is answered for its first ones. */
+	if (count == 0)
+		return;
 	if (strcmp(w[0], "draw") == 0 && count == 4 && hex_text(w[1], text, sizeof text) == 0) {
-		overlay_draw_line(&out, text, atoi(w[2]), atoi(w[3]));
+		overlay_draw_line(out, text, atoi(w[2]), atoi(w[3]));
 	} else if (strcmp(w[0], "erase") == 0 && count == 4) {
-		overlay_erase(&out, atoi(w[1]), atoi(w[2]), atoi(w[3]));
+		overlay_erase(out, atoi(w[1]), atoi(w[2]), atoi(w[3]));
 	} else if (strcmp(w[0], "fit") == 0 && count == 3 && hex_text(w[1], text, sizeof text) == 0) {
-		overlay_fit_columns(&out, text, atoi(w[2]));
+		overlay_fit_columns(out, text, atoi(w[2]));
 	} else if (strcmp(w[0], "backoff") == 0) {
 		run_backoff(w, count);
-		buf_free(&out);
 		return;
 	} else if (strcmp(w[0], "script") == 0) {
 		run_script(w, count);
-		buf_free(&out);
 		return;
 	} else {
 		printf("error: cannot read the request\n");
-		buf_free(&out);
 		return;
 	}
-	print_hex(&out);
+	oracle_print_hex(out->data, out->len);
 	putchar('\n');
-	buf_free(&out);
 }
 
 int
 main(void)
 {
-	static char line[LINE_MAX_BYTES];
-	static char *w[MAX_WORDS];
-
-	while (fgets(line, sizeof line, stdin) != NULL) {
-		int count = 0;
-
-		for (char *t = strtok(line, " \n"); t != NULL && count < MAX_WORDS; t = strtok(NULL, " \n"))
-			w[count++] = t;
-		if (count == 0)
-			continue;
-		answer(w, count);
-	}
-	return 0;
+	return oracle_serve(answer, OUT_CAP_BYTES);
 }

@@ -39,8 +39,8 @@
 #include <string.h>
 
 #include "viewer.h"
+#include "oracle_io.h"
 
-#define MAX_WORDS 4096
 #define OUT_CAP_BYTES (64u * 1024u * 1024u)
 
 static const char *const mouse_trackings[] = { "none", "x10", "vt200", "drag", "any" };
@@ -48,50 +48,6 @@ static const char *const mouse_encodings[] = { "unknown", "default", "utf8", "sg
 static const char *const commands[] = {
 	[PC_NONE] = "none", [PC_DETACH] = "detach", [PC_KEYS] = "keys", [PC_SESSIONS] = "sessions",
 };
-
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Decodes hex ("-": none) into a fresh allocation, NUL-terminated; NULL when it is not hex. */
-static uint8_t *
-hex_decode(const char *hex, size_t *n)
-{
-	size_t len = strcmp(hex, "-") == 0 ? 0 : strlen(hex);
-	uint8_t *out;
-
-	if (len % 2 != 0 || (out = malloc(len / 2 + 1)) == NULL)
-		return NULL;
-	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(out);
-			return NULL;
-		}
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	out[len / 2] = '\0';
-	*n = len / 2;
-	return out;
-}
-
-static void
-print_hex(const uint8_t *p, size_t n)
-{
-	if (n == 0)
-		putchar('-');
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
-}
 
 static int
 name_index(const char *name, const char *const *names, size_t count)
@@ -131,27 +87,21 @@ parse_modes(const char *text, struct screen_modes *m)
 	return true;
 }
 
-/* A request's words and what it needs of them. */
-struct request {
-	char **word;
-	int count;
-};
-
 static int
-number(const struct request *r, int i)
+number(const struct oracle_request *r, int i)
 {
 	return atoi(r->word[i]);
 }
 
 static bool
-flag(const struct request *r, int i)
+flag(const struct oracle_request *r, int i)
 {
 	return strcmp(r->word[i], "1") == 0;
 }
 
 /* The painter requests: each answers the bytes written. */
 static const char *
-answer_paint(const struct request *r, struct buf *out)
+answer_paint(const struct oracle_request *r, struct buf *out)
 {
 	const char *verb = r->word[0];
 	struct screen_modes m;
@@ -166,31 +116,31 @@ answer_paint(const struct request *r, struct buf *out)
 	else if (strcmp(verb, "leave") == 0 && r->count == 5)
 		rc = paint_leave(out, flag(r, 1), flag(r, 2), number(r, 3), number(r, 4));
 	else if (strcmp(verb, "snapshot") == 0 && r->count == 7 && parse_modes(r->word[2], &m) &&
-	    (data = hex_decode(r->word[1], &len)) != NULL)
+	    (data = oracle_hex_decode(r->word[1], &len)) != NULL)
 		rc = paint_snapshot(out, data, len, &m, number(r, 3), number(r, 4), flag(r, 5), flag(r, 6));
 	else if (strcmp(verb, "view") == 0 && r->count == 4 && parse_modes(r->word[2], &m) &&
-	    (data = hex_decode(r->word[1], &len)) != NULL)
+	    (data = oracle_hex_decode(r->word[1], &len)) != NULL)
 		rc = paint_view(out, data, len, &m, flag(r, 3));
-	else if (strcmp(verb, "status") == 0 && r->count == 4 && (data = hex_decode(r->word[1], &len)) != NULL)
+	else if (strcmp(verb, "status") == 0 && r->count == 4 && (data = oracle_hex_decode(r->word[1], &len)) != NULL)
 		rc = paint_status_line(out, (const char *)data, number(r, 2), number(r, 3));
 	else
 		return "cannot read the request";
 	free(data);
 	if (rc < 0)
 		return "the painter refused";
-	print_hex(out->data, out->len);
+	oracle_print_hex(out->data, out->len);
 	return NULL;
 }
 
 static const char *
-answer_track(const struct request *r)
+answer_track(const struct oracle_request *r)
 {
 	struct alt_tracker t;
 
 	alt_tracker_init(&t, r->count > 1 && flag(r, 1));
 	for (int i = 2; i < r->count; i++) {
 		size_t len;
-		uint8_t *chunk = hex_decode(r->word[i], &len);
+		uint8_t *chunk = oracle_hex_decode(r->word[i], &len);
 
 		if (chunk == NULL)
 			return "a chunk is not hex";
@@ -202,7 +152,7 @@ answer_track(const struct request *r)
 }
 
 static const char *
-answer_prefix(const struct request *r, struct buf *forward)
+answer_prefix(const struct oracle_request *r, struct buf *forward)
 {
 	struct prefix_filter f;
 	bool first = true;
@@ -212,7 +162,7 @@ answer_prefix(const struct request *r, struct buf *forward)
 	prefix_filter_init(&f, number(r, 1));
 	for (int i = 2; i < r->count; i++) {
 		size_t len, from = 0;
-		uint8_t *chunk = hex_decode(r->word[i], &len);
+		uint8_t *chunk = oracle_hex_decode(r->word[i], &len);
 
 		if (chunk == NULL)
 			return "a chunk is not hex";
@@ -225,7 +175,7 @@ answer_prefix(const struct request *r, struct buf *forward)
 			c = prefix_filter_feed(&f, chunk + from, len - from, forward, &consumed);
 			from += consumed;
 			printf("%s", first ? "" : " ");
-			print_hex(forward->data, forward->len);
+			oracle_print_hex(forward->data, forward->len);
 			printf(":%s", commands[c]);
 			first = false;
 		} while (from < len);
@@ -235,21 +185,21 @@ answer_prefix(const struct request *r, struct buf *forward)
 }
 
 static const char *
-answer_detach_key(const struct request *r)
+answer_detach_key(const struct oracle_request *r)
 {
 	char err[1024];
 	size_t len;
 	uint8_t *spec;
 	int key;
 
-	if (r->count != 2 || (spec = hex_decode(r->word[1], &len)) == NULL)
+	if (r->count != 2 || (spec = oracle_hex_decode(r->word[1], &len)) == NULL)
 		return "cannot read the request";
 	key = detach_key_parse((const char *)spec, err, sizeof err);
 	if (key >= 0)
 		printf("ok %d", key);
 	else {
 		printf("error ");
-		print_hex((const uint8_t *)err, strlen(err));
+		oracle_print_hex((const uint8_t *)err, strlen(err));
 	}
 	free(spec);
 	return NULL;
@@ -260,7 +210,7 @@ print_pieces(const struct untaken *u, size_t from)
 {
 	for (size_t i = from; i < u->count; i++) {
 		printf("%s%llu:", i > from ? " " : "", (unsigned long long)u->pieces[i].at);
-		print_hex(u->pieces[i].data, u->pieces[i].len);
+		oracle_print_hex(u->pieces[i].data, u->pieces[i].len);
 	}
 }
 
@@ -274,7 +224,7 @@ print_sent(void *ctx, const struct input_piece *piece)
 }
 
 static const char *
-answer_untaken(const struct request *r)
+answer_untaken(const struct oracle_request *r)
 {
 	struct untaken u;
 	const char *failed = NULL;
@@ -287,7 +237,7 @@ answer_untaken(const struct request *r)
 		uint8_t *data;
 
 		printf("%s", i > 1 ? " " : "");
-		if (strncmp(op, "a:", 2) == 0 && (data = hex_decode(op + 2, &len)) != NULL) {
+		if (strncmp(op, "a:", 2) == 0 && (data = oracle_hex_decode(op + 2, &len)) != NULL) {
 			if (untaken_add(&u, data, len) < 0)
 				failed = "no memory";
 			free(data);
@@ -310,7 +260,7 @@ answer_untaken(const struct request *r)
 }
 
 static const char *
-answer(const struct request *r, struct buf *out)
+answer(const struct oracle_request *r, struct buf *out)
 {
 	const char *verb = r->word[0];
 	size_t len;
@@ -328,13 +278,13 @@ answer(const struct request *r, struct buf *out)
 		char shown[16];
 
 		detach_key_describe(number(r, 1), shown, sizeof shown);
-		print_hex((const uint8_t *)shown, strlen(shown));
+		oracle_print_hex((const uint8_t *)shown, strlen(shown));
 		return NULL;
 	}
 	if ((strcmp(verb, "tail") == 0 || strcmp(verb, "split") == 0) && r->count == 2) {
 		struct untaken u;
 
-		if ((data = hex_decode(r->word[1], &len)) == NULL)
+		if ((data = oracle_hex_decode(r->word[1], &len)) == NULL)
 			return "not hex";
 		if (verb[0] == 't')
 			printf("%zu", utf8_incomplete_tail(data, len));
@@ -350,32 +300,23 @@ answer(const struct request *r, struct buf *out)
 	return answer_paint(r, out);
 }
 
+/* One line: its answer, or "error" and what is wrong; nothing for an empty line. */
+static void
+answer_line(struct oracle_request *r, struct buf *out)
+{
+	const char *failed;
+
+	if (r->count == 0)
+		return;
+	/* A request of more than ORACLE_MAX_WORDS words is answered for its first ones. */
+	failed = answer(r, out);
+	if (failed != NULL)
+		printf("error %s", failed);
+	putchar('\n');
+}
+
 int
 main(void)
 {
-	static char *words[MAX_WORDS];
-	struct buf out;
-	char *line = NULL;
-	size_t line_alloc = 0;
-	ssize_t n;
-
-	buf_init(&out, OUT_CAP_BYTES);
-	while ((n = getline(&line, &line_alloc, stdin)) >= 0) {
-		struct request r = { words, 0 };
-		const char *failed;
-
-		for (char *save = NULL, *w = strtok_r(line, " \n", &save); w != NULL && r.count < MAX_WORDS;
-		    w = strtok_r(NULL, " \n", &save))
-			words[r.count++] = w;
-		if (r.count == 0)
-			continue;
-		buf_clear(&out);
-		failed = answer(&r, &out);
-		if (failed != NULL)
-			printf("error %s", failed);
-		putchar('\n');
-	}
-	free(line);
-	buf_free(&out);
-	return 0;
+	return oracle_serve(answer_line, OUT_CAP_BYTES);
 }
