@@ -5,14 +5,10 @@
 // TypeScript refuses, C refuses too (and the other way round), over fixed
 // cases, a few hundred seeded random frames and their mutations. The C side
 // runs as viewer/build/test/oracle-frames (viewer/test/oracle_frames.c),
-// built here with make: one process, one request a line.
+// built through make by ./oracle.ts: one process, one request a line.
 
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   CloseReason,
   MAX_NAME_BYTES,
@@ -28,6 +24,8 @@ import {
   type ScreenModes,
 } from '../../src/protocol/viewer-frames.js';
 import { seededRandom } from '../support/random-stream.js';
+import { DEFAULT_MODES } from '../support/viewer-test-fixture.js';
+import { askOracle, hexOrDash } from './oracle.js';
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 const MOUSE_TRACKINGS: MouseTracking[] = ['none', 'x10', 'vt200', 'drag', 'any'];
@@ -39,27 +37,10 @@ const C_MAX_RESUME_BOOT_BYTES = 127;
 const toHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const fromHex = (s: string) => new Uint8Array(Buffer.from(s, 'hex'));
 const utf8 = (s: string) => new TextEncoder().encode(s);
-const hexOrDash = (b: Uint8Array) => (b.length === 0 ? '-' : toHex(b));
-
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'viewer', 'viewer.h'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`package root not found above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-  return dir;
-}
-
-let oraclePath = '';
 
 /** One answer per request, in order: a decoded frame, {hex} for an encoded one, or {error}. */
 function oracle(requests: string[]): Array<Record<string, unknown>> {
-  const out = execFileSync(oraclePath, [], { input: requests.map((r) => `${r}\n`).join(''), maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
-  const lines = out.split('\n');
-  assert.equal(lines.pop(), '', 'the oracle ends its output with a newline');
-  assert.equal(lines.length, requests.length, 'the oracle answers every request once');
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return askOracle('oracle-frames', requests).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** What TypeScript decodes, in the oracle's shape (bytes as hex, SCROLLBACK as type and channel); null when refused. */
@@ -137,21 +118,8 @@ function assertSameEncoding(frames: FrameFromViewer[], label: string): void {
 
 // ---------------------------------------------------------------- fixed frames
 
-const modesOff: ScreenModes = {
-  cursorX: 0,
-  cursorY: 0,
-  cursorHidden: false,
-  altScreen: false,
-  applicationCursorKeys: false,
-  applicationKeypad: false,
-  bracketedPaste: false,
-  sendFocus: false,
-  originMode: false,
-  insertMode: false,
-  wraparound: false,
-  mouseTracking: 'none',
-  mouseEncoding: 'unknown',
-};
+/** Every mode off, the cursor at the origin. */
+const modesOff: ScreenModes = { ...DEFAULT_MODES, wraparound: false };
 
 const TEXTS = ['', 'plain', 'vim — 편집', '😀👨‍👩‍👧', '"quoted" \\ back\\slash', '\x00\x01\x1b[1m\x7f\r\n\t', '\ufeffbom first', 'line\u2028sep\u2029', '\ufffd', 'é'.repeat(300)];
 
@@ -416,13 +384,6 @@ function mutate(random: () => number, bytes: Uint8Array): Uint8Array {
 // ---------------------------------------------------------------- tests
 
 describe('the native viewer frame codec matches viewer-frames.ts', () => {
-  before(() => {
-    const root = packageRoot();
-    // Always through make: a frames.c changed since the last build is rebuilt.
-    execFileSync('make', ['-s', '-C', join(root, 'viewer'), 'build/test/oracle-frames'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    oraclePath = join(root, 'viewer', 'build', 'test', 'oracle-frames');
-  });
-
   test('every kind of server frame the server encodes decodes in C to the values TypeScript reads', () => {
     const frames = fixedServerFrames();
     const { accepted } = assertSameDecoding(frames.map(encodeFrameToViewer), 'fixed server frame');

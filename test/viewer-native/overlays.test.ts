@@ -10,39 +10,12 @@
 // TypeScript's timers run on node:test's mock clock.
 import { describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { drawOverlay, eraseOverlay, fitColumns } from '../../src/cli/attach/overlay.js';
 import { ScreenOverlays } from '../../src/cli/attach/screen-overlays.js';
 import { Backoff } from '../../src/cli/attach/backoff.js';
 import { seededRandom } from '../support/random-stream.js';
+import { assertSameAnswers, hexOrDash as hex } from './oracle.js';
 
-/** The checkout: this file runs as dist/test/viewer-native/overlays.test.js. */
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const ORACLE = join(ROOT, 'viewer', 'build', 'test', 'oracle-overlays');
-const ORACLE_OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
-
-function askOracle(requests: string[]): string[] {
-  execFileSync('make', ['-s', '-C', join(ROOT, 'viewer'), 'build/test/oracle-overlays'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const r = spawnSync(ORACLE, [], { input: requests.join('\n') + '\n', maxBuffer: ORACLE_OUTPUT_MAX_BYTES });
-  assert.equal(r.status, 0, `the oracle failed: ${r.stderr.toString()}`);
-  const answers = r.stdout.toString().split('\n');
-  assert.equal(answers.pop(), '', 'the oracle ends each answer with a newline');
-  assert.equal(answers.length, requests.length, 'one answer a request');
-  return answers;
-}
-
-function assertSameAnswers(cases: Array<{ request: string; want: string }>): void {
-  const answers = askOracle(cases.map((c) => c.request));
-  const differ = cases
-    .map((c, i) => ({ ...c, got: answers[i]! }))
-    .filter((c) => c.got !== c.want)
-    .slice(0, 3)
-    .map((c) => `request: ${c.request.slice(0, 300)}\n    C: ${c.got.slice(0, 600)}\n   TS: ${c.want.slice(0, 600)}`);
-  assert.deepEqual(differ, [], `${differ.length} of ${cases.length} answers differ`);
-}
-
-const hex = (text: string): string => (text === '' ? '-' : Buffer.from(text, 'utf8').toString('hex'));
 
 /** Text for a row: ASCII, controls, Latin, combining marks, CJK, Hangul, fullwidth, emoji, zero-width. */
 const ALPHABET = [...'abc xyz·…', '\x01', '\x1b', '\x7f', '\u0085', 'é', 'e\u0301', '日', '本', '한', 'Ａ', '🙂', '\u200b', '\ufe0f', '𠀀'];
@@ -126,7 +99,7 @@ describe('native viewer: the overlays, against overlay.ts and screen-overlays.ts
       cases.push({ request: `erase ${count} ${cols} ${rows}`, want: hex(eraseOverlay(count, { cols, rows })) });
     }
     for (const cols of [1, 2, 80, 1000]) cases.push({ request: `draw ${hex('')} ${cols} 24`, want: hex(drawOverlay([{ text: '' }], { cols, rows: 24 })) });
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-overlays', cases);
   });
 
   test('the hint, the marker and the notice: shown, given way, timed out, ended by keys and repainted alike', () => {
@@ -154,6 +127,7 @@ describe('native viewer: the overlays, against overlay.ts and screen-overlays.ts
       scripts.push({ readOnly: random() < 0.4, prefix: Math.floor(random() * 32), name: random() < 0.2 ? null : randomText(random, 12).replace(/[\x00-\x20\x7f]/g, 'x') || 'n', cols: 1 + Math.floor(random() * 200), rows: 1 + Math.floor(random() * 60), ops });
     }
     assertSameAnswers(
+      'oracle-overlays',
       scripts.map((s) => ({
         request: `script ${s.readOnly ? 1 : 0} ${s.prefix} ${hex(s.name === null ? 'b0c15545' : `:${s.name}`)} ${s.cols} ${s.rows} ${s.ops.join(' ')}`,
         want: scriptInTypeScript(s, s.ops),
@@ -183,6 +157,6 @@ describe('native viewer: the overlays, against overlay.ts and screen-overlays.ts
       }
       cases.push({ request: `backoff ${ops.join(' ')}`, want: answers.join(' ') });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-overlays', cases);
   });
 });

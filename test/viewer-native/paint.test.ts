@@ -9,8 +9,6 @@
 // chunkings, unicode wider than the row, every spelling of a detach key.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import {
   AltScreenTracker,
   INPUT_MODES_OFF,
@@ -26,12 +24,7 @@ import { incompleteUtf8Tail } from '../../src/cli/attach/utf8-carry.js';
 import { UntakenInput } from '../../src/protocol/untaken-input.js';
 import { MAX_INPUT_BYTES_PER_FRAME, type MouseEncoding, type MouseTracking, type ScreenModes } from '../../src/protocol/viewer-frames.js';
 import { randomStream, seededRandom } from '../support/random-stream.js';
-
-/** The checkout: this file runs as dist/test/viewer-native/paint.test.js. */
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-const ORACLE = join(ROOT, 'viewer', 'build', 'test', 'oracle-paint');
-/** Every answer of one batch comes back in one read of the oracle's output. */
-const ORACLE_OUTPUT_MAX_BYTES = 512 * 1024 * 1024;
+import { assertSameAnswers, hexOrDash as hex } from './oracle.js';
 
 const TRACKINGS: readonly MouseTracking[] = ['none', 'x10', 'vt200', 'drag', 'any'];
 const ENCODINGS: readonly MouseEncoding[] = ['unknown', 'default', 'utf8', 'sgr', 'urxvt', 'sgr-pixels'];
@@ -51,32 +44,6 @@ const ALL_MODE_FLAGS = 0x1ff;
 /** MAX_COLS and MAX_ROWS of the protocol: the largest terminal a paint is for. */
 const MAX_SIZE = 1000;
 
-/** Builds the oracle (make knows when it is stale) and answers each request line. */
-function askOracle(requests: string[]): string[] {
-  execFileSync('make', ['-s', '-C', join(ROOT, 'viewer'), 'build/test/oracle-paint'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const r = spawnSync(ORACLE, [], { input: requests.join('\n') + '\n', maxBuffer: ORACLE_OUTPUT_MAX_BYTES });
-  assert.equal(r.status, 0, `the oracle failed: ${r.stderr.toString()}`);
-  const answers = r.stdout.toString().split('\n');
-  assert.equal(answers.pop(), '', 'the oracle ends each answer with a newline');
-  assert.equal(answers.length, requests.length, 'one answer a request');
-  return answers;
-}
-
-/** Asks every request and compares each answer with what the TypeScript gives, naming the first few that differ. */
-function assertSameAnswers(cases: Array<{ request: string; want: string }>): void {
-  const answers = askOracle(cases.map((c) => c.request));
-  const differ = cases
-    .map((c, i) => ({ ...c, got: answers[i]! }))
-    .filter((c) => c.got !== c.want)
-    .slice(0, 3)
-    .map((c) => `request: ${c.request.slice(0, 300)}\n    C: ${c.got.slice(0, 300)}\n   TS: ${c.want.slice(0, 300)}`);
-  assert.deepEqual(differ, [], `${differ.length} of ${cases.length} answers differ`);
-}
-
-const hex = (bytes: Uint8Array | string): string => {
-  const b = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : Buffer.from(bytes);
-  return b.length === 0 ? '-' : b.toString('hex');
-};
 const bit = (on: boolean | undefined): string => (on === true ? '1' : '0');
 
 function modesOf(flags: number, tracking: MouseTracking, encoding: MouseEncoding, cursorX = 0, cursorY = 0): ScreenModes {
@@ -117,7 +84,7 @@ describe('the native painter writes what outer-modes.ts writes', () => {
         }
       }
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('snapshots and views: seeded random screens, sizes, modes, first paints and alternate screens', () => {
@@ -140,7 +107,7 @@ describe('the native painter writes what outer-modes.ts writes', () => {
       });
       cases.push({ request: `view ${hex(data)} ${word} ${bit(inAltScreen)}`, want: hex(paintView({ data, modes }, { inAltScreen })) });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('leaving: alternate screen and origin mode on and off, at many sizes (tab stops across every width)', () => {
@@ -157,7 +124,7 @@ describe('the native painter writes what outer-modes.ts writes', () => {
         }
       }
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('status lines: unicode text cut to the columns in characters (not bytes, not UTF-16 units)', () => {
@@ -174,7 +141,7 @@ describe('the native painter writes what outer-modes.ts writes', () => {
       cases.push({ request: `status ${hex(text)} ${cols} ${rows}`, want: hex(statusLine(text, { cols, rows })) });
     }
     cases.push({ request: `status ${hex('tend: reconnecting…')} 80 24`, want: hex(statusLine('tend: reconnecting…', { cols: 80, rows: 24 })) });
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('the alternate-screen tracker: seeded random byte streams at random chunkings, state after every read', () => {
@@ -198,7 +165,7 @@ describe('the native painter writes what outer-modes.ts writes', () => {
       });
       cases.push({ request: ['track', bit(startActive), ...chunks.map(hex)].join(' '), want: states.join(' ') });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 });
 
@@ -223,7 +190,7 @@ describe('the native keys decide what detach-key.ts, prefix-keys.ts and utf8-car
       }
       cases.push({ request: ['prefix', String(prefix), ...chunks.map(hex)].join(' '), want: feeds.join(' ') });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('detach keys: every spelling of every ASCII key, unicode look-alikes, padding, and the refusals with their messages', () => {
@@ -255,7 +222,7 @@ describe('the native keys decide what detach-key.ts, prefix-keys.ts and utf8-car
       cases.push({ request: `detach-key ${hex(spec)}`, want });
     }
     for (let prefix = 0; prefix < 0x20; prefix++) cases.push({ request: `describe ${prefix}`, want: hex(describeDetachKey(prefix)) });
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('incomplete UTF-8 tails: seeded random ends of reads', () => {
@@ -266,7 +233,7 @@ describe('the native keys decide what detach-key.ts, prefix-keys.ts and utf8-car
       const bytes = randomBytes(random, Math.floor(random() * 7), alphabet);
       cases.push({ request: `tail ${hex(bytes)}`, want: String(incompleteUtf8Tail(bytes)) });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 });
 
@@ -295,7 +262,7 @@ describe('the native untaken input numbers and splits as untaken-input.ts does',
       cases.push({ request: `split ${hex(data)}`, want: piecesOf(data) });
     }
     for (const small of ['', 'a', 'héllo']) cases.push({ request: `split ${hex(small)}`, want: piecesOf(Buffer.from(small, 'utf8')) });
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 
   test('add, take, rewind and send again: seeded random scripts give the same numbers and pieces', () => {
@@ -331,6 +298,6 @@ describe('the native untaken input numbers and splits as untaken-input.ts does',
       }
       cases.push({ request: ['untaken', ...ops].join(' '), want: answers.join(' ') });
     }
-    assertSameAnswers(cases);
+    assertSameAnswers('oracle-paint', cases);
   });
 });
