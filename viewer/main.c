@@ -1,8 +1,9 @@
 /*
  * main.c -- `tend attach TARGET` as a person types it: the arguments, the
- * server of TEND_HOME, the session looked up, then the attach (attach.c).
- * Only the everyday case is done here, where every millisecond of start-up
- * shows: a terminal on both ends, a running server, a running session.
+ * server of TEND_HOME (lock.c), the session looked up, then the attach
+ * (attach.c). Only the everyday case is done here, where every millisecond
+ * of start-up shows: a terminal on both ends, a running server, a running
+ * session.
  * Everything else -- --json, --help, a mistake in the command line, no
  * terminal, no server, a session that is not running, any reply not
  * understood -- goes to the TypeScript viewer with the same arguments
@@ -10,7 +11,6 @@
  * what the user already knows it to say, with the same exit codes.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +21,6 @@
 
 /* The session lookup's wait: the TypeScript viewer says what a slower server does. */
 #define LOOKUP_TIMEOUT_MS 5000
-/* TEND_HOME/server.lock is a line of JSON; anything longer is not one. */
-#define LOCK_MAX_BYTES 8192
 /* A session's answer (GET /v1/sessions/:target): a few hundred bytes, with room. */
 #define LOOKUP_REPLY_MAX_BYTES (256 * 1024)
 #define ID_MAX_BYTES 256
@@ -42,13 +40,28 @@ node_path(void)
 	return node != NULL && node[0] != '\0' ? node : "node";
 }
 
+/* The CLI's entry point (bin/tend.js), as the launcher names it; NULL when it did not. */
+static const char *tend_js;
+
+/*
+ * Reads TEND_CLI_JS and takes it out of the environment: it is the
+ * launcher's word to this process alone, and must not reach a server this
+ * viewer starts, nor the sessions that server starts.
+ */
+static void
+take_cli_js(void)
+{
+	const char *value = getenv("TEND_CLI_JS");
+
+	tend_js = value != NULL && value[0] != '\0' ? strdup(value) : NULL;
+	unsetenv("TEND_CLI_JS");
+}
+
 /* Hands the whole command to the TypeScript viewer; returns only when it cannot be started. */
 static int
 hand_over(int argc, char **argv)
 {
-	const char *tend_js = getenv("TEND_CLI_JS");
-
-	if (tend_js == NULL || tend_js[0] == '\0') {
+	if (tend_js == NULL) {
 		fprintf(stderr, "tend: TEND_CLI_JS is not set: run `tend attach` through the tend "
 		    "command (bin/tend), which names the CLI for this viewer\n");
 		return 1;
@@ -111,78 +124,6 @@ parse_args(int argc, char **argv, struct attach_args *a)
 	return 0;
 }
 
-/* Reads a small file whole into out (NUL-terminated); its length, or -1. */
-static ssize_t
-read_small_file(const char *path, char *out, size_t outlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -1;
-	while (got + 1 < outlen) {
-		ssize_t n = read(fd, out + got, outlen - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	out[got] = '\0';
-	return (ssize_t)got;
-}
-
-/* A live pid that is a tend server, not a pid reused by another program (home-lock.ts's isTendServer). */
-static bool
-is_tend_server(long pid)
-{
-	char path[64], cmdline[PATH_MAX_BYTES];
-	ssize_t n;
-
-	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
-		return false;
-	snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-	n = read_small_file(path, cmdline, sizeof cmdline);
-	if (n < 0)
-		return true; /* no /proc: trust the live pid */
-	/* The arguments are separated by NULs: look through all of them. */
-	for (ssize_t i = 0; i < n; i++)
-		if (cmdline[i] == '\0')
-			cmdline[i] = ' ';
-	return strstr(cmdline, "server/main.js") != NULL;
-}
-
-/* The socket of the live server holding TEND_HOME's lock; -1 when there is none (or anything is unclear). */
-static int
-find_server_socket(char *socket_path, size_t len)
-{
-	const char *home = getenv("TEND_HOME");
-	const char *user_home = getenv("HOME");
-	char lock_path[PATH_MAX_BYTES], text[LOCK_MAX_BYTES];
-	ssize_t n;
-	double pid;
-	int r;
-
-	if (home != NULL && home[0] != '\0')
-		r = snprintf(lock_path, sizeof lock_path, "%s/server.lock", home);
-	else if (user_home != NULL && user_home[0] != '\0')
-		r = snprintf(lock_path, sizeof lock_path, "%s/.tend/server.lock", user_home);
-	else
-		return -1;
-	if (r < 0 || (size_t)r >= sizeof lock_path)
-		return -1;
-	n = read_small_file(lock_path, text, sizeof text);
-	if (n <= 0)
-		return -1;
-	if (json_number(text, (size_t)n, "pid", &pid, NULL) != 1 || pid <= 0 || pid > 4194304 || pid != (double)(long)pid)
-		return -1;
-	if (json_string(text, (size_t)n, "socket", socket_path, len, NULL) != 1 || socket_path[0] == '\0')
-		return -1;
-	return is_tend_server((long)pid) ? 0 : -1;
-}
-
 /* The target as a path segment, as encodeURIComponent writes it. */
 static int
 percent_encode(const char *s, char *out, size_t outlen)
@@ -221,9 +162,10 @@ main(int argc, char **argv)
 	bool name_null = false;
 	int http_status;
 
+	take_cli_js();
 	if (parse_args(argc, argv, &a) != 0 || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return hand_over(argc, argv);
-	if (find_server_socket(socket_path, sizeof socket_path) != 0)
+	if (lock_server_socket(socket_path, sizeof socket_path) != 0)
 		return hand_over(argc, argv);
 	if (percent_encode(a.target, encoded, sizeof encoded) != 0)
 		return hand_over(argc, argv);
@@ -253,10 +195,10 @@ main(int argc, char **argv)
 	o.session_name = name_null || name[0] == '\0' ? NULL : name;
 	o.read_only = a.read_only;
 	o.detach_prefix = a.detach_prefix;
-	o.tend_js = getenv("TEND_CLI_JS");
+	o.tend_js = tend_js;
 	o.node = node_path();
 	o.self_session = self != NULL && self[0] != '\0' ? self : NULL;
-	if (o.tend_js == NULL || o.tend_js[0] == '\0')
+	if (o.tend_js == NULL)
 		return hand_over(argc, argv);
 	return attach_run(&o);
 }

@@ -25,8 +25,15 @@
  *              bytes (src/cli/attach/outer-modes.ts, input-modes.ts)
  *   keys.c     the prefix keys, the detach key's spelling, whole UTF-8 chars
  *   untaken.c  typed input kept until the holder has it (INPUT_AT numbering)
- *   attach.c   the loop: connect, subscribe, paint, stream, ack, type, resize,
- *              reconnect, the rows drawn over the screen, the end
+ *   attach.c   the attach's loop and its state (attach.h, shared by the five
+ *              files below and no other); split by job:
+ *   link.c     the server's socket: connect, HELLO, SUBSCRIBE, acks, resize,
+ *              reconnect (following the server through the home's lock)
+ *   received.c what the server sends: paint, stream, title, exit, errors
+ *   term.c     the writes to the outer terminal and the acks they earn
+ *   typing.c   the keys: prefix commands, INPUT_AT, pause/resume, hand-off
+ *   outcome.c  the end: the terminal put back, the words said, the status
+ *   lock.c     TEND_HOME's lock: the live server's socket
  *   overlays.c the rows drawn over the screen for a while (hint, marker, notice)
  *   outer.c    the outer terminal (raw mode, size, writes) and the signals
  *   backoff.c  when a lost server is retried
@@ -370,6 +377,15 @@ struct attach_options {
 
 /* Runs the attach until it ends; returns the process's exit status. */
 int attach_run(const struct attach_options *o);
+
+/*
+ * lock.c (main.c's and the attach's): the socket of the live tend server
+ * holding TEND_HOME's lock (~/.tend without TEND_HOME) into socket_path
+ * (NUL-ended); 0, or -1 when there is none or anything is unclear (the lock
+ * missing, torn, its pid dead or another program's), socket_path then
+ * undefined.
+ */
+int lock_server_socket(char *socket_path, size_t len);
 
 /* backoff.c (the attach's): when a lost server is retried (backoff.ts: 100 ms doubling to 2 s, given up after 60 s). */
 struct backoff {

@@ -1,0 +1,164 @@
+/*
+ * attach.h -- what the files of the attach share, and no other file: the
+ * one struct attach the loop runs on, and each file's calls into the
+ * others. attach.c runs the loop; link.c is the server's socket (connect,
+ * HELLO, SUBSCRIBE, acks, losing it and coming back); received.c what the
+ * server sends; term.c what is written to the outer terminal; typing.c the
+ * keys; outcome.c the end. The viewer's interface to them is attach_run
+ * (viewer.h).
+ */
+#ifndef TEND_VIEWER_ATTACH_H
+#define TEND_VIEWER_ATTACH_H
+
+#include <sys/types.h>
+#include <termios.h>
+
+#include "viewer.h"
+
+/* The channels a CLI viewer subscribes on; a repaint on the same socket moves it to the other one. */
+#define CHANNEL_FIRST 1
+#define CHANNEL_SECOND 2
+/* One read of the terminal. */
+#define STDIN_READ_BYTES (64 * 1024)
+/* Output for the terminal is written in one go at the end of a turn, or when it reaches this. */
+#define TERM_FLUSH_BYTES (1024 * 1024)
+/* The terminal buffer's cap: a snapshot (at most a message) and a turn's stream. */
+#define TERM_MAX_BYTES (WIRE_MAX_MESSAGE_BYTES + 2 * TERM_FLUSH_BYTES)
+/* A frame encoded before it is queued on the socket. */
+#define FRAME_SCRATCH_MAX_BYTES (MAX_INPUT_BYTES_PER_FRAME + 4096)
+/* The server's socket path, as the home's lock names it (lock.c reads it with the same limit). */
+#define SOCKET_PATH_MAX_BYTES 4096
+
+enum outcome_kind { OUT_NONE, OUT_DETACHED, OUT_EXITED, OUT_LOST, OUT_ERROR, OUT_SIGNAL };
+
+struct attach {
+	const struct attach_options *o;
+	char label[OVERLAY_LABEL_BYTES];
+	char target[OVERLAY_LABEL_BYTES];
+
+	/* The outer terminal. */
+	struct termios saved;
+	bool raw;
+	bool term_dead;
+	bool stdin_done;
+	struct buf term;
+	/* Stream bytes in `term` owe an ack once written: the last seq, the bytes, the socket and channel. */
+	bool pend_have;
+	uint64_t pend_seq;
+	size_t pend_bytes;
+	unsigned pend_gen;
+	uint32_t pend_channel;
+
+	/* The socket. */
+	struct ws ws;
+	/* Where the server listens: found at the start, followed through the home's lock on each reconnect. */
+	char socket_path[SOCKET_PATH_MAX_BYTES];
+	bool link;
+	bool link_opened;
+	unsigned link_gen;
+	/* Lost while its frames were read: handled once the read returns. */
+	bool lost_pending;
+	char lost_why[512];
+	struct buf scratch;
+	/* INPUT (not INPUT_AT) bytes queued on the socket and not yet written. */
+	size_t unsent_input;
+
+	/* The session. */
+	uint8_t writer[WRITER_ID_BYTES];
+	struct untaken untaken;
+	/* The socket the untaken input was last (re)sent on. */
+	unsigned input_gen;
+	uint32_t channel;
+	bool channel_used[3];
+	bool have_written;
+	struct resume_point written;
+	bool history_kept;
+	struct alt_tracker alt;
+	bool painted, status_shown, view_shown, subscribed;
+	bool notice_given;
+	bool have_exit;
+	int32_t exit_code, exit_signal;
+	bool have_fatal;
+	char fatal[512];
+	int64_t restart_grace_until;
+	pid_t starter;
+	uint64_t dropped_input;
+
+	/* Acks. */
+	bool have_last_acked;
+	uint64_t last_acked;
+	bool ack_owed;
+	uint64_t ack_owed_seq;
+	size_t ack_owed_bytes;
+	int64_t ack_deadline;
+
+	/* Keys. */
+	struct prefix_filter prefix;
+	uint8_t carry[4];
+	size_t carry_len;
+	int64_t carry_deadline;
+	struct buf forward;
+	/* A held character's start joined with the next read. */
+	struct buf joined;
+	bool input_paused;
+	struct overlays ov;
+
+	/* Reconnecting. */
+	struct backoff backoff;
+	int64_t retry_deadline;
+
+	/* The end. */
+	bool finished;
+	enum outcome_kind outcome;
+	char message[1024];
+	bool exited_code_known, exited_signal_known;
+	int32_t exited_code, exited_signal;
+};
+
+/* A panel needs a screen to draw over: nothing is drawn before the first paint. */
+static inline bool
+attach_can_draw(const struct attach *a)
+{
+	return a->painted;
+}
+
+/* attach.c: the outer terminal's size as last read (at the start and on each SIGWINCH: a key costs no ioctl). */
+void attach_size(int *cols, int *rows);
+
+/* term.c */
+void term_flush(struct attach *a);
+void term_room(struct attach *a, size_t n);
+void term_write(struct attach *a, const void *p, size_t n);
+void term_writes(struct attach *a, const char *s);
+void term_wrote_stream(struct attach *a, const char *boot, size_t boot_len, uint64_t seq, size_t bytes);
+
+/* link.c */
+void link_connect(struct attach *a);
+/* A retry: the socket the home's lock names now (lock.c), then link_connect. */
+void link_reconnect(struct attach *a);
+void link_queue(struct attach *a);
+void link_flush(struct attach *a);
+void link_drop_ack(struct attach *a);
+void link_send_ack(struct attach *a);
+void link_subscribe(struct attach *a);
+void link_resubscribe(struct attach *a);
+void link_send_size(struct attach *a);
+void link_lost(struct attach *a, const char *why);
+void link_settle(struct attach *a);
+void link_child_done(struct attach *a);
+
+/* received.c: one WebSocket message from the server (ws_read's callback). */
+void received_message(void *ctx, const uint8_t *data, size_t len);
+
+/* typing.c */
+void typing_read_keys(struct attach *a);
+void typing_send_untaken(struct attach *a);
+void typing_send_carry(struct attach *a);
+void typing_resume_if_taken(struct attach *a);
+
+/* outcome.c */
+void attach_finish(struct attach *a, enum outcome_kind kind, const char *message);
+void attach_restore_terminal(struct attach *a);
+int attach_say_outcome(struct attach *a);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * link.c -- the attach's link to the server: one WebSocket on the server's
+ * unix socket (ws.c), and what this viewer says on it. HELLO with this
+ * viewer's writer id; SUBSCRIBE resuming from the position written, so the
+ * server replays only what the outer terminal lacks; a repaint as a second
+ * subscription on the other channel of the same socket; ACKs; the size.
+ * Frames are queued as they are built and written once a turn (or at once
+ * after a key: the echo path is read, encode, write).
+ *
+ * When the socket goes without the server saying the channel is over, the
+ * attach reconnects with backoff (backoff.c), following the server through
+ * TEND_HOME's lock to whatever socket it is on now, and starts a server
+ * when none answers, as every verb does; on the new socket it resumes from
+ * the position written and sends again what the holder has not taken
+ * (typing.c). What the server sends is received.c's.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "attach.h"
+
+/* The WebSocket handshake's wait (server-link.ts). */
+#define HANDSHAKE_TIMEOUT_MS 10000
+
+static const char RECONNECTING_TEXT[] =
+    "tend: reconnecting\xe2\x80\xa6 (the session keeps running; what you type is sent when it is back)";
+/* ---- frames out ----------------------------------------------------------- */
+
+/* Queues one frame built in the scratch buffer; a frame that cannot be queued loses the link. */
+void
+link_queue(struct attach *a)
+{
+	if (a->link && a->scratch.len > 0 && ws_send(&a->ws, a->scratch.data, a->scratch.len) != 0 && !a->lost_pending) {
+		a->lost_pending = true;
+		snprintf(a->lost_why, sizeof a->lost_why, "more is queued for the server than it reads");
+	}
+	buf_clear(&a->scratch);
+}
+
+void
+link_flush(struct attach *a)
+{
+	char err[256];
+
+	if (!a->link || a->lost_pending)
+		return;
+	if (ws_flush(&a->ws, err, sizeof err) != 0) {
+		a->lost_pending = true;
+		snprintf(a->lost_why, sizeof a->lost_why, "%s", err);
+		return;
+	}
+	if (a->ws.out.len == 0)
+		a->unsent_input = 0;
+}
+
+void
+link_drop_ack(struct attach *a)
+{
+	a->ack_deadline = 0;
+	a->ack_owed = false;
+	a->ack_owed_bytes = 0;
+}
+
+void
+link_send_ack(struct attach *a)
+{
+	bool owed = a->ack_owed;
+	uint64_t seq = a->ack_owed_seq;
+
+	link_drop_ack(a);
+	if (!owed || !a->link || a->lost_pending)
+		return;
+	if (a->have_last_acked && seq <= a->last_acked)
+		return;
+	a->have_last_acked = true;
+	a->last_acked = seq;
+	if (frame_ack(&a->scratch, a->channel, seq) == 0)
+		link_queue(a);
+}
+
+/* ---- subscribing ---------------------------------------------------------- */
+
+/*
+ * Subscribes on the current channel, resuming from what was written: the
+ * server replays what the outer terminal lacks, or sends the screen alone.
+ * Something drawn over the screen asks for a repaint after the replay.
+ */
+void
+link_subscribe(struct attach *a)
+{
+	const struct resume_point *resume = a->view_shown || !a->have_written ? NULL : &a->written;
+	bool repaint = resume != NULL && (a->status_shown || overlays_repaint_owed(&a->ov));
+	int cols, rows;
+
+	attach_size(&cols, &rows);
+	a->channel_used[a->channel] = true;
+	if (frame_subscribe(&a->scratch, a->channel, a->o->session_id, (uint16_t)cols, (uint16_t)rows, resume, a->history_kept, repaint) == 0)
+		link_queue(a);
+	a->subscribed = true;
+	a->have_last_acked = false;
+	/* A new socket: everything not yet taken goes again; a repaint's channel gets only what is new. */
+	typing_send_untaken(a);
+}
+
+/*
+ * Repaints the screen from the server: subscribes again on the other channel
+ * of the same socket (the output held back is replayed, then the screen
+ * repainted), and only then leaves the old one. With the server away, the
+ * next subscription repaints.
+ */
+void
+link_resubscribe(struct attach *a)
+{
+	uint32_t old = a->channel;
+
+	if (!a->link || a->lost_pending || !a->subscribed)
+		return;
+	a->channel = old == CHANNEL_FIRST ? CHANNEL_SECOND : CHANNEL_FIRST;
+	link_drop_ack(a);
+	link_subscribe(a);
+	if (frame_unsubscribe(&a->scratch, old) == 0)
+		link_queue(a);
+}
+
+/* ---- connecting ----------------------------------------------------------- */
+
+/* Opens the socket and says HELLO; the server's WELCOME brings the subscription (received.c). */
+void
+link_connect(struct attach *a)
+{
+	char err[256];
+
+	a->retry_deadline = 0;
+	a->link_opened = false;
+	a->lost_pending = false;
+	if (ws_open(&a->ws, a->socket_path, VIEWER_ENDPOINT, HANDSHAKE_TIMEOUT_MS, err, sizeof err) != 0) {
+		ws_close(&a->ws);
+		a->link = false;
+		link_lost(a, err);
+		return;
+	}
+	a->link = true;
+	a->link_opened = true;
+	a->link_gen++;
+	a->unsent_input = 0;
+	if (frame_hello(&a->scratch, a->o->read_only, "cli", a->writer) == 0)
+		link_queue(a);
+	link_flush(a);
+}
+
+/* Starts a server as the CLI does (`tend server start`, in the background); the loop hears when it is done. */
+static void
+start_server(struct attach *a)
+{
+	pid_t pid;
+
+	if (a->starter > 0)
+		return;
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		setsid();
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execlp(a->o->node, a->o->node, a->o->tend_js, "server", "start", (char *)NULL);
+		_exit(127);
+	}
+	a->starter = pid;
+}
+
+static void
+show_reconnecting(struct attach *a)
+{
+	int cols, rows;
+
+	if (a->status_shown)
+		return;
+	a->status_shown = true;
+	attach_size(&cols, &rows);
+	paint_status_line(&a->term, RECONNECTING_TEXT, cols, rows);
+}
+
+/*
+ * The socket is gone without the channel said to be over: reconnect with
+ * backoff, starting a server when none answers (unless one said it is
+ * stopping, and is probably being restarted right now).
+ */
+void
+link_lost(struct attach *a, const char *why)
+{
+	bool refused = !a->link_opened;
+	int64_t delay;
+	char message[1024];
+
+	if (a->finished)
+		return;
+	if (a->link)
+		ws_close(&a->ws);
+	a->link = false;
+	a->lost_pending = false;
+	a->subscribed = false;
+	a->unsent_input = 0;
+	link_drop_ack(a);
+	if (a->have_fatal) {
+		attach_finish(a, OUT_ERROR, a->fatal);
+		return;
+	}
+	/* Bytes written to the dead socket are owed no more: they wait in the untaken input. */
+	typing_resume_if_taken(a);
+	delay = backoff_next(&a->backoff, outer_now_ms());
+	if (delay < 0) {
+		uint64_t unsent = untaken_bytes(&a->untaken) + a->dropped_input;
+
+		if (unsent > 0)
+			snprintf(message, sizeof message, "%s; %" PRIu64 " bytes typed may not have reached the session", why, unsent);
+		else
+			snprintf(message, sizeof message, "%s", why);
+		attach_finish(a, OUT_LOST, message);
+		return;
+	}
+	/* A blip caught by the first retry shows nothing; a longer outage says so. */
+	if (a->backoff.failures > 1)
+		show_reconnecting(a);
+	if (refused && outer_now_ms() >= a->restart_grace_until)
+		start_server(a);
+	a->retry_deadline = outer_now_ms() + delay;
+}
+
+/*
+ * A retry: the server of TEND_HOME may be back on another socket than the
+ * last one (started with another runtime directory: by this attach, whose
+ * environment may name another one than the server's did, or by anyone), so
+ * the home's lock is read again, as main.c reads it at the start. With no
+ * live server in it, the last socket is tried: one may come back there.
+ */
+void
+link_reconnect(struct attach *a)
+{
+	char found[sizeof a->socket_path];
+
+	if (lock_server_socket(found, sizeof found) == 0)
+		memcpy(a->socket_path, found, sizeof found);
+	link_connect(a);
+}
+
+/* The server started by start_server is done starting (SIGCHLD). */
+void
+link_child_done(struct attach *a)
+{
+	int status;
+
+	if (a->starter <= 0)
+		return;
+	if (waitpid(a->starter, &status, WNOHANG) != a->starter)
+		return;
+	a->starter = 0;
+	/* Up now: no need to sit out the rest of the backoff. */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !a->finished && !a->link && a->retry_deadline != 0)
+		link_reconnect(a);
+}
+
+/* The outer terminal was resized: the server renders for this viewer's size. */
+void
+link_send_size(struct attach *a)
+{
+	int cols, rows;
+
+	/* Read-only too: it never sizes the PTY, but the server renders its view for its size. */
+	if (!a->link || a->lost_pending || !a->subscribed)
+		return;
+	attach_size(&cols, &rows);
+	if (frame_resize_request(&a->scratch, a->channel, (uint16_t)cols, (uint16_t)rows) == 0)
+		link_queue(a);
+}
+
+/* Socket trouble noticed while reading or writing becomes a lost link, once nothing is mid-read. */
+void
+link_settle(struct attach *a)
+{
+	if (a->lost_pending && !a->finished) {
+		char why[sizeof a->lost_why];
+
+		memcpy(why, a->lost_why, sizeof why);
+		link_lost(a, why);
+	}
+}
+
