@@ -152,12 +152,12 @@ loop(struct attach *a)
 		if (pfd[0].revents != 0 || outer_signals_pending())
 			signals_seen(a);
 		/* Keys first: a key is on the socket before this turn's output is written. */
-		if (!a->finished && stdin_at >= 0 && (pfd[stdin_at].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+		if (!a->finished && stdin_at >= 0 && (pfd[stdin_at].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0) {
 			typing_read_keys(a);
 			link_flush(a);
 			link_settle(a);
 		}
-		if (!a->finished && sock_at >= 0 && a->link && (pfd[sock_at].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+		if (!a->finished && sock_at >= 0 && a->link && (pfd[sock_at].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0) {
 			char err[256];
 
 			if (ws_read(&a->ws, received_message, a, err, sizeof err) != 0 && !a->lost_pending) {
