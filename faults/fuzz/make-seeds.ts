@@ -9,6 +9,7 @@ import { encodeFrame, encodeStatePayload, FrameType as HolderType } from '../../
 import { corpusDir } from './index.js';
 import { concat } from './mutate.js';
 import { httpSeeds } from './targets/http-seeds.js';
+import { websocketSeeds } from './targets/websocket-seeds.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const writer = Uint8Array.from({ length: 16 }, (_, i) => i * 17);
@@ -100,6 +101,7 @@ const corpora: Record<string, Record<string, Uint8Array>> = {
   'viewer-frames-from-server': fromServer(),
   'holder-stream': holderStream(),
   ...httpSeeds(),
+  ...websocketSeeds(),
 };
 
 for (const [target, seeds] of Object.entries(corpora)) {

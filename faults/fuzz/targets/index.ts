@@ -32,4 +32,13 @@ export const TARGETS: readonly TargetEntry[] = [
     instrument: ['server/http/', 'protocol/api/layout.js', 'protocol/env-name.js'],
   },
   { name: 'http-request-target', module: here('./http.js'), exportName: 'httpRequestTarget', instrument: ['server/http/request-parts.js'] },
+  {
+    name: 'websocket-frames',
+    module: here('./websocket-frames.js'),
+    exportName: 'websocketFrames',
+    instrument: ['server/http/websocket-frame-reader.js', 'server/http/websocket-close.js'],
+    // Every input is read three times, once in small chunks: a KiB holds a dozen frames and 16-bit lengths.
+    maxInputBytes: 1024,
+  },
+  { name: 'websocket-handshake', module: here('./websocket-handshake.js'), exportName: 'websocketHandshake', instrument: ['server/http/websocket-handshake.js'] },
 ];

@@ -224,6 +224,8 @@ test('each broken rule is a violation with its close code, and nothing after it 
 test('a close frame with no code, and one with a code and a UTF-8 reason; nothing after a close is read', () => {
   assert.deepEqual(feed(Buffer.concat([frame(OP_CLOSE, Buffer.alloc(0)), frame(OP_BINARY, bytes(2))]), []), [{ close: null, reason: '' }]);
   assert.deepEqual(feed(frame(OP_CLOSE, closePayload(4001, 'fini — done')), []), [{ close: 4001, reason: 'fini — done' }]);
+  // TextDecoder drops a leading byte-order mark unless told not to; a reason keeps it.
+  assert.deepEqual(feed(frame(OP_CLOSE, closePayload(1000, '\ufeffa')), []), [{ close: 1000, reason: '\ufeffa' }]);
 });
 
 test('a message taken from inside a chunk is unmasked in place and its bytes stay as delivered', () => {

@@ -65,7 +65,8 @@ export interface FrameReaderOptions {
   maxMessageBytes: number;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** A close reason is the peer's text: a leading U+FEFF is part of it, not a byte-order mark to drop. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class WebSocketFrameReader {
   private _state: FrameReaderStateName = FrameReaderState.GET_INFO;
