@@ -61,6 +61,16 @@ export class TendClient {
    * server holds the lock any more, back to this client's own socket.
    * True when the socket changed.
    */
+  /**
+   * The socket of the server that serves TEND_HOME now, its lock read again:
+   * for a connection opened again after the server went away (a new server
+   * may listen in another runtime directory).
+   */
+  currentServerSocket(): string {
+    this.followHomeLock();
+    return this.paths.serverSocket;
+  }
+
   private followHomeLock(): boolean {
     const socket = liveHomeLock(this.paths.homeLockFile)?.socket ?? this.ownSocket;
     if (socket === this.paths.serverSocket) return false;

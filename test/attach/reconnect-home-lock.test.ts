@@ -14,10 +14,10 @@ import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { repoRoot, type CliResult, type TestServer } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, serverFor, testsTypeScriptViewer, waitForSessionText } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
-/** The TypeScript viewer keeps the socket it found at the start (its ServerLink's); this is the native viewer's. */
-const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the TypeScript viewer does not follow the lock on a reconnect' : false };
+/** Both viewers: the native one reads the lock in lock.c, the TypeScript one through the client (currentServerSocket). */
+const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 /** Shorter than the attach's 60 s give-up: an attach that never follows the lock fails here, not by giving up. */
 const BACK_WITHIN_MS = 40_000;
 

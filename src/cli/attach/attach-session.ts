@@ -125,7 +125,8 @@ export interface AttachOutput {
 }
 
 export interface AttachSessionOptions {
-  socketPath: string;
+  /** The server's socket, asked at each connection: a restarted server may listen elsewhere (it says where in TEND_HOME's lock). */
+  socketPath: () => string;
   sessionId: string;
   /** The session's name, for the hint and the markers (null: it has none; its id is shown). */
   sessionName: string | null;
@@ -470,7 +471,7 @@ export class AttachSession {
   private connect(): void {
     this.retryTimer = null;
     this.linkOpened = false;
-    const link: ServerLink = new ServerLink(this.options.socketPath, {
+    const link: ServerLink = new ServerLink(this.options.socketPath(), {
       onOpen: () => {
         if (link === this.link) this.linkOpened = true;
         link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: this.options.clientKind ?? 'cli', readOnly: this.options.readOnly, writer: this.writer });

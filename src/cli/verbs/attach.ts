@@ -139,7 +139,7 @@ async function showSession({ target, prefix, readOnly, watcher, events, client, 
 
   const { AttachSession } = await import('../attach/attach-session.js');
   const attach = new AttachSession({
-    socketPath: client.paths.serverSocket,
+    socketPath: () => client.currentServerSocket(),
     sessionId: session.id,
     sessionName: session.name,
     sessionSize: { cols: session.cols, rows: session.rows },
@@ -178,7 +178,7 @@ async function takeOver(fdText: string, target: string, client: TendClient, stdo
   if (!process.stdin.isTTY || !stdout.isTTY) throw usageError('--handoff: the native viewer hands over a terminal, and this input or output is not one');
   const { AttachSession } = await import('../attach/attach-session.js');
   const attach = new AttachSession({
-    socketPath: client.paths.serverSocket,
+    socketPath: () => client.currentServerSocket(),
     sessionId: handoff.session.id,
     sessionName: handoff.session.name,
     readOnly: handoff.readOnly,
