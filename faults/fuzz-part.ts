@@ -7,7 +7,7 @@ import { FULL_EXECUTIONS, runFuzz } from './fuzz/index.js';
 
 export const fuzzPart: Part = {
   name: 'fuzz',
-  title: 'Fuzzing the TypeScript parsers (viewer frames, holder frames, HTTP bodies and request targets)',
+  title: 'Fuzzing the TypeScript parsers (viewer frames, holder frames, HTTP bodies and request targets, WebSocket frames and handshakes)',
   async run(opts) {
     const short = opts.short || opts.fuzzShort === true;
     const results = await runFuzz({ short, log: (line) => opts.log(`  ${line}`), randomSeed: opts.seed });
