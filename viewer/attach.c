@@ -2,12 +2,13 @@
  * attach.c -- `tend attach` at work, in one poll loop: the outer terminal
  * (the user's, stdin and stdout) on one side, the server's viewer socket on
  * the other; a port of src/cli/attach/attach-session.ts for a terminal.
- * This file holds the loop and its state (struct attach, attach.h): what is
- * polled, which timer is due, the signals, and the start and end of a run.
- * The rest is split by job: link.c the server's socket (connect, HELLO,
- * SUBSCRIBE, acks, reconnecting), received.c what the server sends, term.c
- * the writes to the terminal and the acks they earn, typing.c the keys,
- * outcome.c the end and its words. What is drawn over the screen for a
+ * This file holds the loop: what is polled, which timer is due, the signals,
+ * and the start and end of a run. It is the top of the attach's files
+ * (state.h says who calls whom, always downward): received.c what the
+ * server sends, typing.c the keys, term.c the writes to the terminal and
+ * the acks they earn, link.c the server's socket (connect, HELLO,
+ * SUBSCRIBE, acks, reconnecting), outcome.c the end and its words, state.c
+ * the size and the struct attach they share. What is drawn over the screen for a
  * while is overlays.c's; raw mode, the size, the writes and the signals'
  * self-pipe are outer.c's; the retry delays backoff.c's. Nothing here
  * queries the terminal, so nothing can hang inside tmux or over ssh.
@@ -20,19 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "state.h"
 
-/* The size as last read: at the start and on each SIGWINCH (a key costs no ioctl). */
-static int outer_cols, outer_rows;
 /* The self-pipe the signal handlers write to (outer.c). */
 static int signal_fd = -1;
-
-void
-attach_size(int *cols, int *rows)
-{
-	*cols = outer_cols;
-	*rows = outer_rows;
-}
 
 /* This viewer's writer id: the server and the holder number its typing by it (INPUT_AT). */
 static void
@@ -80,6 +72,16 @@ earliest(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* A lost link frees the input written to it: typing may read the terminal again. */
+static void
+input_freed_seen(struct attach *a)
+{
+	if (!a->input_freed)
+		return;
+	a->input_freed = false;
+	typing_resume_if_taken(a);
+}
+
 static void
 signals_seen(struct attach *a)
 {
@@ -90,10 +92,12 @@ signals_seen(struct attach *a)
 		attach_finish(a, OUT_SIGNAL, NULL);
 		return;
 	}
-	if (sig.child)
+	if (sig.child) {
 		link_child_done(a);
+		input_freed_seen(a);
+	}
 	if (sig.resized) {
-		outer_read_size(&outer_cols, &outer_rows);
+		attach_read_size();
 		link_send_size(a);
 	}
 }
@@ -113,8 +117,10 @@ timers_due(struct attach *a)
 		if (overlays_tick(&a->ov, &a->term, cols, rows, now))
 			link_resubscribe(a);
 	}
-	if (!a->finished && !a->link && a->retry_deadline != 0 && now >= a->retry_deadline)
+	if (!a->finished && !a->link && a->retry_deadline != 0 && now >= a->retry_deadline) {
 		link_reconnect(a);
+		input_freed_seen(a);
+	}
 }
 
 /*
@@ -156,6 +162,7 @@ loop(struct attach *a)
 			typing_read_keys(a);
 			link_flush(a);
 			link_settle(a);
+			input_freed_seen(a);
 		}
 		if (!a->finished && sock_at >= 0 && a->link && (pfd[sock_at].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0) {
 			char err[256];
@@ -170,6 +177,7 @@ loop(struct attach *a)
 		term_flush(a);
 		link_flush(a);
 		link_settle(a);
+		input_freed_seen(a);
 	}
 }
 
@@ -206,9 +214,10 @@ attach_run(const struct attach_options *o)
 		fprintf(stderr, "tend: cannot attach: %s\n", strerror(errno));
 		return 1;
 	}
-	outer_read_size(&outer_cols, &outer_rows);
+	attach_read_size();
 	a->raw = outer_raw_mode(&a->saved) == 0;
 	link_connect(a);
+	input_freed_seen(a);
 	loop(a);
 	if (!a->finished)
 		attach_finish(a, OUT_ERROR, "the attach's loop stopped");

@@ -12,7 +12,10 @@
  * TEND_HOME's lock to whatever socket it is on now, and starts a server
  * when none answers, as every verb does; on the new socket it resumes from
  * the position written and sends again what the holder has not taken
- * (typing.c). What the server sends is received.c's.
+ * (untaken.c keeps it; typing.c adds to it). What the server sends is
+ * received.c's. Nothing here calls the files above it (typing.c, term.c,
+ * received.c, attach.c): a lost link says so in input_freed and the loop
+ * lets typing read again.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "state.h"
 
 /* The WebSocket handshake's wait (server-link.ts). */
 #define HANDSHAKE_TIMEOUT_MS 10000
@@ -60,20 +63,12 @@ link_flush(struct attach *a)
 }
 
 void
-link_drop_ack(struct attach *a)
-{
-	a->ack_deadline = 0;
-	a->ack_owed = false;
-	a->ack_owed_bytes = 0;
-}
-
-void
 link_send_ack(struct attach *a)
 {
 	bool owed = a->ack_owed;
 	uint64_t seq = a->ack_owed_seq;
 
-	link_drop_ack(a);
+	attach_drop_ack(a);
 	if (!owed || !a->link || a->lost_pending)
 		return;
 	if (a->have_last_acked && seq <= a->last_acked)
@@ -82,6 +77,26 @@ link_send_ack(struct attach *a)
 	a->last_acked = seq;
 	if (frame_ack(&a->scratch, a->channel, seq) == 0)
 		link_queue(a);
+}
+
+/* One piece of the untaken input as INPUT_AT at its number (untaken_send_unsent calls it). */
+static void
+send_piece(void *ctx, const struct input_piece *piece)
+{
+	struct attach *a = ctx;
+
+	if (frame_input_at(&a->scratch, a->channel, piece->at, piece->data, piece->len) == 0)
+		link_queue(a);
+}
+
+/* Sends what this socket has not had, at its numbers: on a new socket, everything not yet taken. */
+void
+link_send_untaken(struct attach *a)
+{
+	if (a->input_gen != a->link_gen)
+		untaken_rewind(&a->untaken);
+	a->input_gen = a->link_gen;
+	untaken_send_unsent(&a->untaken, send_piece, a);
 }
 
 /* ---- subscribing ---------------------------------------------------------- */
@@ -105,7 +120,7 @@ link_subscribe(struct attach *a)
 	a->subscribed = true;
 	a->have_last_acked = false;
 	/* A new socket: everything not yet taken goes again; a repaint's channel gets only what is new. */
-	typing_send_untaken(a);
+	link_send_untaken(a);
 }
 
 /*
@@ -122,7 +137,7 @@ link_resubscribe(struct attach *a)
 	if (!a->link || a->lost_pending || !a->subscribed)
 		return;
 	a->channel = old == CHANNEL_FIRST ? CHANNEL_SECOND : CHANNEL_FIRST;
-	link_drop_ack(a);
+	attach_drop_ack(a);
 	link_subscribe(a);
 	if (frame_unsubscribe(&a->scratch, old) == 0)
 		link_queue(a);
@@ -216,13 +231,13 @@ link_lost(struct attach *a, const char *why)
 	a->lost_pending = false;
 	a->subscribed = false;
 	a->unsent_input = 0;
-	link_drop_ack(a);
+	attach_drop_ack(a);
 	if (a->have_fatal) {
 		attach_finish(a, OUT_ERROR, a->fatal);
 		return;
 	}
-	/* Bytes written to the dead socket are owed no more: they wait in the untaken input. */
-	typing_resume_if_taken(a);
+	/* Bytes written to the dead socket are owed no more (they wait in the untaken input): the loop may read keys again. */
+	a->input_freed = true;
 	delay = backoff_next(&a->backoff, outer_now_ms());
 	if (delay < 0) {
 		uint64_t unsent = untaken_bytes(&a->untaken) + a->dropped_input;

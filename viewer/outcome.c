@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "attach.h"
+#include "state.h"
 
 /* The attach ends (the first call wins); the loop stops after this turn, and nothing is retried. */
 void
@@ -22,7 +22,7 @@ attach_finish(struct attach *a, enum outcome_kind kind, const char *message)
 	a->outcome = kind;
 	snprintf(a->message, sizeof a->message, "%s", message != NULL ? message : "");
 	a->retry_deadline = a->carry_deadline = 0;
-	link_drop_ack(a);
+	attach_drop_ack(a);
 }
 
 /* Puts the outer terminal back: rows drawn over blanked, the session's modes left, the settings restored. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attach.h"
+#include "state.h"
 
 /* After the server said it is stopping, give whoever restarts it this long before starting one. */
 #define RESTART_GRACE_MS 5000

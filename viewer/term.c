@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "attach.h"
+#include "state.h"
 
 /* Written bytes that are acked at once (the server stops sending at 256 KiB unacked)... */
 #define ACK_EAGER_BYTES (32 * 1024)

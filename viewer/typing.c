@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "state.h"
 
 /* Stop reading the terminal while this much typed input is owed to the session... */
 #define INPUT_PAUSE_BYTES (256 * 1024)
@@ -49,25 +49,6 @@ typing_resume_if_taken(struct attach *a)
 {
 	if (a->input_paused && !a->finished && owed_input_bytes(a) < INPUT_RESUME_BYTES)
 		a->input_paused = false;
-}
-
-static void
-send_piece(void *ctx, const struct input_piece *piece)
-{
-	struct attach *a = ctx;
-
-	if (frame_input_at(&a->scratch, a->channel, piece->at, piece->data, piece->len) == 0)
-		link_queue(a);
-}
-
-/* Sends what this socket has not had, at its numbers: on a new socket, everything not yet taken. */
-void
-typing_send_untaken(struct attach *a)
-{
-	if (a->input_gen != a->link_gen)
-		untaken_rewind(&a->untaken);
-	a->input_gen = a->link_gen;
-	untaken_send_unsent(&a->untaken, send_piece, a);
 }
 
 /* Whether typed bytes hold the start of a mouse report (SGR `CSI <`, or `CSI M`). */
@@ -147,7 +128,7 @@ send_input(struct attach *a, const uint8_t *p, size_t n)
 	if (live) {
 		/* The ack rides along: the server reads both in the wakeup the key causes. */
 		link_send_ack(a);
-		typing_send_untaken(a);
+		link_send_untaken(a);
 	}
 	pause_input_if_owed(a);
 }

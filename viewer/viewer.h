@@ -25,14 +25,15 @@
  *              bytes (src/cli/attach/outer-modes.ts, input-modes.ts)
  *   keys.c     the prefix keys, the detach key's spelling, whole UTF-8 chars
  *   untaken.c  typed input kept until the holder has it (INPUT_AT numbering)
- *   attach.c   the attach's loop and its state (attach.h, shared by the five
- *              files below and no other); split by job:
+ *   attach.c   the attach's loop, on top of the files below it that share
+ *              its state (state.h) and call only downward; split by job:
  *   link.c     the server's socket: connect, HELLO, SUBSCRIBE, acks, resize,
  *              reconnect (following the server through the home's lock)
  *   received.c what the server sends: paint, stream, title, exit, errors
  *   term.c     the writes to the outer terminal and the acks they earn
  *   typing.c   the keys: prefix commands, INPUT_AT, pause/resume, hand-off
  *   outcome.c  the end: the terminal put back, the words said, the status
+ *   state.c    the bottom of the attach's files: the size, the ack dropped
  *   lock.c     TEND_HOME's lock: the live server's socket
  *   overlays.c the rows drawn over the screen for a while (hint, marker, notice)
  *   outer.c    the outer terminal (raw mode, size, writes) and the signals

@@ -1,14 +1,18 @@
 /*
- * attach.h -- what the files of the attach share, and no other file: the
- * one struct attach the loop runs on, and each file's calls into the
- * others. attach.c runs the loop; link.c is the server's socket (connect,
- * HELLO, SUBSCRIBE, acks, losing it and coming back); received.c what the
- * server sends; term.c what is written to the outer terminal; typing.c the
- * keys; outcome.c the end. The viewer's interface to them is attach_run
- * (viewer.h).
+ * state.h -- what the files of the attach share, and no other file: the one
+ * struct attach the loop runs on, and each file's calls. The files call one
+ * way, from the top down, never back up: attach.c (the loop) calls all of
+ * them; received.c (what the server sends) calls typing.c, term.c, link.c
+ * and outcome.c; typing.c (the keys) calls term.c and link.c; term.c (the
+ * writes to the outer terminal) calls link.c for the acks it owes; link.c
+ * (the server's socket) calls outcome.c; outcome.c (the end) and all of
+ * them call state.c (the outer terminal's size, the owed ack dropped). What
+ * a lower file cannot act on it says in a flag here, and the file above
+ * acts (a lost link frees the input written to it: input_freed). The
+ * viewer's interface to them is attach_run (viewer.h).
  */
-#ifndef TEND_VIEWER_ATTACH_H
-#define TEND_VIEWER_ATTACH_H
+#ifndef TEND_VIEWER_STATE_H
+#define TEND_VIEWER_STATE_H
 
 #include <sys/types.h>
 #include <termios.h>
@@ -62,6 +66,8 @@ struct attach {
 	struct buf scratch;
 	/* INPUT (not INPUT_AT) bytes queued on the socket and not yet written. */
 	size_t unsent_input;
+	/* The link was lost: what was written to it is owed no more, so the loop lets typing read again. */
+	bool input_freed;
 
 	/* The session. */
 	uint8_t writer[WRITER_ID_BYTES];
@@ -122,8 +128,11 @@ attach_can_draw(const struct attach *a)
 	return a->painted;
 }
 
-/* attach.c: the outer terminal's size as last read (at the start and on each SIGWINCH: a key costs no ioctl). */
+/* state.c: the outer terminal's size as last read (at the start and on each SIGWINCH: a key costs no ioctl). */
+void attach_read_size(void);
 void attach_size(int *cols, int *rows);
+/* state.c: no ack is owed any more (the channel or the socket changed, or the attach ends). */
+void attach_drop_ack(struct attach *a);
 
 /* term.c */
 void term_flush(struct attach *a);
@@ -136,12 +145,13 @@ void term_wrote_stream(struct attach *a, const char *boot, size_t boot_len, uint
 void link_connect(struct attach *a);
 /* A retry: the socket the home's lock names now (lock.c), then link_connect. */
 void link_reconnect(struct attach *a);
+/* link_connect, link_reconnect, link_settle and link_child_done may lose the link: input_freed says so. */
 void link_queue(struct attach *a);
 void link_flush(struct attach *a);
-void link_drop_ack(struct attach *a);
 void link_send_ack(struct attach *a);
 void link_subscribe(struct attach *a);
 void link_resubscribe(struct attach *a);
+void link_send_untaken(struct attach *a);
 void link_send_size(struct attach *a);
 void link_lost(struct attach *a, const char *why);
 void link_settle(struct attach *a);
@@ -152,7 +162,6 @@ void received_message(void *ctx, const uint8_t *data, size_t len);
 
 /* typing.c */
 void typing_read_keys(struct attach *a);
-void typing_send_untaken(struct attach *a);
 void typing_send_carry(struct attach *a);
 void typing_resume_if_taken(struct attach *a);
 
