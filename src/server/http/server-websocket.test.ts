@@ -16,6 +16,8 @@ import { acceptUpgrade, checkUpgrade, refuseUpgrade } from './websocket-handshak
 
 interface Served {
   ws: ServerWebSocket;
+  /** The upgraded socket under it. */
+  socket: Duplex;
   messages: Buffer[];
   closed: Promise<void>;
   closeCount: number;
@@ -44,7 +46,7 @@ async function endpoint(t: TestContext, options: { maxMessageBytes?: number; clo
     }
     acceptUpgrade(socket, verdict.accept);
     let closedNow!: () => void;
-    const s: Served = { ws: null as unknown as ServerWebSocket, messages: [], closed: new Promise((r) => (closedNow = r)), closeCount: 0 };
+    const s: Served = { ws: null as unknown as ServerWebSocket, socket, messages: [], closed: new Promise((r) => (closedNow = r)), closeCount: 0 };
     const handlers: ServerWebSocketHandlers = {
       onMessage: (m) => {
         s.messages.push(m);
@@ -235,6 +237,32 @@ test('binary messages of every length class go both ways through a ws client, in
     assert.ok(served.messages[i]!.equals(sent[i]!), `server got message ${i} (${sizes[i]} bytes) intact`);
     assert.ok(echoed[i]!.equals(sent[i]!), `client got message ${i} (${sizes[i]} bytes) back intact`);
   }
+});
+
+test('messages sent in one round of the event loop leave in one socket write, in order', async (t) => {
+  const { socketPath, nextSocket } = await endpoint(t, { echo: false });
+  const ws = wsClient(t, socketPath);
+  const got: Buffer[] = [];
+  ws.on('message', (data: Buffer) => got.push(data));
+  await new Promise((resolve) => ws.once('open', resolve));
+  const served = await nextSocket();
+  // Each call of the socket's _write or _writev is one write to the kernel.
+  const socket = served.socket as Duplex & { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void };
+  let writes = 0;
+  const write = socket._write.bind(socket);
+  socket._write = (...a: unknown[]) => { writes++; write(...a); };
+  const writev = socket._writev?.bind(socket);
+  if (writev) socket._writev = (...a: unknown[]) => { writes++; writev(...a); };
+  // An echo then its INPUT_TAKEN, as a holder's one reply has them sent.
+  served.ws.send(Buffer.from('echo'));
+  await Promise.resolve();
+  served.ws.send(Buffer.from('taken'));
+  await new Promise<void>((resolve) => {
+    const check = () => (got.length === 2 ? resolve() : setTimeout(check, 5));
+    check();
+  });
+  assert.deepEqual(got.map((b) => b.toString()), ['echo', 'taken']);
+  assert.equal(writes, 1);
 });
 
 test('a fragmented message with a ping between its fragments: the ping is answered with its payload, the message comes whole', async (t) => {

@@ -1,7 +1,8 @@
 // One upgraded socket, server side: binary messages in (websocket-frame-reader),
 // frames out (websocket-frame-writer), and the closing handshake between them.
 // This replaces `ws` on the viewer sockets' hot path: a keystroke's frame is
-// parsed from the 'data' chunk it came in, and each frame out is one write.
+// parsed from the 'data' chunk it came in, and the frames one round of the
+// event loop sends go out in one write.
 //
 // Closing (RFC 6455 §7): close() sends a close frame and waits for the peer's,
 // then ends the socket; a peer that never answers is cut after a timeout. A
@@ -43,6 +44,8 @@ export class ServerWebSocket {
   private closeSent = false;
   private closeReceived = false;
   private closeTimer: NodeJS.Timeout | null = null;
+  /** Messages wait in the socket until this round of the event loop ends (see send()). */
+  private corked = false;
   private readonly reader: WebSocketFrameReader;
 
   /**
@@ -96,10 +99,26 @@ export class ServerWebSocket {
     return this.socket.writableLength;
   }
 
-  /** Sends one binary message (dropped unless the socket is open). */
+  /**
+   * Sends one binary message (dropped unless the socket is open). The socket
+   * is corked until this round of the event loop has run its I/O callbacks,
+   * so the messages they send go out in one write: a key's echo and its
+   * INPUT_TAKEN, which come from one read of the holder, wake the viewer once.
+   */
   send(message: Uint8Array): void {
     if (this.phase !== 'open') return;
+    this.corkUntilRoundEnds();
     writeFrame(this.socket, OP_BINARY, message);
+  }
+
+  private corkUntilRoundEnds(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.socket.uncork();
+    });
   }
 
   /** Starts the closing handshake: a close frame with the code and reason (clipped to 123 bytes). */
