@@ -126,7 +126,8 @@ export interface ScreenModes {
   mouseEncoding: MouseEncoding;
 }
 
-const MODE_FLAG_BITS: ReadonlyArray<[keyof ScreenModes, number]> = [
+/** The SNAPSHOT flags' bits, one per boolean mode (the native viewer's frames.c reads the same). */
+export const MODE_FLAG_BITS: ReadonlyArray<[keyof ScreenModes, number]> = [
   ['cursorHidden', 0x001],
   ['altScreen', 0x002],
   ['applicationCursorKeys', 0x004],

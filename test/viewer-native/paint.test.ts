@@ -22,24 +22,14 @@ import { DetachKeyError, describeDetachKey, parseDetachKey } from '../../src/cli
 import { PrefixKeyFilter } from '../../src/cli/attach/prefix-keys.js';
 import { incompleteUtf8Tail } from '../../src/cli/attach/utf8-carry.js';
 import { UntakenInput } from '../../src/protocol/untaken-input.js';
-import { MAX_INPUT_BYTES_PER_FRAME, type MouseEncoding, type MouseTracking, type ScreenModes } from '../../src/protocol/viewer-frames.js';
+import { MAX_INPUT_BYTES_PER_FRAME, MODE_FLAG_BITS, type MouseEncoding, type MouseTracking, type ScreenModes } from '../../src/protocol/viewer-frames.js';
 import { randomStream, seededRandom } from '../support/random-stream.js';
 import { assertSameAnswers, hexOrDash as hex } from './oracle.js';
 
 const TRACKINGS: readonly MouseTracking[] = ['none', 'x10', 'vt200', 'drag', 'any'];
 const ENCODINGS: readonly MouseEncoding[] = ['unknown', 'default', 'utf8', 'sgr', 'urxvt', 'sgr-pixels'];
-/** The SNAPSHOT mode bits of viewer-frames.ts, which the oracle reads modes as. */
-const MODE_BITS: ReadonlyArray<[keyof ScreenModes, number]> = [
-  ['cursorHidden', 0x001],
-  ['altScreen', 0x002],
-  ['applicationCursorKeys', 0x004],
-  ['applicationKeypad', 0x008],
-  ['bracketedPaste', 0x010],
-  ['sendFocus', 0x020],
-  ['originMode', 0x040],
-  ['insertMode', 0x080],
-  ['wraparound', 0x100],
-];
+/** The SNAPSHOT mode bits, which the oracle reads modes as. */
+const MODE_BITS = MODE_FLAG_BITS;
 const ALL_MODE_FLAGS = 0x1ff;
 /** MAX_COLS and MAX_ROWS of the protocol: the largest terminal a paint is for. */
 const MAX_SIZE = 1000;
