@@ -26,41 +26,6 @@
 /* The self-pipe the signal handlers write to (outer.c). */
 static int signal_fd = -1;
 
-/* This viewer's writer id: the server and the holder number its typing by it (INPUT_AT). */
-static void
-random_writer(uint8_t writer[WRITER_ID_BYTES])
-{
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd >= 0) {
-		while (got < WRITER_ID_BYTES) {
-			ssize_t n = read(fd, writer + got, WRITER_ID_BYTES - got);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		close(fd);
-	}
-	if (got < WRITER_ID_BYTES) {
-		/* No /dev/urandom: the time and the pid, mixed; unique enough for one writer's numbering. */
-		struct timespec ts;
-		uint64_t x;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-		for (size_t i = 0; i < WRITER_ID_BYTES; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			writer[i] = (uint8_t)x;
-		}
-	}
-}
-
 /* The sooner of two deadlines, 0 being none. */
 static int64_t
 earliest(int64_t a, int64_t b)
@@ -207,7 +172,8 @@ attach_run(const struct attach_options *o)
 	untaken_init(&a->untaken);
 	prefix_filter_init(&a->prefix, o->detach_prefix);
 	alt_tracker_init(&a->alt, false);
-	random_writer(a->writer);
+	/* This viewer's writer id: the server and the holder number its typing by it (INPUT_AT). */
+	wire_random(a->writer, WRITER_ID_BYTES);
 	a->channel = CHANNEL_FIRST;
 	signal_fd = outer_signals_init();
 	if (signal_fd < 0) {

@@ -173,6 +173,8 @@ void wire_sha1(const void *p, size_t n, uint8_t digest[20]);
 size_t wire_base64(const uint8_t *p, size_t n, char *out);
 /* The Sec-WebSocket-Accept for a Sec-WebSocket-Key (RFC 6455 §4.2.2): 28 characters and a NUL. */
 void ws_accept_for(const char *key, char out[29]);
+/* n (<= 4096) random bytes: the WebSocket keys and masks, and a viewer's writer id. */
+void wire_random(uint8_t *out, size_t n);
 
 /* --------------------------------------------------------------- frames.c */
 

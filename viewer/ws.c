@@ -105,8 +105,8 @@ random_fill_weak(uint8_t *p, size_t n)
 	}
 }
 
-static void
-random_bytes(uint8_t *out, size_t n)
+void
+wire_random(uint8_t *out, size_t n)
 {
 	if (random_at + n > sizeof random_pool) {
 		if (!random_fill_system(random_pool, sizeof random_pool))
@@ -204,7 +204,7 @@ ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms
 		wire_set_err(err, errlen, "the viewer socket's path is over %d bytes", HTTP_MAX_PATH_BYTES);
 		return -1;
 	}
-	random_bytes(nonce, sizeof nonce);
+	wire_random(nonce, sizeof nonce);
 	wire_base64(nonce, sizeof nonce, key);
 	n = snprintf(request, sizeof request,
 	    "GET %s HTTP/1.1\r\n"
@@ -296,7 +296,7 @@ ws_queue_frame(struct ws *ws, uint8_t opcode, const uint8_t *payload, size_t len
 		for (int i = 0; i < 8; i++)
 			p[2 + i] = (uint8_t)((uint64_t)len >> (56 - 8 * i));
 	}
-	random_bytes(mask, sizeof mask);
+	wire_random(mask, sizeof mask);
 	memcpy(p + head, mask, 4);
 	p += head + 4;
 	ws_mask(p, payload, len, mask);
