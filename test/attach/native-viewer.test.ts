@@ -117,8 +117,13 @@ async function assertCookedAfter(viewer: AttachedTerminal): Promise<void> {
   assert.match(all, /(^|\s)echo(\s|$)/m, `echo again:\n${all}`);
   assert.match(all, /(^|\s)opost(\s|$)/m, `output processing again:\n${all}`);
   // The last messages were written to a cooked terminal too: each line starts at the left edge.
-  const rows = allRows(viewer.terminal);
-  assert.ok(rows.some((r) => r.startsWith('[detached from ')) && rows.some((r) => r.startsWith('after:')), `the lines after the attach start at the left edge:\n${rows.slice(-12).join('\n')}`);
+  // Read once the outer terminal has parsed all it was sent (the output above is the raw bytes).
+  const atLeftEdge = (rows: string[]) => rows.some((r) => r.startsWith('[detached from ')) && rows.some((r) => r.startsWith('after:'));
+  await waitFor(() => viewer.settled && atLeftEdge(allRows(viewer.terminal)), {
+    what: 'the lines after the attach to start at the left edge',
+    timeoutMs: 10_000,
+    describe: () => allRows(viewer.terminal).slice(-12).join('\n'),
+  });
 }
 
 /** `tend attach ARGS` in a PTY that ends without a paint: its exit status and what it printed. */
