@@ -92,17 +92,20 @@ function allRows(terminal: HeadlessTerminal): string[] {
 }
 
 /**
- * Checks each row-N of the session's history is in the outer terminal once
- * (at most once after a switch: the rows on the screen then were painted over).
+ * Checks each row-N of the session's history is in the outer terminal once,
+ * or with `mayMiss` at most once (never twice), the first row there: after a
+ * switch the rows on the screen then were painted over, and while a panel
+ * covers the screen the session's output is held back, so rows it scrolls
+ * away meanwhile miss the outer scrollback (screen-overlays.ts says why).
  */
-function assertEveryRowOnce(terminal: HeadlessTerminal, { switched = false } = {}): void {
+function assertEveryRowOnce(terminal: HeadlessTerminal, { mayMiss = false } = {}): void {
   const rows = allRows(terminal);
   for (let n = 1; n <= HISTORY_ROWS; n++) {
     const count = rows.filter((r) => r === `row-${n}`).length;
-    if (switched) assert.ok(count <= 1, `row-${n} is in the outer terminal ${count} times:\n${rows.join('\n')}`);
+    if (mayMiss) assert.ok(count <= 1, `row-${n} is in the outer terminal ${count} times:\n${rows.join('\n')}`);
     else assert.equal(count, 1, `row-${n} is in the outer terminal ${count} times:\n${rows.join('\n')}`);
   }
-  if (switched) assert.ok(rows.includes('row-1'), `the history painted first is in the outer scrollback:\n${rows.join('\n')}`);
+  if (mayMiss) assert.ok(rows.includes('row-1'), `the history painted first is in the outer scrollback:\n${rows.join('\n')}`);
 }
 
 /** After the attach: the shell's `stty -g` is what it was before, a cooked terminal, and the attach's status. */
@@ -202,12 +205,12 @@ describe('tend attach: the native viewer', () => {
     viewer.type('cd');
     await waitFor(async () => (await bytesRead(server, id)) === '61626364', { what: 'ab then cd read by the program', describe: () => viewer.screen });
     await viewer.waitForServerScreen(server, id);
-    assertEveryRowOnce(viewer.terminal);
+    assertEveryRowOnce(viewer.terminal, { mayMiss: true }); // the program's echo of ab may come while the panel is up
     viewer.type('\x1cd');
     await assertCookedAfter(viewer);
     assert.match(viewer.output, new RegExp(`\\[detached from :keys \\(${id}\\)\\]`));
     assert.equal(await bytesRead(server, id), '61626364', 'nothing else reached the program (the x ended the panel)');
-    assertEveryRowOnce(viewer.terminal);
+    assertEveryRowOnce(viewer.terminal, { mayMiss: true }); // the program's echo of ab may come while the panel is up
   });
 
   test('prefix s hands over: the list shows, picking another session switches to it, typing reaches each once, a cooked terminal after', T, async (t) => {
@@ -236,7 +239,7 @@ describe('tend attach: the native viewer', () => {
     assert.match(viewer.output, new RegExp(`\\[detached from :two \\(${two}\\)\\]`));
     assert.equal(await bytesRead(server, one), '61');
     assert.equal(await bytesRead(server, two), '62');
-    assertEveryRowOnce(viewer.terminal, { switched: true });
+    assertEveryRowOnce(viewer.terminal, { mayMiss: true });
   });
 
   test('a read-only attach with its own prefix hands over as it is: the panel names it, typing reaches nothing, its prefix detaches', T, async (t) => {
