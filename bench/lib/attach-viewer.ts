@@ -67,6 +67,15 @@ export function nativeViewerMissing(root: string): string | undefined {
 }
 
 /**
+ * The viewers a suite measures: both when the native one is built, else the
+ * Node one alone, with why (`missing`) for the suite's notes.
+ */
+export function viewersToMeasure(root: string): { viewers: ViewerKind[]; missing: string | undefined } {
+  const missing = nativeViewerMissing(root);
+  return { viewers: missing ? ['node'] : ['native', 'node'], missing };
+}
+
+/**
  * The environment of a user's shell with this server's home: node's own
  * directory first on PATH (bin/tend runs `node` from PATH for every verb
  * but attach), and TEND_VIEWER set only when the Node viewer is wanted.

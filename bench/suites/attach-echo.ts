@@ -14,7 +14,7 @@ import { formatSummary, roundRatios, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 import { tmuxArgv, TmuxServer } from '../lib/tmux.js';
 import {
-  echoAfterPaint, nativeViewerMissing, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, viewerLabel, type ViewerKind,
+  echoAfterPaint, viewersToMeasure, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, viewerLabel, type ViewerKind,
 } from '../lib/attach-viewer.js';
 
 const FULL_KEYS = 500;
@@ -33,8 +33,7 @@ export const attachEchoSuite: Suite = {
   async run(ctx: BenchContext): Promise<SuiteReport> {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
-    const nativeMissing = nativeViewerMissing(ctx.root);
-    const viewers: ViewerKind[] = nativeMissing ? ['node'] : ['native', 'node'];
+    const { viewers, missing: nativeMissing } = viewersToMeasure(ctx.root);
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const keys = ctx.quick ? QUICK_KEYS : FULL_KEYS;
     const server = await BenchServer.start(ctx);

@@ -12,7 +12,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readlinkSync, readSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { gate, nativeViewerMissing, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, type Launch, type ViewerKind } from '../lib/attach-viewer.js';
+import { gate, viewersToMeasure, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, type Launch, type ViewerKind } from '../lib/attach-viewer.js';
 import { OuterTerminal } from '../lib/outer-terminal.js';
 import { readProcessMemory } from '../lib/proc-memory.js';
 import { alternate, field, type Side } from '../lib/rounds.js';
@@ -115,8 +115,7 @@ export const attachMemorySuite: Suite = {
   async run(ctx: BenchContext): Promise<SuiteReport> {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
-    const nativeMissing = nativeViewerMissing(ctx.root);
-    const viewers: ViewerKind[] = nativeMissing ? ['node'] : ['native', 'node'];
+    const { viewers, missing: nativeMissing } = viewersToMeasure(ctx.root);
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const dir = join(ctx.tmpDir, 'attach-memory');
     mkdirSync(dir, { recursive: true });

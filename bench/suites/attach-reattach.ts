@@ -19,7 +19,7 @@ import { formatSummary, median, roundRatios, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 import { tmuxArgv, TmuxServer } from '../lib/tmux.js';
 import {
-  attachTimes, nativeViewerDirectLaunch, nativeViewerMissing, plainLaunch, tendAttachLaunch, tendLaunch, viewerLabel, type ViewerKind,
+  attachTimes, nativeViewerDirectLaunch, viewersToMeasure, plainLaunch, tendAttachLaunch, tendLaunch, viewerLabel, type ViewerKind,
 } from '../lib/attach-viewer.js';
 
 const HISTORY_ROWS = [3000, 10_000] as const;
@@ -52,8 +52,7 @@ export const attachReattachSuite: Suite = {
   async run(ctx: BenchContext): Promise<SuiteReport> {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
-    const nativeMissing = nativeViewerMissing(ctx.root);
-    const viewers: ViewerKind[] = nativeMissing ? ['node'] : ['native', 'node'];
+    const { viewers, missing: nativeMissing } = viewersToMeasure(ctx.root);
     const rounds = ctx.quick ? 1 : ctx.rounds;
     const runs = ctx.quick ? 1 : RUNS_PER_ROUND;
     const fill = readFileSync(ctx.fill80.path);

@@ -23,7 +23,7 @@ import type { StreamFile } from '../lib/streams.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
 import { endTmuxServer, TMUX_HISTORY_ROWS, tmuxArgv, TmuxServer, uniqueTmuxName } from '../lib/tmux.js';
 import {
-  gate, gatedCatScript, nativeViewerMissing, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, viewerLabel, watchUntilMarker, type ViewerKind,
+  gate, gatedCatScript, viewersToMeasure, plainLaunch, tendAttachLaunch, VIEWER_SETTLE_MS, viewerLabel, watchUntilMarker, type ViewerKind,
 } from '../lib/attach-viewer.js';
 
 interface Sample {
@@ -128,8 +128,7 @@ export const attachThroughputSuite: Suite = {
   async run(ctx: BenchContext): Promise<SuiteReport> {
     const missing = serverMissing(ctx.root);
     if (missing) return skipped(missing);
-    const nativeMissing = nativeViewerMissing(ctx.root);
-    const viewers: ViewerKind[] = nativeMissing ? ['node'] : ['native', 'node'];
+    const { viewers, missing: nativeMissing } = viewersToMeasure(ctx.root);
     const viewerSides = viewers.map(viewerLabel);
     const sideNames = [RAW, TMUX_CREATES, TMUX_RELEASED, ...viewerSides];
     const rounds = ctx.quick ? 1 : ctx.rounds;
