@@ -7,13 +7,12 @@
 // carries nothing of the launcher's (TEND_CLI_JS) in its environment.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
-import { repoRoot, type CliResult, type TestServer } from '../server/harness.js';
+import { cliWith, type TestServer } from '../server/harness.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 /** Both viewers: the native one reads the lock in lock.c, the TypeScript one through the client (currentServerSocket). */
@@ -34,25 +33,6 @@ function homeLock(server: TestServer): HomeLock | null {
   } catch {
     return null;
   }
-}
-
-/** The real CLI with this environment (the harness's always has the test's own runtime directory). */
-function cliWith(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'tend.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
-    }, 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
 }
 
 async function killServer(server: TestServer): Promise<number> {

@@ -18,6 +18,29 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The real CLI with exactly this environment (the harness's `cli` always has
+ * the test's own runtime directory): for a verb started as another shell,
+ * service or agent would start it.
+ */
+export function cliWith(env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}
+
 export interface TestServer {
   home: string;
   env: NodeJS.ProcessEnv;

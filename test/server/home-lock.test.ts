@@ -9,34 +9,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverArgs } from '../../src/common/node-flags.js';
-import { startTestServer, waitFor, isAlive, repoRoot, type CliResult, type TestServer } from './harness.js';
+import { cliWith, startTestServer, waitFor, isAlive, repoRoot, type TestServer } from './harness.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { OTHER_USER, readableByAnotherUser } from '../support/as-another-user.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
 
 const TEST_TIMEOUT_MS = 120_000;
-const CLI_TIMEOUT_MS = 60_000;
-const tendBin = join(repoRoot, 'bin', 'tend.js');
 const serverMain = join(repoRoot, 'dist', 'src', 'server', 'main.js');
-
-/** The real CLI with this environment (the harness's cli always has the test's own runtime directory). */
-function cliWith(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
-    }, CLI_TIMEOUT_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
-}
 
 interface StartAttempt {
   /** The ready pipe's last line: `OK <pid>` or `ERR <why>`. */
