@@ -12,7 +12,9 @@ import { CheckpointWriter, collectStale } from './checkpoint/index.js';
 import { SessionRegistry } from './session-registry.js';
 import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
-import { type HealthReply, type StopReply } from '../protocol/api/index.js';
+import { type HealthReply, type RecoveryProgress, type StopReply } from '../protocol/api/index.js';
+import { OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../protocol/holder-frames.js';
+import { MIN_VIEWER_PROTOCOL_VERSION, VIEWER_PROTOCOL_VERSION } from '../protocol/viewer-frames.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { addSearchRoutes } from './http/search-api.js';
 import { TEND_VERSION } from '../common/version.js';
@@ -211,6 +213,13 @@ export class TendServer extends DisposableBase {
     await this.listen();
   }
 
+  /** What recovery at start came to (the API answers only once it is done). */
+  private recoveryProgress(): RecoveryProgress {
+    const count = (status: string) => this.recovered[status] ?? 0;
+    const total = Object.values(this.recovered).reduce((a, b) => a + b, 0);
+    return { total, recovered: total - count('cold'), cold: count('cold'), done: true };
+  }
+
   /** Size-journal and await rows of sessions the store no longer has; a failure only costs their room. */
   private collectOrphanRows(): void {
     try {
@@ -228,6 +237,14 @@ export class TendServer extends DisposableBase {
       json: {
         ok: true,
         version: TEND_VERSION,
+        build: TEND_VERSION, // issue 27: the build id replaces this (src/common/version.ts)
+        protocols: {
+          holder: { oldest: OLDEST_PROTOCOL_VERSION, newest: PROTOCOL_VERSION },
+          viewer: { oldest: MIN_VIEWER_PROTOCOL_VERSION, newest: VIEWER_PROTOCOL_VERSION },
+          api: { oldest: 1, newest: 1 },
+        },
+        service: null, // issue 27: `tend service` says which manager runs the server
+        recovery: this.recoveryProgress(),
         pid: process.pid,
         boot: this.boot,
         startedAt: this.startedAt,

@@ -44,6 +44,18 @@ export const API_ROUTES = {
   removeWorkspace: route('DELETE', '/v1/workspaces/:name'),
   addToWorkspace: route('POST', '/v1/workspaces/:name/sessions'),
   splitSession: route('POST', '/v1/sessions/:target/split'),
+
+  // Upgrades (docs/upgrades.md): replace running holders' binaries in place.
+  upgradeHolders: route('POST', '/v1/holders/upgrade'),
+
+  // Remote access (docs/remote.md): settings and sign-ins change only from local callers;
+  // exchangeLoginLink is the one route a caller outside the gate may reach.
+  getRemote: route('GET', '/v1/remote'),
+  updateRemote: route('PATCH', '/v1/remote'),
+  createLoginLink: route('POST', '/v1/remote/links'),
+  listLogins: route('GET', '/v1/remote/logins'),
+  revokeLogin: route('DELETE', '/v1/remote/logins/:id'),
+  exchangeLoginLink: route('POST', '/v1/remote/exchange'),
 } as const satisfies Record<string, ApiRoute>;
 
 export type ApiRouteName = keyof typeof API_ROUTES;
