@@ -8,7 +8,7 @@
 // Nothing here logs or returns the token.
 import type { IncomingMessage } from 'node:http';
 import type { CloudflareSettings, IdentityVerdict, IdentityVerifier, RemoteSettings } from './identity.js';
-import { parseJwt, signatureHolds, type ParsedJwt } from './jwt.js';
+import { parseJwt, signatureRefusal, type ParsedJwt } from './jwt.js';
 import { createKeySets, type JwksOptions } from './jwks.js';
 
 export const CLOUDFLARE_TOKEN_HEADER = 'cf-access-jwt-assertion';
@@ -39,7 +39,8 @@ export function cloudflareVerifier(options: CloudflareVerifierOptions = {}): Ide
     const jwt = parsed.jwt;
     const key = await keySets.keyFor(cloudflare.issuer, jwt.kid);
     if (!key.ok) return refuse(`the Cloudflare Access token is refused: ${key.reason}`);
-    if (!signatureHolds(jwt, key.key)) return refuse("the Cloudflare Access token's signature does not match the team's key");
+    const badSignature = signatureRefusal(jwt, key.key);
+    if (badSignature !== null) return refuse(`the Cloudflare Access token is refused: ${badSignature}`);
     const claimsRefusal = claimsRefusalOf(jwt, cloudflare, now() / 1000, leeway);
     if (claimsRefusal !== null) return refuse(`the Cloudflare Access token is refused: ${claimsRefusal}`);
 

@@ -7,8 +7,8 @@
 // the header may carry nothing the checker does not understand (`crit`).
 import { verify, type KeyObject } from 'node:crypto';
 
-/** Access tokens are one to two kilobytes; far more is not one. */
-export const JWT_MAX_BYTES = 16 * 1024;
+/** Access tokens are one to two kilobytes (a few claims and a 2048-bit signature); far more is not one. */
+export const JWT_MAX_BYTES = 8 * 1024;
 /** A key id is a short hash; a longer one is not worth looking up. */
 const KID_MAX_CHARS = 256;
 /** The one algorithm Cloudflare Access signs with. */
@@ -37,33 +37,36 @@ export function parseJwt(token: string): JwtParse {
   const parts = token.split('.');
   if (parts.length !== 3) return fail('the token is not three base64url parts joined by dots');
   const [headerPart = '', payloadPart = '', signaturePart = ''] = parts;
+  // The header first: a token that names another algorithm is refused for
+  // that, before its other parts are read.
   const header = decodeJsonPart(headerPart);
-  if (header === null) return fail('the token header is not base64url-encoded JSON object');
-  const payload = decodeJsonPart(payloadPart);
-  if (payload === null) return fail('the token payload is not base64url-encoded JSON object');
-  const signature = decodeBase64url(signaturePart);
-  if (signature === null) return fail('the token signature is not base64url');
-
+  if (header === null) return fail('the token header is not a base64url-encoded JSON object');
   const alg = header['alg'];
   if (alg !== JWT_ALGORITHM) return fail(`the token is signed with ${JSON.stringify(alg ?? null)}; only ${JWT_ALGORITHM} is accepted`);
   if (header['crit'] !== undefined) return fail('the token header has critical extensions this checker does not know');
   if (header['typ'] !== undefined && header['typ'] !== 'JWT') return fail(`the token's type is ${JSON.stringify(header['typ'])}, not "JWT"`);
   const kid = header['kid'];
   if (typeof kid !== 'string' || kid === '' || kid.length > KID_MAX_CHARS) return fail('the token header names no key (kid)');
+  const payload = decodeJsonPart(payloadPart);
+  if (payload === null) return fail('the token payload is not a base64url-encoded JSON object');
+  const signature = decodeBase64url(signaturePart);
+  if (signature === null) return fail('the token signature is not base64url');
   return { ok: true, jwt: { header, payload, kid, signingInput: Buffer.from(`${headerPart}.${payloadPart}`, 'ascii'), signature } };
 }
 
-/** Whether `jwt` was signed with the private half of `key` (an RSA public key) by RS256. */
-export function signatureHolds(jwt: ParsedJwt, key: KeyObject): boolean {
-  if (key.type !== 'public' || key.asymmetricKeyType !== 'rsa') return false;
+/** Why `jwt` is not signed by RS256 with the private half of `key` (an RSA public key), or null when it is. */
+export function signatureRefusal(jwt: ParsedJwt, key: KeyObject): string | null {
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
-  if (bits < RSA_MIN_MODULUS_BITS) return false;
+  if (key.type !== 'public' || key.asymmetricKeyType !== 'rsa' || bits < RSA_MIN_MODULUS_BITS) {
+    return `the team's key for this token is not an RSA key of at least ${RSA_MIN_MODULUS_BITS} bits`;
+  }
+  const mismatch = "the token's signature does not match the team's key";
   // An RS256 signature is exactly as long as the modulus.
-  if (jwt.signature.length !== Math.ceil(bits / 8)) return false;
+  if (jwt.signature.length !== Math.ceil(bits / 8)) return mismatch;
   try {
-    return verify('sha256', jwt.signingInput, key, jwt.signature);
+    return verify('sha256', jwt.signingInput, key, jwt.signature) ? null : mismatch;
   } catch {
-    return false;
+    return mismatch;
   }
 }
 
