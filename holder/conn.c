@@ -209,6 +209,9 @@ conn_fill_state(const struct holder *h, const struct conn *c,
 	s->exit_signal = h->pty.reaped ? h->pty.exit_signal : 0;
 	s->started_at_ms = h->started_at_ms;
 	s->ring_capacity = (uint32_t)h->ring.capacity;
+	memset(s->build, 0, BUILD_ID_BYTES);
+	memcpy(s->build, holder_build_id, strnlen(holder_build_id,
+	    BUILD_ID_BYTES));
 }
 
 static void
@@ -434,6 +437,35 @@ conn_on_ping(struct holder *h, struct conn *c, const struct frame *f)
 	    frame_get_u64(f->payload)));
 }
 
+/*
+ * Hand over to another binary (handover.c).  On success this never
+ * returns: the new image has every descriptor that matters, and exec has
+ * closed the connections.  Otherwise the reason goes back, and nothing
+ * else changes.
+ */
+static void
+conn_on_exec(struct holder *h, struct conn *c, const struct frame *f)
+{
+	char path[EXEC_PATH_MAX_BYTES + 1], cause[CAUSE_BYTES];
+	uint8_t frame[FRAME_HEADER_BYTES + CAUSE_BYTES];
+
+	if (f->length == 0 || f->length > EXEC_PATH_MAX_BYTES ||
+	    memchr(f->payload, '\0', f->length) != NULL) {
+		snprintf(cause, sizeof cause, "EXEC needs a path of 1 to %d "
+		    "bytes without NUL, not %u bytes", EXEC_PATH_MAX_BYTES,
+		    f->length);
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, cause);
+		return;
+	}
+	memcpy(path, f->payload, f->length);
+	path[f->length] = '\0';
+	if (handover_exec(h, path, cause) == 0)
+		return;
+	holder_log("hand-over to %s refused: %s", path, cause);
+	conn_queue(h, c, frame, frame_encode_text(frame, sizeof frame,
+	    FRAME_EXEC_FAILED, cause));
+}
+
 static const struct frame_rule frame_rules[] = {
 	{ FRAME_HELLO, 4, false, conn_on_hello },
 	{ FRAME_STATE_REQ, 0, false, conn_on_state_req },
@@ -447,6 +479,7 @@ static const struct frame_rule frame_rules[] = {
 	{ FRAME_REDRAW, 0, true, conn_on_redraw },
 	{ FRAME_KILL, 0, true, conn_on_kill },
 	{ FRAME_PING, 8, false, conn_on_ping },
+	{ FRAME_EXEC, -1, true, conn_on_exec },
 };
 
 static const struct frame_rule *

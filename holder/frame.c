@@ -223,6 +223,7 @@ frame_encode_state(uint8_t *out, const struct state_fields *s)
 	put_u32(p + 53, (uint32_t)s->exit_signal);
 	put_u64(p + 57, s->started_at_ms);
 	put_u32(p + 65, s->ring_capacity);
+	memcpy(p + STATE_V1_PAYLOAD_BYTES, s->build, BUILD_ID_BYTES);
 	return FRAME_HEADER_BYTES + STATE_PAYLOAD_BYTES;
 }
 

@@ -24,6 +24,11 @@
  */
 #define RING_MARK_BLOCK_BYTES 1024
 #define RING_MARK_NONE 0xffff
+/* How many states the ring's byte scanner has (enum scan_state, ring.c). */
+#define RING_SCAN_STATES 7
+/* The sizes --ring accepts, and a resumed state may have. */
+#define MIN_RING_BYTES (16 * 1024)
+#define MAX_RING_BYTES (1024 * 1024 * 1024)
 
 struct ring_span {
 	const uint8_t *bytes;
@@ -89,6 +94,7 @@ struct state_fields {
 	int32_t exit_signal;
 	uint64_t started_at_ms;
 	uint32_t ring_capacity;
+	char build[BUILD_ID_BYTES];	/* NUL-padded, not terminated */
 };
 
 void	 frame_reader_reset(struct frame_reader *);
@@ -285,6 +291,30 @@ struct holder {
 
 /* On the way out, the controller gets this long to take its last bytes. */
 #define QUIT_FLUSH_MS 3000
+/* The exit grace --exit-grace accepts, and a resumed state may have. */
+#define MAX_EXIT_GRACE_S (366 * 24 * 60 * 60)
+
+/* handover.c */
+
+/*
+ * The hand-over state file's format (state.c): what this binary writes, and
+ * the oldest it still reads.  `tend-holder --version` says both, and a
+ * holder execs only a binary that reads the format it writes.
+ */
+#define HANDOVER_FORMAT 1
+#define OLDEST_HANDOVER_FORMAT 1
+/* Exit status of an image that could not resume (it says why in the log). */
+#define RESUME_FAILED_EXIT 3
+
+extern const char holder_build_id[];
+
+void	 handover_print_version(void);
+int	 handover_exec(struct holder *, const char *path, char *cause);
+
+/* state.c */
+
+int	 state_file_write(const struct holder *, int fd, char *cause);
+int	 state_file_read(struct holder *, int fd, char *cause);
 
 /* sys.c */
 
@@ -318,6 +348,9 @@ int	 sys_open_pty(void);
 int	 sys_pty_name(int master, char *out, size_t room);
 void	 sys_close_range(int first, int last);
 int	 sys_random(uint8_t *out, size_t length);
+/* An anonymous, close-on-exec file for the hand-over state: a memfd on
+ * Linux; elsewhere a file made in `dir` and unlinked at once. */
+int	 sys_state_file(const char *dir, char *cause);
 
 /* wait.c */
 
@@ -336,6 +369,10 @@ int64_t	 holder_now_ms(void);
 void	 holder_kill(struct holder *);
 
 /* loop.c */
+
+#define NEVER_MS INT64_MAX
+
+void	 holder_reset_deadlines(struct holder *);
 
 void	 holder_run(struct holder *, int signal_fd)
 	     __attribute__((noreturn));

@@ -25,8 +25,6 @@
 /* How often to look whether the socket file was deleted. */
 #define SOCKET_CHECK_MS 3000
 
-#define NEVER_MS INT64_MAX
-
 static void __attribute__((noreturn))
 holder_exit(struct holder *h)
 {
@@ -227,13 +225,19 @@ holder_handle_events(struct holder *h, const struct pollfd *fds)
 	}
 }
 
+/* No timer set: a fresh start, or a resumed one before it sets its own. */
+void
+holder_reset_deadlines(struct holder *h)
+{
+	h->drain_deadline_ms = h->kill_deadline_ms = NEVER_MS;
+	h->grace_deadline_ms = h->quit_deadline_ms = NEVER_MS;
+}
+
 void
 holder_run(struct holder *h, int sig)
 {
 	struct pollfd fds[SLOT_CONNS + CONN_MAX];
 
-	h->drain_deadline_ms = h->kill_deadline_ms = NEVER_MS;
-	h->grace_deadline_ms = h->quit_deadline_ms = NEVER_MS;
 	h->socket_check_ms = holder_now_ms() + SOCKET_CHECK_MS;
 	for (;;) {
 		holder_update_pause(h);

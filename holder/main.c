@@ -6,6 +6,8 @@
  * tend-holder --socket PATH --cols N --rows N --cwd DIR [--ring BYTES]
  *             [--exit-grace SECONDS] [--ready-fd FD] [--log PATH]
  *             -- PROGRAM [ARGS...]
+ * tend-holder --version
+ * tend-holder --resume-fd FD     (only as exec'd by a holder handing over)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +25,7 @@
 #include "holder.h"
 
 #define DEFAULT_RING_BYTES (4 * 1024 * 1024)
-#define MIN_RING_BYTES (16 * 1024)
-#define MAX_RING_BYTES (1024 * 1024 * 1024)
 #define DEFAULT_EXIT_GRACE_S (24 * 60 * 60)
-#define MAX_EXIT_GRACE_S (366 * 24 * 60 * 60)
 
 
 struct options {
@@ -58,7 +57,14 @@ usage_exit(void)
 {
 	fprintf(stderr, "usage: tend-holder --socket PATH --cols N --rows N "
 	    "--cwd DIR [--ring BYTES]\n                   [--exit-grace "
-	    "SECONDS] [--ready-fd FD] [--log PATH] -- PROGRAM [ARGS...]\n");
+	    "SECONDS] [--ready-fd FD] [--log PATH] -- PROGRAM [ARGS...]\n"
+	    "       tend-holder --version\n"
+	    "       tend-holder --resume-fd FD\n"
+	    "--version prints the build id, the protocol and the hand-over "
+	    "state\nformats this binary resumes.  --resume-fd is how a running "
+	    "holder hands\nover to a new binary (EXEC): FD holds its state, "
+	    "and the PTY and socket\nit names are already open.  It is not "
+	    "for people to run.\n");
 	exit(2);
 }
 
@@ -373,6 +379,7 @@ holder_init(struct holder *h, const struct options *o)
 {
 	h->listener.fd = -1;
 	h->pty.master = -1;
+	holder_reset_deadlines(h);
 	h->exit_grace_s = (uint32_t)o->exit_grace_s;
 	h->started_at_ms = holder_unix_ms();
 	generation_fill(h->generation);
@@ -408,6 +415,45 @@ daemon_start(struct holder *h, const struct options *o)
 	return sig;
 }
 
+/*
+ * The new image of a holder that handed over (handover.c): its state from
+ * the file at `fd_text`, its PTY and socket already open.  Whatever fails
+ * is said in the holder's log (stderr, kept across exec) and ends the
+ * holder with RESUME_FAILED_EXIT; it never waits for anything.
+ */
+static int
+resume(struct holder *h, const char *fd_text)
+{
+	char cause[CAUSE_BYTES];
+	sigset_t taken;
+	long fd;
+	int sig = -1;
+
+	conn_init_all(h);
+	if (parse_number("resume-fd", fd_text, 0, INT_MAX, &fd, cause) != 0 ||
+	    state_file_read(h, (int)fd, cause) != 0 ||
+	    (sig = signals_setup(cause)) < 0) {
+		holder_log("cannot resume: %s", cause);
+		exit(RESUME_FAILED_EXIT);
+	}
+	close((int)fd);
+	/* Closed on exec again, as a fresh holder has them. */
+	if (fcntl(h->listener.fd, F_SETFD, FD_CLOEXEC) != 0 ||
+	    (h->pty.master >= 0 &&
+	    fcntl(h->pty.master, F_SETFD, FD_CLOEXEC) != 0))
+		holder_log("resume: close-on-exec: %s", strerror(errno));
+	holder_log("resumed as build %s: child %d, offset %llu",
+	    holder_build_id, (int)h->pty.child,
+	    (unsigned long long)h->ring.offset);
+	/* A child that ended during exec: its SIGCHLD went to the old image. */
+	on_signal(SIGCHLD);
+	sigemptyset(&taken);
+	sigaddset(&taken, SIGCHLD);
+	sigaddset(&taken, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &taken, NULL);
+	return sig;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -418,6 +464,12 @@ main(int argc, char **argv)
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "-h") == 0))
 		usage_exit();
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		handover_print_version();
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--resume-fd") == 0)
+		holder_run(&holder, resume(&holder, argv[2]));
 	validate(&o, argc, argv);
 	detach(&o);
 	sig = daemon_start(&holder, &o);

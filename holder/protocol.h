@@ -19,9 +19,15 @@
  * refused with ERROR_VERSION says HELLO 1 on a new connection.
  *   1  the first version
  *   2  INPUT_FROM and INPUT_TAKEN: input acknowledged once it is taken
+ *   3  EXEC and EXEC_FAILED: the holder replaces its own binary in place;
+ *      STATE ends with the holder's build id
+ * A controller refused with ERROR_VERSION says HELLO again, one version
+ * lower, on a new connection, down to OLDEST_PROTOCOL_VERSION.
  */
-#define PROTOCOL_VERSION 2
+#define PROTOCOL_VERSION 3
 #define OLDEST_PROTOCOL_VERSION 1
+/* The first version whose holder can hand over to a new binary (EXEC). */
+#define EXEC_PROTOCOL_VERSION 3
 
 #define FRAME_HEADER_BYTES 5
 
@@ -68,11 +74,14 @@ enum frame_type {
 	FRAME_PING = 0x34,        /* c->h  u64 token */
 	FRAME_PONG = 0x35,        /* h->c  u64 token (echoed) */
 	FRAME_EXIT = 0x36,        /* h->c  i32 exit code, i32 signal */
+	FRAME_EXEC = 0x37,        /* c->h  text: path of the new holder binary */
+	FRAME_EXEC_FAILED = 0x38, /* h->c  text: why; the holder goes on as it was */
 	FRAME_ERROR = 0x3f,       /* h->c  u16 code, text */
 };
 
 /*
- * STATE payload, STATE_PAYLOAD_BYTES long, fields in this order:
+ * STATE payload, STATE_PAYLOAD_BYTES long (STATE_V1_PAYLOAD_BYTES from a
+ * holder of version 1 or 2, which ends before build), fields in this order:
  *   u32 version          PROTOCOL_VERSION of this holder
  *   u8  generation[16]   random at holder start; offsets mean nothing without it
  *   u64 ring_start       oldest offset a DUMP_SINCE can still return (a safe boundary)
@@ -85,10 +94,14 @@ enum frame_type {
  *   i32 exit_signal      valid when STATE_F_EXITED (0 when it exited normally)
  *   u64 started_at_ms    unix time the holder started, milliseconds
  *   u32 ring_capacity    bytes
+ *   u8  build[16]        the holder binary's build id, ASCII, NUL-padded
+ *                        (version 3): what `tend-holder --version` says
  * Later versions may append fields; readers ignore what they do not know.
  */
 #define GENERATION_BYTES 16
-#define STATE_PAYLOAD_BYTES 69
+#define BUILD_ID_BYTES 16
+#define STATE_V1_PAYLOAD_BYTES 69
+#define STATE_PAYLOAD_BYTES (STATE_V1_PAYLOAD_BYTES + BUILD_ID_BYTES)
 
 #define STATE_F_EXITED 0x01      /* the child has exited and been reaped */
 #define STATE_F_LEASED 0x02      /* some connection holds the controller lease */
@@ -139,6 +152,23 @@ enum frame_type {
  * KILL on a live child: SIGHUP to its process group, SIGKILL after a short
  * grace, then EXIT to the controller, then the holder exits.
  */
+
+/*
+ * Hand-over (version 3).  EXEC asks the holder to replace its own binary
+ * with the one at the given absolute path (at most EXEC_PATH_MAX_BYTES,
+ * no NUL), keeping its pid, its child, the PTY master, its socket and its
+ * state: generation, offset, ring, exit status, the writers' table, the
+ * size, the input not yet written.  The holder first runs
+ * `PATH --version` and checks that the answer is a holder that can resume
+ * its state; it refuses while its child is ending or KILL is under way.
+ * A refusal or a failed exec is EXEC_FAILED with the reason, and the
+ * holder goes on as it was, connections and all.  On success every
+ * connection closes (exec closes them) and the new image listens on the
+ * same socket: the controller connects again and goes on with
+ * DUMP_SINCE(the offset it has), as after a restart of its own.  Frames
+ * sent after EXEC on the old connection are lost.
+ */
+#define EXEC_PATH_MAX_BYTES 4095
 
 /*
  * ERROR codes.  The holder sends ERROR and closes the connection; it never

@@ -23,6 +23,9 @@ enum scan_state {
 	SCAN_STRING_ESC,	/* ESC inside a string: ST if '\' follows */
 };
 
+_Static_assert(SCAN_STRING_ESC + 1 == RING_SCAN_STATES,
+    "holder.h's RING_SCAN_STATES counts enum scan_state");
+
 #define BYTE_ESC 0x1b
 #define BYTE_BEL 0x07
 #define BYTE_CAN 0x18

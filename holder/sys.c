@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sys/mman.h>
 #include <sys/random.h>
 #endif
 
@@ -169,4 +171,42 @@ sys_random(uint8_t *out, size_t length)
 	n = read(fd, out, length);
 	close(fd);
 	return n == (ssize_t)length ? 0 : -1;
+}
+
+/*
+ * The hand-over's state file.  A memfd has no name anywhere; the fallback
+ * is made in the socket's own directory (ours, mode 0700) and unlinked at
+ * once, so only the descriptor reaches it and nothing is left behind.
+ */
+int
+sys_state_file(const char *dir, char *cause)
+{
+	char path[PATH_MAX];
+	int fd;
+
+#if TEND_LINUX_CALLS
+	fd = memfd_create("tend-holder-state", MFD_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/* A kernel without memfd (before 3.17): the file, then. */
+#endif
+	if (snprintf(path, sizeof path, "%s/.tend-holder-state-XXXXXX",
+	    dir) >= (int)sizeof path) {
+		snprintf(cause, CAUSE_BYTES, "the state file's path in %s is "
+		    "too long", dir);
+		return -1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		snprintf(cause, CAUSE_BYTES, "cannot make a state file in %s: "
+		    "%s", dir, strerror(errno));
+		return -1;
+	}
+	unlink(path);
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		snprintf(cause, CAUSE_BYTES, "state file: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

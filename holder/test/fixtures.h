@@ -17,6 +17,8 @@
 #define FIX_EXIT_SIGNAL 9
 #define FIX_STARTED_AT_MS 1700000000123ULL
 #define FIX_RING_CAPACITY 4194304U
+/* Shorter than BUILD_ID_BYTES: the rest of the field is NUL. */
+#define FIX_BUILD "fixture-build"
 #define FIX_DUMP_OFFSET 0x0102030405060708ULL
 #define FIX_PING_TOKEN 0x1122334455667788ULL
 #define FIX_DENIED_TEXT "another controller holds the lease"

@@ -60,7 +60,7 @@ write_state(void)
 	    .flags = STATE_F_EXITED | STATE_F_LEASED | STATE_F_YOU_LEASE,
 	    .exit_code = FIX_EXIT_CODE, .exit_signal = FIX_EXIT_SIGNAL,
 	    .started_at_ms = FIX_STARTED_AT_MS,
-	    .ring_capacity = FIX_RING_CAPACITY };
+	    .ring_capacity = FIX_RING_CAPACITY, .build = FIX_BUILD };
 	uint8_t f[FRAME_HEADER_BYTES + STATE_PAYLOAD_BYTES];
 
 	for (int i = 0; i < GENERATION_BYTES; i++)

@@ -89,13 +89,15 @@ test_golden_state(void)
 	CHECK((int32_t)frame_get_u32(p + 53) == FIX_EXIT_SIGNAL);
 	CHECK(frame_get_u64(p + 57) == FIX_STARTED_AT_MS);
 	CHECK(frame_get_u32(p + 65) == FIX_RING_CAPACITY);
+	CHECK(memcmp(p + STATE_V1_PAYLOAD_BYTES, FIX_BUILD,
+	    sizeof FIX_BUILD) == 0);
 
 	s = (struct state_fields){ .ring_start = FIX_RING_START,
 	    .offset = FIX_OFFSET, .child_pid = FIX_CHILD_PID,
 	    .fg_pgid = FIX_FG_PGID, .cols = FIX_COLS, .rows = FIX_ROWS,
 	    .flags = 7, .exit_code = FIX_EXIT_CODE,
 	    .exit_signal = FIX_EXIT_SIGNAL, .started_at_ms = FIX_STARTED_AT_MS,
-	    .ring_capacity = FIX_RING_CAPACITY };
+	    .ring_capacity = FIX_RING_CAPACITY, .build = FIX_BUILD };
 	for (int i = 0; i < GENERATION_BYTES; i++)
 		s.generation[i] = (uint8_t)i;
 	CHECK(frame_encode_state(again, &s) == n && memcmp(again, bytes, n) == 0);

@@ -8,6 +8,7 @@ import {
   MAX_INPUT_FROM_BYTES,
   encodeAcquire,
   encodeDumpSince,
+  encodeExec,
   encodeHello,
   encodeInput,
   encodeInputFrom,
@@ -109,5 +110,8 @@ export class FrameWriter {
   }
   ping(token: bigint): boolean {
     return this.sink.write(encodePing(token));
+  }
+  exec(path: string): boolean {
+    return this.sink.write(encodeExec(path));
   }
 }

@@ -10,12 +10,13 @@
 //
 // It says HELLO with the newest protocol version; a holder started by an
 // older tend refuses that with ERROR VERSION, and then it says HELLO again,
-// with the oldest version, on a new connection (see speaksInputAcks).
+// one version lower each time, on a new connection (see speaksInputAcks).
 
 import { connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Disposable } from '../common/lifecycle.js';
 import {
+  EXEC_PROTOCOL_VERSION,
   ErrorCode,
   FrameType,
   HolderProtocolError,
@@ -96,6 +97,13 @@ export interface ReplayRange {
   gap: boolean;
 }
 
+/**
+ * What became of an EXEC: the holder refused it (or its exec failed) and goes
+ * on as it was, this connection too; or the connection closed, as a hand-over
+ * closes it, and the caller connects again to find the new image.
+ */
+export type ExecResult = { outcome: 'refused'; reason: string } | { outcome: 'closed' };
+
 /** The holder answered with ERROR (and closes the connection). */
 export class HolderErrorReply extends Error {
   override readonly name = 'HolderErrorReply';
@@ -127,20 +135,21 @@ export class HolderConnection implements Disposable {
   /**
    * Connects to the holder at socketPath and says HELLO; resolves once the
    * holder has answered with STATE (see lastState). A holder that refuses
-   * this version (one started by an older tend) is greeted again with
-   * OLDEST_PROTOCOL_VERSION.
+   * this version (one started by an older tend) is greeted again, one
+   * version lower, down to OLDEST_PROTOCOL_VERSION: every version tend has
+   * shipped is still spoken.
    */
   static async connect(socketPath: string, options: HolderConnectOptions = {}): Promise<HolderConnection> {
     const timeoutMs = options.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const deadlineMs = performance.now() + timeoutMs;
-    const version = options.version ?? PROTOCOL_VERSION;
-    try {
-      return await HolderConnection.connectWith(socketPath, options, version, timeoutMs);
-    } catch (err) {
-      const older = err instanceof HolderErrorReply && err.holderCode === ErrorCode.VERSION;
-      if (!older || options.version !== undefined || version === OLDEST_PROTOCOL_VERSION) throw err;
+    for (let version = options.version ?? PROTOCOL_VERSION; ; version--) {
       const leftMs = Math.max(1, Math.round(deadlineMs - performance.now()));
-      return HolderConnection.connectWith(socketPath, options, OLDEST_PROTOCOL_VERSION, leftMs);
+      try {
+        return await HolderConnection.connectWith(socketPath, options, version, leftMs);
+      } catch (err) {
+        const older = err instanceof HolderErrorReply && err.holderCode === ErrorCode.VERSION;
+        if (!older || options.version !== undefined || version <= OLDEST_PROTOCOL_VERSION) throw err;
+      }
     }
   }
 
@@ -189,6 +198,9 @@ export class HolderConnection implements Disposable {
 
   private readonly stateWaiters: Waiter<HolderState>[] = [];
   private readonly leaseWaiters: Waiter<AcquireResult>[] = [];
+  private readonly execWaiters: Waiter<ExecResult>[] = [];
+  /** EXEC was sent: nothing more goes out on this connection (the holder would lose it). */
+  private execSent = false;
   private readonly pings = new Map<bigint, Waiter<number> & { sentAtMs: number }>();
   private nextPingToken = 1n;
   /** DUMP_SINCE requests whose replay END has not arrived yet, oldest first. */
@@ -245,6 +257,11 @@ export class HolderConnection implements Disposable {
    */
   get speaksInputAcks(): boolean {
     return this.version >= INPUT_ACKS_VERSION;
+  }
+
+  /** The holder can hand over to a new binary in place (exec()): protocol version 3 and later. */
+  get speaksExec(): boolean {
+    return this.version >= EXEC_PROTOCOL_VERSION;
   }
 
   /** The protocol version both sides speak on this connection: the lower of HELLO's and STATE's. */
@@ -325,6 +342,25 @@ export class HolderConnection implements Disposable {
   }
 
   // ---- controls (lease holder only; the holder answers others with ERROR NOT_CONTROLLER) ----
+
+  /**
+   * Asks the holder to replace its binary with the one at `path`, keeping its
+   * terminal (protocol.h, EXEC). Resolves 'refused' with the holder's reason
+   * (it goes on as it was, and so does this connection), or 'closed' once the
+   * connection closes, as a hand-over closes it: connect again then. Nothing
+   * may be sent on this connection after it. Only when speaksExec.
+   */
+  exec(path: string): Promise<ExecResult> {
+    this.assertOpen();
+    if (!this.speaksExec) {
+      throw new Error(`the holder at ${this.socketPath} speaks protocol version ${this.version}, which cannot hand over (version ${EXEC_PROTOCOL_VERSION})`);
+    }
+    return new Promise<ExecResult>((resolve, reject) => {
+      this.execWaiters.push({ resolve, reject });
+      this.writer.exec(path);
+      this.execSent = true;
+    });
+  }
 
   release(): void {
     this.assertOpen();
@@ -414,6 +450,9 @@ export class HolderConnection implements Disposable {
   }
 
   private assertOpen(): void {
+    if (this.execSent && !this.closed) {
+      throw new HolderConnectionClosedError(`holder connection ${this.socketPath} is handing over to a new binary; connect again`);
+    }
     if (this.closed) {
       throw new HolderConnectionClosedError(
         `holder connection ${this.socketPath} is closed${this.closeError ? `: ${this.closeError.message}` : ''}`,
@@ -519,6 +558,13 @@ export class HolderConnection implements Disposable {
       case 'exit':
         this.exitListeners.fire({ code: m.code, signal: m.signal });
         return;
+      case 'exec-failed': {
+        const waiter = this.execWaiters.shift();
+        if (!waiter) return this.violation('TEND_ERR_BAD_PAYLOAD', 'EXEC_FAILED without an EXEC');
+        this.execSent = this.execWaiters.length > 0;
+        waiter.resolve({ outcome: 'refused', reason: m.reason });
+        return;
+      }
       case 'error': {
         this.holderErrorListeners.fire({ code: m.code, message: m.message });
         this.closeWith(new HolderErrorReply(m.code, m.message));
@@ -590,6 +636,7 @@ export class HolderConnection implements Disposable {
     const reason = error ?? new HolderConnectionClosedError(`holder ${this.socketPath} closed the connection`);
     for (const w of this.stateWaiters.splice(0)) w.reject(reason);
     for (const w of this.leaseWaiters.splice(0)) w.reject(reason);
+    for (const w of this.execWaiters.splice(0)) w.resolve({ outcome: 'closed' });
     for (const w of this.dumps.splice(0)) w.reject(reason);
     for (const w of this.pings.values()) w.reject(reason);
     this.pings.clear();

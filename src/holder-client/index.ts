@@ -7,6 +7,7 @@ export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   type AcquireResult,
   type CloseEvent,
+  type ExecResult,
   type ExitEvent,
   type HolderConnectOptions,
   type HolderErrorEvent,

@@ -83,6 +83,10 @@ function mirrorConstants(): Map<string, number> {
     'MAX_ROWS',
     'GENERATION_BYTES',
     'STATE_PAYLOAD_BYTES',
+    'STATE_V1_PAYLOAD_BYTES',
+    'BUILD_ID_BYTES',
+    'EXEC_PROTOCOL_VERSION',
+    'EXEC_PATH_MAX_BYTES',
     'WRITER_ID_BYTES',
     'INPUT_FROM_PREFIX_BYTES',
     'INPUT_TAKEN_PAYLOAD_BYTES',
@@ -113,6 +117,7 @@ const sampleState: Omit<HolderState, 'type'> = {
   exitSignal: 9,
   startedAtMs: 1_764_700_000_123,
   ringCapacity: 8 * 1024 * 1024,
+  build: 'ab12cd34-asan',
 };
 
 describe('holder-frames mirrors protocol.h', () => {
@@ -127,15 +132,17 @@ describe('holder-frames mirrors protocol.h', () => {
 
   test('STATE_PAYLOAD_BYTES is the sum of the field widths the header lists', () => {
     // u32 version, u8[16] generation, u64 ring_start, u64 offset, u32 pid, u32 pgid,
-    // u16 cols, u16 rows, u8 flags, i32 code, i32 signal, u64 started_at, u32 capacity
+    // u16 cols, u16 rows, u8 flags, i32 code, i32 signal, u64 started_at, u32 capacity, then (version 3) the build
     const widths = [4, frames.GENERATION_BYTES, 8, 8, 4, 4, 2, 2, 1, 4, 4, 8, 4];
+    assert.equal(widths.reduce((a, b) => a + b, 0), frames.STATE_V1_PAYLOAD_BYTES);
+    widths.push(frames.BUILD_ID_BYTES);
     assert.equal(widths.reduce((a, b) => a + b, 0), frames.STATE_PAYLOAD_BYTES);
   });
 });
 
 describe('encoders', () => {
   test('HELLO is type 0x01, length 4, the version little-endian', () => {
-    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 2, 0, 0, 0]);
+    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 3, 0, 0, 0]);
     assert.deepEqual([...encodeHello(0x01020304)], [0x01, 4, 0, 0, 0, 4, 3, 2, 1]);
   });
 
@@ -189,6 +196,20 @@ describe('encoders', () => {
 describe('decoders', () => {
   test('STATE round-trips every field, including offsets above 2^32 and a negative exit code', () => {
     assert.deepEqual(decodeState(encodeStatePayload(sampleState)), { type: 'state', ...sampleState });
+  });
+
+  test('a STATE of a version 1 or 2 holder ends before the build, which decodes as null', () => {
+    const old = encodeStatePayload({ ...sampleState, build: null });
+    assert.equal(old.byteLength, frames.STATE_V1_PAYLOAD_BYTES);
+    assert.deepEqual(decodeState(old), { type: 'state', ...sampleState, build: null });
+  });
+
+  test('EXEC carries its path; EXEC_FAILED decodes to its reason', () => {
+    assert.deepEqual([...frames.encodeExec('/x')], [0x37, 2, 0, 0, 0, 0x2f, 0x78]);
+    assert.throws(() => frames.encodeExec(''), RangeError);
+    assert.throws(() => frames.encodeExec('/a\0b'), RangeError);
+    assert.throws(() => frames.encodeExec('/'.repeat(frames.EXEC_PATH_MAX_BYTES + 1)), RangeError);
+    assert.deepEqual(decodeHolderFrame(FrameType.EXEC_FAILED, new TextEncoder().encode('no')), { type: 'exec-failed', reason: 'no' });
   });
 
   test('STATE ignores fields a later version appends', () => {
@@ -328,7 +349,7 @@ describe('golden frames', () => {
   const decoded: Record<string, unknown> = {
     'state.bin': {
       type: 'state',
-      version: 2,
+      version: 3,
       generation: '000102030405060708090a0b0c0d0e0f',
       ringStart: 1000,
       offset: 5000,
@@ -343,6 +364,7 @@ describe('golden frames', () => {
       exitSignal: 9,
       startedAtMs: 1700000000123,
       ringCapacity: 4194304,
+      build: 'fixture-build',
     },
     'acquired.bin': { type: 'acquired' },
     'denied.bin': { type: 'denied', reason: 'another controller holds the lease' },

@@ -8,12 +8,16 @@
 // This module uses only Uint8Array/DataView (no Node APIs): the browser may
 // import src/protocol.
 
-/** What this side says in HELLO; a holder started by an older tend may speak only OLDEST_PROTOCOL_VERSION. */
-export const PROTOCOL_VERSION = 2;
-/** The version a controller falls back to when a holder refuses its HELLO with ERROR VERSION. */
+/** What this side says in HELLO first; a holder started by an older tend may speak only an older version. */
+export const PROTOCOL_VERSION = 3;
+/** The lowest version a controller steps down to when a holder refuses its HELLO with ERROR VERSION. */
 export const OLDEST_PROTOCOL_VERSION = 1;
 /** The first version with INPUT_FROM / INPUT_TAKEN (input acknowledged once the holder has it). */
 export const INPUT_ACKS_VERSION = 2;
+/** The first version whose holder can hand over to a new binary in place (EXEC). */
+export const EXEC_PROTOCOL_VERSION = 3;
+/** EXEC's path is at most this many bytes. */
+export const EXEC_PATH_MAX_BYTES = 4095;
 export const FRAME_HEADER_BYTES = 5;
 /** Holder -> controller payloads (OUTPUT, REPLAY) are at most this long. */
 export const MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -24,7 +28,11 @@ export const MIN_ROWS = 1;
 export const MAX_COLS = 1000;
 export const MAX_ROWS = 1000;
 export const GENERATION_BYTES = 16;
-export const STATE_PAYLOAD_BYTES = 69;
+/** The holder binary's build id at the end of a version-3 STATE: ASCII, NUL-padded. */
+export const BUILD_ID_BYTES = 16;
+/** A STATE from a holder of version 1 or 2 (no build id): the shortest a reader accepts. */
+export const STATE_V1_PAYLOAD_BYTES = 69;
+export const STATE_PAYLOAD_BYTES = STATE_V1_PAYLOAD_BYTES + BUILD_ID_BYTES;
 /** A writer: 16 random bytes naming one source of input to one session. */
 export const WRITER_ID_BYTES = 16;
 /** INPUT_FROM's writer and u64 position, before its bytes. */
@@ -56,6 +64,8 @@ export const FrameType = {
   PING: 0x34,
   PONG: 0x35,
   EXIT: 0x36,
+  EXEC: 0x37,
+  EXEC_FAILED: 0x38,
   ERROR: 0x3f,
 } as const;
 export type FrameTypeName = keyof typeof FrameType;
@@ -96,6 +106,7 @@ export const HOLDER_TO_CONTROLLER_TYPES: ReadonlySet<number> = new Set<number>([
   FrameType.INPUT_TAKEN,
   FrameType.PONG,
   FrameType.EXIT,
+  FrameType.EXEC_FAILED,
   FrameType.ERROR,
 ]);
 
@@ -174,6 +185,8 @@ export interface HolderState {
   exitSignal: number;
   startedAtMs: number;
   ringCapacity: number;
+  /** The holder binary's build id (what `tend-holder --version` says); null from a holder before version 3. */
+  build: string | null;
 }
 
 export interface AcquiredMessage {
@@ -217,6 +230,11 @@ export interface ExitMessage {
   /** 0 when the child exited normally. */
   signal: number;
 }
+/** The holder refused an EXEC or its exec failed; it goes on as it was. */
+export interface ExecFailedMessage {
+  type: 'exec-failed';
+  reason: string;
+}
 export interface ErrorMessage {
   type: 'error';
   code: number;
@@ -232,6 +250,7 @@ export type HolderMessage =
   | InputTakenMessage
   | PongMessage
   | ExitMessage
+  | ExecFailedMessage
   | ErrorMessage;
 
 // ---- integers ----
@@ -370,6 +389,15 @@ export function encodeKill(): Uint8Array {
   return encodeFrame(FrameType.KILL);
 }
 
+/** EXEC: the holder replaces its binary with the one at `path` (absolute), keeping its terminal. */
+export function encodeExec(path: string): Uint8Array {
+  const bytes = new TextEncoder().encode(path);
+  if (bytes.byteLength === 0 || bytes.byteLength > EXEC_PATH_MAX_BYTES || bytes.includes(0)) {
+    throw new RangeError(`an EXEC path is 1 to ${EXEC_PATH_MAX_BYTES} bytes without NUL, got ${bytes.byteLength} bytes`);
+  }
+  return encodeFrame(FrameType.EXEC, bytes);
+}
+
 export function encodePing(token: bigint): Uint8Array {
   if (token < 0n || token > 0xffff_ffff_ffff_ffffn) throw new RangeError(`ping token out of u64 range: ${token}`);
   return fixedFrame(FrameType.PING, 8, (dv) => dv.setBigUint64(0, token, true));
@@ -418,11 +446,18 @@ const STATE_AT = {
   exitSignal: 53,
   startedAtMs: 57,
   ringCapacity: 65,
+  build: 69,
 } as const;
 
-/** Decodes a STATE payload; fields a later version appends are ignored. */
+/** The build id's ASCII, up to its first NUL. */
+function decodeBuild(bytes: Uint8Array): string {
+  const end = bytes.indexOf(0);
+  return String.fromCharCode(...bytes.subarray(0, end < 0 ? bytes.length : end));
+}
+
+/** Decodes a STATE payload (a version 1 or 2 one has no build); fields a later version appends are ignored. */
 export function decodeState(payload: Uint8Array): HolderState {
-  expectAtLeast(FrameType.STATE, payload, STATE_PAYLOAD_BYTES);
+  expectAtLeast(FrameType.STATE, payload, STATE_V1_PAYLOAD_BYTES);
   const dv = view(payload);
   const flags = dv.getUint8(STATE_AT.flags);
   return {
@@ -442,6 +477,7 @@ export function decodeState(payload: Uint8Array): HolderState {
     exitSignal: dv.getInt32(STATE_AT.exitSignal, true),
     startedAtMs: readSafeU64(dv, STATE_AT.startedAtMs, 'started_at_ms'),
     ringCapacity: dv.getUint32(STATE_AT.ringCapacity, true),
+    build: payload.byteLength >= STATE_PAYLOAD_BYTES ? decodeBuild(payload.subarray(STATE_AT.build, STATE_AT.build + BUILD_ID_BYTES)) : null,
   };
 }
 
@@ -449,7 +485,7 @@ export function decodeState(payload: Uint8Array): HolderState {
  * Encodes a STATE payload. Controllers never send STATE; this exists so tests
  * (and a future simulated holder) can build exact payloads from a typed value.
  */
-export function encodeStatePayload(state: Omit<HolderState, 'type'>): Uint8Array {
+export function encodeStatePayload(state: Omit<HolderState, 'type' | 'build'> & { build?: string | null }): Uint8Array {
   const payload = new Uint8Array(STATE_PAYLOAD_BYTES);
   const dv = view(payload);
   if (!/^[0-9a-f]{32}$/.test(state.generation)) throw new RangeError('generation must be 32 hex digits');
@@ -473,6 +509,11 @@ export function encodeStatePayload(state: Omit<HolderState, 'type'>): Uint8Array
   dv.setInt32(STATE_AT.exitSignal, state.exitSignal, true);
   writeU64(dv, STATE_AT.startedAtMs, state.startedAtMs, 'started_at_ms');
   dv.setUint32(STATE_AT.ringCapacity, state.ringCapacity, true);
+  // No build: the STATE of a version 1 or 2 holder, which ends before it.
+  if (state.build === null || state.build === undefined) return payload.slice(0, STATE_V1_PAYLOAD_BYTES);
+  const build = new TextEncoder().encode(state.build);
+  if (build.byteLength > BUILD_ID_BYTES) throw new RangeError(`a build id is at most ${BUILD_ID_BYTES} bytes`);
+  payload.set(build, STATE_AT.build);
   return payload;
 }
 
@@ -521,6 +562,8 @@ export function decodeHolderFrame(type: number, payload: Uint8Array): HolderMess
       const dv = view(payload);
       return { type: 'exit', code: dv.getInt32(0, true), signal: dv.getInt32(4, true) };
     }
+    case FrameType.EXEC_FAILED:
+      return { type: 'exec-failed', reason: textDecoder.decode(payload) };
     case FrameType.ERROR: {
       expectAtLeast(type, payload, 2);
       return {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { HolderConnection } from '../../src/holder-client/index.js';
-import { WRITERS_REMEMBERED, encodeHello } from '../../src/protocol/holder-frames.js';
+import { PROTOCOL_VERSION, WRITERS_REMEMBERED, encodeHello } from '../../src/protocol/holder-frames.js';
 import { HOLDER_TEST_TIMEOUT_MS, RawHolderSocket, RecordingController, startHolder } from './holder-fixture.js';
 import { RAW_READY, TakenLog, newWriter, rawEcho } from './taken-log.js';
 
@@ -120,15 +120,15 @@ describe('INPUT_FROM: each byte of a writer reaches the program once', { timeout
 });
 
 describe('HELLO version 1 still works', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {
-  test('a version-1 HELLO is answered with STATE version 2; such a connection types with INPUT and is told it has no INPUT_FROM', async (t) => {
+  test('a version-1 HELLO is answered with STATE of the holder\'s own version; such a connection types with INPUT and is told it has no INPUT_FROM', async (t) => {
     const scope = useTestScope(t);
     const h = await startHolder(scope, { argv: rawEcho });
     const raw = await RawHolderSocket.connect(scope, h.socketPath);
     raw.send(encodeHello(1));
-    assert.equal((await raw.waitForFrame('state')).version, 2);
+    assert.equal((await raw.waitForFrame('state')).version, PROTOCOL_VERSION);
 
     const old = scope.own(await HolderConnection.connect(h.socketPath, { version: 1 }));
-    assert.equal(old.lastState.version, 2);
+    assert.equal(old.lastState.version, PROTOCOL_VERSION);
     assert.equal(old.speaksInputAcks, false);
     assert.throws(() => old.inputFrom(newWriter(), 0, encode('x')), /protocol version 1, which has no INPUT_FROM/);
     assert.equal(await old.acquire(), 'acquired');
