@@ -31,6 +31,7 @@ import { completionVerb } from './verbs/completion.js';
 import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
 import { mcpVerb } from './verbs/mcp.js';
+import { remoteVerb } from './verbs/remote.js';
 
 export const verbs: Verb[] = [
   newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, grepVerb, commandsVerb, outputVerb, awaitVerb,
@@ -38,6 +39,7 @@ export const verbs: Verb[] = [
   hooksVerb,
   hookVerb,
   mcpVerb,
+  remoteVerb,
 ];
 
 /**

@@ -31,6 +31,10 @@ import { HookSpool } from './agents/hook-spool.js';
 import { defaultHookClientPath } from '../common/agents/hook-client-path.js';
 import { DEFAULT_AGENT_SLEEP_AFTER_MS } from '../protocol/api/index.js';
 import { tryStartLoopbackListener, DEFAULT_LOOPBACK_PORT, type LoopbackListener } from './http/loopback.js';
+import { startGatedListener, type GatedListener } from './http/loopback.js';
+import { openAccess, type Access } from './access/index.js';
+import { ExtraListeners, type StartedListener } from './access/extra-listeners.js';
+import { addRemoteRoutes, type RemoteRoutesOptions } from './http/remote-api.js';
 import { AwaitRegistry, openAwaitStore } from './awaits/index.js';
 import { AgentAwaits } from './awaits/agent-await.js';
 import { WorkspaceRepository, Workspaces } from './workspaces/index.js';
@@ -100,6 +104,10 @@ export class TendServer extends DisposableBase {
   /** Hook events sent while no server answered (agents/hook-spool.ts). */
   private hookSpool!: HookSpool;
   private loopback: LoopbackListener | null = null;
+  /** Remote access (issue 28, docs/remote.md): the gate, and the listeners beyond 127.0.0.1 it guards. */
+  private access: Access | null = null;
+  private extraListeners: ExtraListeners | null = null;
+  private handleRequest: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
   recovered: Record<string, number> = {};
@@ -267,7 +275,33 @@ export class TendServer extends DisposableBase {
     addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep, beforeEvent: () => this.hookSpool.drain() });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces, launchAgent: (session, agent) => this.agents.launch(session, agent) });
+    addRemoteRoutes(router, this.openRemoteAccess());
     return router;
+  }
+
+  private openRemoteAccess(): RemoteRoutesOptions {
+    const { paths, log } = this.options;
+    const access = openAccess({ home: paths.home, log });
+    this.access = access;
+    this.extraListeners = this.register(new ExtraListeners({ log, start: (host, port) => this.startExtraListener(host, port) }));
+    return { access, extraListeners: this.extraListeners, loopbackAddress: () => this.loopback?.address ?? null };
+  }
+
+  /** A `tend remote enable --listen` address: the API and the viewer sockets, behind the gate. */
+  private async startExtraListener(host: string, port: number): Promise<StartedListener> {
+    const listener = await startGatedListener({ handle: this.handleRequest!, log: this.options.log, host, port, gate: this.access!.gate });
+    const sockets = this.viewerSocketsOn(listener);
+    return { address: listener.address, dispose: () => { sockets.dispose(); listener.dispose(); } };
+  }
+
+  private viewerSocketsOn(listener: GatedListener) {
+    return attachViewerSocket(listener.http, {
+      boot: this.boot,
+      version: TEND_VERSION,
+      log: this.options.log,
+      findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
+      refuseUpgrade: (req) => listener.upgradeRefusal(req),
+    });
   }
 
   private async listen(): Promise<void> {
@@ -278,6 +312,7 @@ export class TendServer extends DisposableBase {
     const handle = (req: IncomingMessage, res: ServerResponse) => {
       if (!web.handle(req, res)) void router.handle(req, res, log);
     };
+    this.handleRequest = handle;
     const http = createServer(handle);
     answerClientErrors(http);
     this.http = http;
@@ -314,18 +349,14 @@ export class TendServer extends DisposableBase {
       log,
       port: this.options.loopbackPort ?? DEFAULT_LOOPBACK_PORT,
       portFile: join(paths.runtimeDir, 'port'),
+      gate: this.access?.gate,
     });
     if (this.loopback) {
       const loopback = this.loopback;
       this.register(loopback);
-      this.register(attachViewerSocket(loopback.http, {
-        boot: this.boot,
-        version: TEND_VERSION,
-        log,
-        findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
-        refuseUpgrade: (req) => loopback.refusal(req),
-      }));
+      this.register(this.viewerSocketsOn(loopback));
     }
+    if (this.access !== null) await this.extraListeners?.sync(this.access.settings.current);
   }
 
   /** Checkpoints and lets go of every holder, then closes the API. */

@@ -10,3 +10,4 @@ export * from './workspaces.js';
 export * from './health.js';
 export * from './layout.js';
 export * from './agents.js';
+export * from './remote.js';

@@ -19,6 +19,7 @@ import { ServerWebSocket } from './server-websocket.js';
 import { CLOSE_GOING_AWAY, CLOSE_POLICY_VIOLATION } from './websocket-close.js';
 import type { FrameViolation } from './websocket-frame-reader.js';
 import { acceptUpgrade, checkUpgrade, refuseUpgrade } from './websocket-handshake.js';
+import { refuseUpgradeWithJson } from '../access/answer.js';
 
 export { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
@@ -43,7 +44,8 @@ export interface ViewerSocketOptions {
   socketBufferCapBytes?: number;
   /**
    * Checked before upgrading; a string refuses the upgrade with 403 and that
-   * message (the access gate for sockets that are not the private unix one).
+   * message as the API's JSON error (the access gate for sockets that are not
+   * the private unix one).
    */
   refuseUpgrade?(req: IncomingMessage): string | null;
   /** Every socket's connection is read-only (e.g. a shared link). */
@@ -75,7 +77,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     }
     const refusal = options.refuseUpgrade?.(req) ?? null;
     if (refusal !== null) {
-      refuseUpgrade(socket, 403, refusal);
+      refuseUpgradeWithJson(socket, refusal);
       return;
     }
     const verdict = checkUpgrade(req);
