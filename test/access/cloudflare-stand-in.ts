@@ -5,7 +5,11 @@
 // fetches; and it mints application tokens (compact JWS) with any header,
 // payload and key a test wants, including the forged ones.
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface TeamKey {
   kid: string;
@@ -14,7 +18,7 @@ export interface TeamKey {
 }
 
 export interface AccessTeam {
-  /** The issuer: http://127.0.0.1:PORT (the verifier allows plain HTTP on loopback only). */
+  /** The issuer: https://127.0.0.1:PORT with `tls`, else http://127.0.0.1:PORT (the verifier allows plain HTTP on loopback only). */
   readonly issuer: string;
   readonly audience: string;
   /** The keys served now; a test may push, remove or replace them (a rotation). */
@@ -31,11 +35,19 @@ export function makeTeamKey(kid: string, modulusLength = 2048): TeamKey {
   return { kid, privateKey, publicKey };
 }
 
-export async function startAccessTeam(audience: string, keys: TeamKey[]): Promise<AccessTeam> {
+/** A certificate for 127.0.0.1 and localhost, signed by itself, made with openssl in `dir`: what a tend server is told to trust (NODE_EXTRA_CA_CERTS) to fetch keys over HTTPS. */
+export function makeSelfSignedCert(dir: string): { key: string; cert: string; certFile: string } {
+  const keyFile = join(dir, 'team-key.pem');
+  const certFile = join(dir, 'team-cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile };
+}
+
+export async function startAccessTeam(audience: string, keys: TeamKey[], options: { tls?: { key: string; cert: string } } = {}): Promise<AccessTeam> {
   let fetches = 0;
   let override: { status: number; body: string; headers?: Record<string, string> } | null = null;
   let current = keys;
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url !== '/cdn-cgi/access/certs') {
       res.writeHead(404).end();
       return;
@@ -52,12 +64,13 @@ export async function startAccessTeam(audience: string, keys: TeamKey[]): Promis
     const body = { keys: jwks, public_cert: first === undefined ? undefined : { kid: first.kid, cert: '(not read)' }, public_certs: jwks.map((k) => ({ kid: k.kid, cert: '(not read)' })) };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
-  });
+  };
+  const server: Server = options.tls === undefined ? createHttpServer(handle) : createHttpsServer(options.tls, handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
-    issuer: `http://127.0.0.1:${port}`,
+    issuer: `${options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     audience,
     get keys() {
       return current;

@@ -138,7 +138,7 @@ export interface ServeStandIn {
 /** A proxy on 127.0.0.1 to 127.0.0.1:targetPort that sets identity headers as `tailscale serve` does. */
 export async function startServeStandIn(targetPort: number): Promise<ServeStandIn> {
   let client: { address: string; peer: WhoisPeer | null } = { address: '100.64.0.1', peer: null };
-  const rewrite = (req: IncomingMessage): IncomingHttpHeaders => {
+  const proxy = await startRewritingProxy(targetPort, (req) => {
     const headers: IncomingHttpHeaders = { ...req.headers };
     for (const name of SERVE_STRIPPED) delete headers[name];
     // Go's ReverseProxy (Rewrite) drops incoming X-Forwarded-* and
@@ -154,7 +154,32 @@ export async function startServeStandIn(targetPort: number): Promise<ServeStandI
       headers['tailscale-headers-info'] = 'https://tailscale.com/s/serve-headers';
     }
     return headers;
+  });
+  return {
+    ...proxy,
+    setClient(next) {
+      client = next;
+    },
   };
+}
+
+/**
+ * A plain reverse proxy on 127.0.0.1 (nginx's proxy_add_x_forwarded_for, or
+ * cloudflared's): every header passes as the client sent it, X-Forwarded-For
+ * gains the client's address. What an attacker's forged headers meet when
+ * another proxy on the machine fronts tend.
+ */
+export function startPassThroughProxy(targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
+  return startRewritingProxy(targetPort, (req) => {
+    const headers: IncomingHttpHeaders = { ...req.headers };
+    const from = req.socket.remoteAddress ?? '';
+    headers['x-forwarded-for'] = req.headers['x-forwarded-for'] === undefined ? from : `${req.headers['x-forwarded-for']}, ${from}`;
+    return headers;
+  });
+}
+
+/** A proxy on 127.0.0.1 to 127.0.0.1:targetPort passing requests and WebSocket upgrades with the headers `rewrite` gives. */
+async function startRewritingProxy(targetPort: number, rewrite: (req: IncomingMessage) => IncomingHttpHeaders): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const out = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: rewrite(req) }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -163,7 +188,7 @@ export async function startServeStandIn(targetPort: number): Promise<ServeStandI
     out.on('error', () => res.writeHead(502).end());
     req.pipe(out);
   });
-  // A WebSocket goes through as serve passes it: the head rewritten, then bytes both ways.
+  // A WebSocket goes through as proxies pass it: the head rewritten, then bytes both ways.
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const upstream = connect(targetPort, '127.0.0.1', () => {
       const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
@@ -181,40 +206,6 @@ export async function startServeStandIn(targetPort: number): Promise<ServeStandI
     };
     upstream.on('error', end);
     socket.on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    port,
-    setClient(next) {
-      client = next;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/**
- * A plain reverse proxy on 127.0.0.1 (nginx's proxy_add_x_forwarded_for):
- * every header passes as the client sent it, X-Forwarded-For gains the
- * client's address. What an attacker's forged headers meet when another
- * proxy on the machine fronts tend.
- */
-export async function startPassThroughProxy(targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const headers: IncomingHttpHeaders = { ...req.headers };
-    const from = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-for'] = req.headers['x-forwarded-for'] === undefined ? from : `${req.headers['x-forwarded-for']}, ${from}`;
-    const out = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.writeHead(502).end());
-    req.pipe(out);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

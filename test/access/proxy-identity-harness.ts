@@ -1,0 +1,150 @@
+// Test support for the proxy-identity tests end to end (issue 28): a real
+// tend server with remote access on, plain HTTP requests and a terminal's
+// WebSocket sent to its 127.0.0.1 port (straight, or through a proxy the test
+// started) with whatever Host, headers and cookie an attack or a sign-in
+// needs, and the login cookie picked out of an answer.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { startTestServer, waitFor, type TestServer } from '../server/harness.js';
+import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
+
+export interface RemoteTend {
+  t: TestServer;
+  /** The server's port on 127.0.0.1. */
+  port: number;
+  /** Runs `tend remote ARGS...` and asserts it succeeded. */
+  remote(...args: string[]): Promise<string>;
+  /** A session running a shell that printed `mark`, for a terminal to show. */
+  sessionShowing(mark: string): Promise<string>;
+  dispose(): Promise<void>;
+}
+
+/** A tend server with remote access enabled and `hosts` allowed; `env` reaches the server (PATH, NODE_EXTRA_CA_CERTS, ...). */
+export async function startRemoteTend(options: { env?: Record<string, string>; hosts: string[] }): Promise<RemoteTend> {
+  const t = startTestServer(options.env ?? {});
+  const remote = async (...args: string[]): Promise<string> => {
+    const r = await t.cli(['remote', ...args]);
+    assert.equal(r.code, 0, `tend remote ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  try {
+    await remote('enable');
+    for (const host of options.hosts) await remote('allow', host);
+    const portFile = join(t.client.paths.runtimeDir, 'port');
+    const port = await waitFor('the server\'s port file', () => Number(readFileSync(portFile, 'utf8').trim()) || null);
+    return {
+      t,
+      port,
+      remote,
+      async sessionShowing(mark) {
+        const created = await t.cli(['new', '--json', '--size', '80x24', '--', 'sh', '-c', `echo ${mark}; exec sleep 600`]);
+        assert.equal(created.code, 0, created.stderr);
+        const id = (JSON.parse(created.stdout) as { id: string }).id;
+        // On the screen before a terminal subscribes, so its snapshot shows it.
+        await waitFor(`${mark} on the screen`, async () => (await t.cli(['screen', id])).stdout.includes(mark));
+        return id;
+      },
+      dispose: () => t.dispose(),
+    };
+  } catch (err) {
+    await t.dispose();
+    throw err;
+  }
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** The API error's message, when the answer is one. */
+  message: string | undefined;
+  code: string | undefined;
+}
+
+/** One HTTP request to port on 127.0.0.1 (or `address`), every header as given (Host included). */
+export function httpCall(port: number, options: { address?: string; method?: string; path?: string; headers?: Record<string, string | string[]>; body?: string }): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: options.address ?? '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        let message: string | undefined;
+        let code: string | undefined;
+        try {
+          const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+          message = body.error?.message;
+          code = body.error?.code;
+        } catch {
+          /* a page, not JSON */
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, message, code });
+      });
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** The login cookie an answer sets, as "name=value" for a Cookie header; null when it sets none (or only clears one). */
+export function loginCookieFrom(answer: HttpAnswer): string | null {
+  for (const line of answer.headers['set-cookie'] ?? []) {
+    const pair = line.split(';')[0] ?? '';
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq);
+    if ((name === 'tend_login' || name === '__Host-tend_login') && pair.slice(eq + 1) !== '') return pair;
+  }
+  return null;
+}
+
+export type TerminalOpening = { opened: true; screen: string } | { opened: false; status: number; message: string };
+
+/**
+ * Opens a terminal's WebSocket at 127.0.0.1:port with these headers (Host,
+ * Cookie, Origin ...), subscribes to `sessionId`, and waits for a snapshot
+ * that shows `mark`; or says how the upgrade was refused.
+ */
+export function openTerminal(port: number, headers: Record<string, string>, sessionId: string, mark: string): Promise<TerminalOpening> {
+  return new Promise((resolve, reject) => {
+    const { origin, ...rest } = headers;
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/viewer`, { headers: rest, perMessageDeflate: false, ...(origin === undefined ? {} : { origin }) });
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`the terminal ${sessionId} never showed ${mark}`));
+    }, 30_000);
+    const finish = (result: TerminalOpening) => {
+      clearTimeout(timer);
+      ws.terminate();
+      resolve(result);
+    };
+    ws.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => {
+        let message = text;
+        try {
+          message = (JSON.parse(text) as { error: { message: string } }).error.message;
+        } catch {
+          /* not JSON */
+        }
+        finish({ opened: false, status: res.statusCode ?? 0, message });
+      });
+    });
+    ws.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    ws.on('open', () => {
+      ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'script', readOnly: true }));
+      ws.send(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId, cols: 80, rows: 24 }));
+    });
+    ws.on('message', (data: Buffer) => {
+      const frame: FrameFromServer = decodeFrameFromServer(data);
+      if (frame.type === 'snapshot' && frame.data.includes(mark)) finish({ opened: true, screen: frame.data });
+    });
+  });
+}
