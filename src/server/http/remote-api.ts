@@ -11,7 +11,7 @@ import type { Access } from '../access/index.js';
 import type { ExtraListeners } from '../access/extra-listeners.js';
 import { SettingsError } from '../access/settings.js';
 import { callerOf } from '../access/caller-mark.js';
-import { canonicalHost, parseHost, parseListenAddress } from '../access/hosts.js';
+import { canonicalHost, hostAllowed, parseHost, parseListenAddress } from '../access/hosts.js';
 import { loginCookieHeader, requestIsHttps } from '../access/cookie.js';
 import {
   LOGIN_COOKIE_TTL_MS,
@@ -95,7 +95,7 @@ export function addRemoteRoutes(router: Router, options: RemoteRoutesOptions): v
     const host = asked ?? settings.allowedHosts[0];
     if (host === undefined) throw badRequest('no host is allowed yet: `tend remote allow HOST` names the one browsers will use (e.g. the tailscale serve name)');
     const canonical = canonicalHost(host);
-    if (canonical === null || !settings.allowedHosts.some((h) => canonicalHost(h) === canonical)) {
+    if (canonical === null || !hostAllowed(canonical, settings.allowedHosts)) {
       throw badRequest(`"host" must be one of the allowed hosts (${settings.allowedHosts.join(', ')}), not ${JSON.stringify(host)}`);
     }
     const { token, expiresAt } = access.links.create(canonical);
