@@ -13,6 +13,7 @@ import { diskTroubleOf } from '../common/disk-trouble.js';
 import { liveHomeLock } from '../common/home-lock.js';
 import { CliError, errorFromApi } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
+import { startThroughService } from './service/start-through-service.js';
 import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery } from '../protocol/api/index.js';
 
 // CliError is defined with the way errors are said (cli-error.ts); verbs and the attach take it from here.
@@ -184,6 +185,11 @@ export class TendClient {
       ensureRuntimeDirs(this.paths);
     } catch (err) {
       throw startFailed(`the tend server could not start: ${startFailureMessage(err, this.paths)}`);
+    }
+    // A service installed for this home starts the server itself (service/start-through-service.ts).
+    if (await startThroughService(this.paths.home)) {
+      const running = await this.waitRunning(SERVER_START_TIMEOUT_MS);
+      if (running) return running.pid;
     }
     const child = spawn(process.execPath, serverArgs(serverMain), {
       detached: true,

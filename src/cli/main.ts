@@ -32,6 +32,7 @@ import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
 import { mcpVerb } from './verbs/mcp.js';
 import { remoteVerb } from './verbs/remote.js';
+import { serviceVerb } from './verbs/service.js';
 
 export const verbs: Verb[] = [
   newVerb, agentVerb, attachVerb, lsVerb, splitVerb, sendVerb, screenVerb, searchVerb, grepVerb, commandsVerb, outputVerb, awaitVerb,
@@ -40,6 +41,7 @@ export const verbs: Verb[] = [
   hookVerb,
   mcpVerb,
   remoteVerb,
+  serviceVerb,
 ];
 
 /**

@@ -1,6 +1,11 @@
 // Starts a holder. The holder reports on a pipe (its fd 3) once it has bound
 // its socket and started the child, or why it could not; by then it has left
 // our session and process group, so it outlives whoever started it.
+//
+// A launcher may put a command in front of the holder's (under systemd,
+// `systemd-run --user --scope … --`, which moves it out of the server's
+// cgroup and then execs it, the pipe and all). A launcher that fails before
+// the holder could say anything is told why, and the holder starts plainly.
 
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -28,7 +33,21 @@ export interface SpawnHolderOptions {
   exitGraceSeconds?: number;
   logPath?: string;
   readyTimeoutMs?: number;
+  /** Puts a command in front of the holder's; without one the holder starts plainly. */
+  launcher?: HolderLauncher;
+  /** A name for what the launcher makes of this holder (the session's id). */
+  launchName?: string;
 }
+
+export interface HolderLauncher {
+  /** Program and arguments to run the holder's command line under, or null: start it plainly. */
+  prefix(launchName: string): string[] | null;
+  /** The prefix ended before the holder reported anything (here is why); the holder is started plainly instead. */
+  failed(why: string): void;
+}
+
+/** The prefix, not the holder, failed: nothing reported on the pipe. */
+class LaunchFailed extends Error {}
 
 export interface SpawnedHolder {
   holderPid: number;
@@ -65,12 +84,24 @@ export function parseReadyLine(line: string): SpawnedHolder | Error {
   return new Error(`holder sent an unreadable ready line: ${JSON.stringify(line)}`);
 }
 
-export function spawnHolder(options: SpawnHolderOptions): Promise<SpawnedHolder> {
+export async function spawnHolder(options: SpawnHolderOptions): Promise<SpawnedHolder> {
+  const prefix = options.launcher?.prefix(options.launchName ?? 'holder') ?? null;
+  if (prefix === null || prefix.length === 0) return spawnOnce(options, []);
+  try {
+    return await spawnOnce(options, prefix);
+  } catch (err) {
+    if (!(err instanceof LaunchFailed)) throw err;
+    options.launcher!.failed(err.message);
+    return spawnOnce(options, []);
+  }
+}
+
+function spawnOnce(options: SpawnHolderOptions, prefix: string[]): Promise<SpawnedHolder> {
   const holderPath = options.holderPath ?? defaultHolderPath();
-  const args = holderArguments(options);
+  const [program, ...args] = [...prefix, holderPath, ...holderArguments(options)] as [string, ...string[]];
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
-    const proc = spawn(holderPath, args, {
+    const proc = spawn(program, args, {
       env: options.env,
       stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
     });
@@ -94,6 +125,7 @@ export function spawnHolder(options: SpawnHolderOptions): Promise<SpawnedHolder>
     };
     const failWithoutLine = (): void => {
       const detail = stderrText.trim() ? `: ${stderrText.trim()}` : '';
+      if (prefix.length > 0) return finish(new LaunchFailed(`${program} ended without starting the holder (${exitStatus ?? 'pipe closed'})${detail}`));
       finish(new Error(`holder ${holderPath} ended without reporting readiness (${exitStatus ?? 'pipe closed'})${detail}`));
     };
 
@@ -102,7 +134,7 @@ export function spawnHolder(options: SpawnHolderOptions): Promise<SpawnedHolder>
       finish(new Error(`holder ${holderPath} did not report readiness within ${timeoutMs} ms`));
     }, timeoutMs);
 
-    proc.once('error', (err) => finish(new Error(`cannot start holder ${holderPath}: ${err.message}`)));
+    proc.once('error', (err) => finish(prefix.length > 0 ? new LaunchFailed(`cannot run ${program}: ${err.message}`) : new Error(`cannot start holder ${holderPath}: ${err.message}`)));
     proc.once('exit', (code, signal) => {
       exitStatus = signal ? `killed by ${signal}` : `exit status ${code}`;
     });

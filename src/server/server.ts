@@ -18,6 +18,8 @@ import { MIN_VIEWER_PROTOCOL_VERSION, VIEWER_PROTOCOL_VERSION } from '../protoco
 import { addSessionRoutes } from './http/sessions-api.js';
 import { addSearchRoutes } from './http/search-api.js';
 import { TEND_VERSION } from '../common/version.js';
+import { runningService } from './running-service.js';
+import { holderLauncherFor } from './holder-scope.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
 import { addCommandRoutes, awaitSession } from './http/commands-api.js';
@@ -157,6 +159,7 @@ export class TendServer extends DisposableBase {
       historyBytes: this.options.historyBytes,
       screens: this.screens,
       holderPath: this.options.holderPath,
+      holderLauncher: holderLauncherFor(runningService(), log),
       ringBytes: this.options.ringBytes,
       checkpointQuietMs: this.options.checkpointQuietMs,
       checkpointMaxIntervalMs: this.options.checkpointMaxIntervalMs,
@@ -251,7 +254,7 @@ export class TendServer extends DisposableBase {
           viewer: { oldest: MIN_VIEWER_PROTOCOL_VERSION, newest: VIEWER_PROTOCOL_VERSION },
           api: { oldest: 1, newest: 1 },
         },
-        service: null, // issue 27: `tend service` says which manager runs the server
+        service: runningService(),
         recovery: this.recoveryProgress(),
         pid: process.pid,
         boot: this.boot,

@@ -4,6 +4,7 @@
 // generation and the byte offset the screen covers).
 import { DisposableBase, toDisposable, type Disposable } from '../common/lifecycle.js';
 import { HolderConnection, spawnHolder } from '../holder-client/index.js';
+import type { HolderLauncher } from '../holder-client/spawn-holder.js';
 import { DEFAULT_LIVE_SCROLLBACK_ROWS, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, type ScreenSnapshot } from './screen/index.js';
 import { rowsMissing, type HistoryState } from './screen/history/history.js';
 import type { HostedCommands, HostedScreen, ScreenHost } from './screen-host/index.js';
@@ -55,6 +56,8 @@ export interface SessionDeps {
   /** Where every session's screen is parsed and kept (a worker thread). */
   screens: ScreenHost;
   holderPath?: string;
+  /** Puts each holder somewhere of its own before it starts (under systemd, a scope: holder-scope.ts). */
+  holderLauncher?: HolderLauncher;
   ringBytes?: number;
   checkpointQuietMs?: number;
   checkpointMaxIntervalMs?: number;
@@ -349,6 +352,8 @@ export class Session extends DisposableBase {
       : { argv, env: { ...env, ...this.tendEnv() } };
     const { holderPid, childPid } = await spawnHolder({
       holderPath: this.deps.holderPath,
+      launcher: this.deps.holderLauncher,
+      launchName: this.record.id,
       socketPath,
       cols: this._screen.cols,
       rows: this._screen.rows,

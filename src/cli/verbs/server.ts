@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError, type TendClient } from '../client.js';
 import { usageError } from '../cli-error.js';
 import { nearest } from '../../common/nearest.js';
 import { API_ROUTES } from '../../protocol/api/index.js';
+import { serviceNames } from '../service/service-names.js';
 
 const STOP_WAIT_MS = 15_000;
 
@@ -26,6 +28,26 @@ async function stop(client: TendClient): Promise<number | null> {
   await client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path);
   await waitGone(client, running.pid);
   return running.pid;
+}
+
+/** Which service runs the server, in `tend server status`'s words. */
+function serviceLine(service: unknown, home: string): string {
+  if (service !== 'systemd' && service !== 'launchd') return 'service: none runs it (`tend service install` makes one)';
+  const names = serviceNames(home);
+  return `service: run by ${service} (${service === 'systemd' ? names.systemdUnit : names.launchdLabel}; \`tend service status\` says more)`;
+}
+
+/** The service that runs the server now, if one does (its health says). */
+async function runningService(client: TendClient): Promise<{ kind: 'systemd' | 'launchd'; name: string; installed: boolean } | null> {
+  try {
+    const h = (await client.raw<{ service?: unknown }>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5000)).body;
+    if (h.service !== 'systemd' && h.service !== 'launchd') return null;
+    const names = serviceNames(client.paths.home);
+    const installed = existsSync(h.service === 'systemd' ? names.systemdUnitFile : names.launchdPlistFile);
+    return { kind: h.service, name: h.service === 'systemd' ? names.systemdUnit : names.launchdLabel, installed };
+  } catch {
+    return null;
+  }
 }
 
 function nearestAction(typed: string): string {
@@ -60,8 +82,11 @@ which \`tend logs\` prints.`,
         return 0;
       }
       case 'stop': {
+        const service = await runningService(client);
         const pid = await stop(client);
-        say(pid === null ? 'not running' : `stopped (pid ${pid}); sessions keep running`, { running: false, stoppedPid: pid });
+        // A service restarts its server on failure only: asked to stop, it stays stopped until something starts it.
+        const serviceNote = service === null || !service.installed ? '' : `; ${service.name} (${service.kind}) ran it and leaves it stopped until the next tend command starts it through ${service.kind} again`;
+        say(pid === null ? 'not running' : `stopped (pid ${pid}); sessions keep running${serviceNote}`, { running: false, stoppedPid: pid, service: service?.kind ?? null });
         return 0;
       }
       case 'restart': {
@@ -79,7 +104,7 @@ which \`tend logs\` prints.`,
           return 1;
         }
         const h = (await client.raw<Record<string, unknown>>(API_ROUTES.health.method, API_ROUTES.health.path)).body;
-        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
+        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})\n${serviceLine(h.service, client.paths.home)}\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
         return 0;
       }
       default:
