@@ -170,6 +170,25 @@ describe('tailscale identity: verifier', { timeout: TEST_TIMEOUT_MS }, () => {
     expectRefused('forged Tailscale headers straight from another address', answer, /believed only from `tailscale serve` on this machine; this request came straight from/);
   });
 
+  test('forged headers from IPv6 loopback, where the proxy\'s user is not looked up, are refused', async () => {
+    verifier = tailscaleVerifier();
+    const v6 = createServer((req, res) => {
+      void verifier.verify(req, settings).then((verdict) => {
+        res.writeHead(statusOf(verdict), { 'content-type': 'application/json' });
+        res.end(JSON.stringify(verdict));
+      });
+    });
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+    try {
+      const address = v6.address();
+      const answer = await ask(typeof address === 'object' && address !== null ? address.port : 0, { 'tailscale-user-login': ALICE, 'x-forwarded-for': ALICE_ADDRESS }, '::1');
+      expectRefused('forged Tailscale headers from ::1', answer, /believed only over 127\.0\.0\.1, where the proxy's user can be checked/);
+    } finally {
+      v6.closeAllConnections();
+      await new Promise<void>((resolve) => v6.close(() => resolve()));
+    }
+  });
+
   test('forged headers on loopback without X-Forwarded-For are refused', async () => {
     verifier = tailscaleVerifier();
     const answer = await ask(port, { 'tailscale-user-login': ALICE });

@@ -12,7 +12,7 @@
 //     has no user identity) whose LoginName is the header's login;
 //   * that login is on tend's own list.
 import { execFile } from 'node:child_process';
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { BlockList, isIP, isIPv4, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { loopbackPeerUid, peerLookupFor, type PeerLookup } from '../http/peer-uid.js';
 import type { IdentityVerdict, IdentityVerifier, RemoteSettings } from './identity.js';
@@ -64,6 +64,7 @@ export function tailscaleVerifier(options: TailscaleVerifierOptions = {}): Ident
   const proxyUids = options.proxyUids ?? (ownUid === undefined ? [0] : [0, ownUid]);
   const now = options.now ?? Date.now;
   const cache = new Map<string, { answer: Promise<WhoisAnswer>; until: number }>();
+  const proxyVerdicts = new WeakMap<Socket, string | null>();
 
   const whois = (address: string): Promise<WhoisAnswer> => {
     const t = now();
@@ -103,7 +104,13 @@ export function tailscaleVerifier(options: TailscaleVerifierOptions = {}): Ident
     if (peer === undefined || !isLoopback(peer)) {
       return refuse(`Tailscale identity headers are believed only from \`tailscale serve\` on this machine; this request came straight from ${peer ?? 'an unknown address'}`);
     }
-    const proxyRefusal = proxyUserRefusal(req, peerLookup, proxyUids);
+    // Once per connection: a socket cannot change owner, and the table costs
+    // a read in proportion to every socket on the machine.
+    let proxyRefusal = proxyVerdicts.get(req.socket);
+    if (proxyRefusal === undefined) {
+      proxyRefusal = proxyUserRefusal(req, peerLookup, proxyUids);
+      proxyVerdicts.set(req.socket, proxyRefusal);
+    }
     if (proxyRefusal !== null) return refuse(proxyRefusal);
 
     const hop = lastForwardedHop(req);
@@ -153,7 +160,9 @@ function proxyUserRefusal(req: IncomingMessage, lookup: PeerLookup, proxyUids: n
   if (lookup !== 'proc-net-tcp') return null;
   const { remoteAddress, remotePort } = req.socket;
   if (remoteAddress === undefined || remotePort === undefined) return 'the connection has no peer address';
-  if (!isIPv4(remoteAddress.replace(/^::ffff:/, ''))) return null; // /proc/net/tcp lists IPv4 sockets only
+  // /proc/net/tcp lists IPv4 sockets only; serve proxies to 127.0.0.1, and a
+  // peer whose user cannot be looked up is not believed.
+  if (!isIPv4(remoteAddress.replace(/^::ffff:/, ''))) return `Tailscale identity headers are believed only over 127.0.0.1, where the proxy's user can be checked, not from ${remoteAddress}`;
   const peer = loopbackPeerUid(remoteAddress, remotePort, lookup);
   if (!peer.known) return `the proxy's user could not be checked (${peer.reason})`;
   if (peer.uid === null) return 'the proxy on this machine could not be identified (its socket was not found)';
