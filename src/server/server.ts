@@ -47,6 +47,7 @@ import { ScreenHost } from './screen-host/index.js';
 import { totalmem } from 'node:os';
 import type { WindowSizePolicy } from './viewers/size-policy.js';
 
+import { addHolderUpgradeRoute, upgradeHoldersIfAsked } from './holder-upgrade.js';
 /**
  * Bytes of history the whole server keeps: a quarter of the machine's
  * memory, at most 1 GiB. Past it the oldest rows of any session go first
@@ -226,6 +227,7 @@ export class TendServer extends DisposableBase {
 
   /** What recovery at start came to (the API answers only once it is done). */
   private recoveryProgress(): RecoveryProgress {
+    void upgradeHoldersIfAsked({ registry: this.registry, log, holderPath: this.options.holderPath });
     const count = (status: string) => this.recovered[status] ?? 0;
     const total = Object.values(this.recovered).reduce((a, b) => a + b, 0);
     return { total, recovered: total - count('cold'), cold: count('cold'), done: true };
@@ -298,6 +300,7 @@ export class TendServer extends DisposableBase {
   }
 
   private viewerSocketsOn(listener: GatedListener) {
+    addHolderUpgradeRoute(router, { registry: this.registry, log: this.options.log, holderPath: this.options.holderPath });
     return attachViewerSocket(listener.http, {
       boot: this.boot,
       version: TEND_VERSION,

@@ -23,6 +23,7 @@ import { REPLAY_MAX_BYTES } from './viewers/flow-limits.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 import { DurableInput } from './input/durable-input.js';
+import { reconnectAfterHandover, type HandOverResult } from './holder-handover.js';
 
 import type { AgentInfo, SessionInfo, SessionStatus } from '../protocol/api/index.js';
 export type { SessionInfo, SessionStatus };
@@ -95,6 +96,8 @@ const HOLDER_CONNECT_TIMEOUT_MS = 5000;
  */
 const HOLDER_READ_BUFFER = new Uint8Array(64 * 1024);
 const KILL_WAIT_MS = 8000;
+/** How long a hand-over waits for durable input already sent to be acknowledged. */
+const HANDOVER_INPUT_WAIT_MS = 5000;
 
 const RESTORED_SEPARATOR =
   '\r\n\x1b[0m\x1b[2m── session restored: its process is gone · `tend revive` starts a shell here ──\x1b[0m\r\n';
@@ -102,6 +105,12 @@ const RESTORED_SEPARATOR =
 
 export class Session extends DisposableBase {
   private holder: HolderConnection | null = null;
+  /** The holder connection's listeners: replaced when a hand-over brings a new connection. */
+  private holderLink: Disposable | null = null;
+  /** While the holder hands over to a new binary: what input and controls wait for (handOverHolder). */
+  private handover: Promise<void> | null = null;
+  /** Durable writes the holder has not acknowledged yet: a hand-over starts once there are none. */
+  private inputsInFlight = 0;
   /** Input acknowledged by the holder that has it (see input/durable-input.ts); null without a holder. */
   private durableInput: DurableInput | null = null;
   private _status: SessionStatus;
@@ -158,13 +167,13 @@ export class Session extends DisposableBase {
       writeInput: (data) => {
         const gate = this.agent?.inputGate() ?? null;
         if (gate === null) {
-          if (this._status === 'running') this.holder?.input(data);
+          if (this._status === 'running') this.plainInput(data);
           return;
         }
         // Keystrokes to a sleeping agent wake it and reach it once it is ready; the viewer's copy is good only now.
         const copy = data.slice();
         gate.then(() => {
-          if (this._status === 'running') this.holder?.input(copy);
+          if (this._status === 'running') this.plainInput(copy);
         }, () => undefined);
       },
       writeInputAt: (writer, at, data) => this.inputAt(writer, at, data),
@@ -391,6 +400,7 @@ export class Session extends DisposableBase {
   }
 
   private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean; logFrom?: number }): void {
+    this.holderLink?.dispose(); // the connection a hand-over replaced
     this.holder = holder;
     const durableInput = new DurableInput(holder);
     this.durableInput = durableInput;
@@ -416,7 +426,7 @@ export class Session extends DisposableBase {
       holder.onExit((e) => void this.handleExit(e.code, e.signal)),
       holder.onClose(() => this.handleHolderClosed(holder)),
     ];
-    this.register(toDisposable(() => {
+    this.holderLink = this.register(toDisposable(() => {
       for (const s of subs) s.dispose();
       durableInput.dispose();
       holder.dispose();
@@ -609,7 +619,7 @@ export class Session extends DisposableBase {
 
   private watchScreen(): void {
     const s = this._screen;
-    this.register(s.onReply((bytes: Uint8Array) => this.holder?.input(bytes)));
+    this.register(s.onReply((bytes: Uint8Array) => this.plainInput(bytes)));
     this.register(s.onTitle((title: string) => this.viewers.broadcast((channel) => ({ type: 'title', channel, title }))));
   }
 
@@ -653,7 +663,32 @@ export class Session extends DisposableBase {
 
   /** Bytes for the program, queued; for the screen's own answers to queries. Scripts and viewers use inputAt(). */
   input(bytes: Uint8Array): void {
+    if (this.afterHandover(() => this.input(bytes.slice()))) return;
     this.requireHolder().input(bytes);
+  }
+
+  /** Unacknowledged input, when running; during a hand-over it waits for the new holder. */
+  private plainInput(bytes: Uint8Array): void {
+    const copy = this.handover === null ? bytes : bytes.slice();
+    if (this.afterHandover(() => this.plainInput(copy))) return;
+    this.holder?.input(copy);
+  }
+
+  /**
+   * During a hand-over a control waits for the new holder: true when `run` was
+   * put off (it then runs only if the session is still running).
+   */
+  private afterHandover(run: () => void): boolean {
+    if (this.handover === null) return false;
+    void this.handover.then(() => {
+      if (this._status !== 'running') return;
+      try {
+        run();
+      } catch (err) {
+        this.deps.log.warn(`session ${this.id}: a control put off by the holder's hand-over failed: ${(err as Error).message}`);
+      }
+    });
+    return true;
   }
 
   /**
@@ -664,18 +699,29 @@ export class Session extends DisposableBase {
    * session's agent sleeps or wakes, the bytes wait for it to be ready.
    */
   inputAt(writer: Uint8Array, at: number, data: Uint8Array, opts: { pastAgentGate?: boolean } = {}): Promise<number> {
+    if (this.handover !== null) {
+      const copy = data.slice();
+      return this.handover.then(() => this.inputAt(writer, at, copy, opts));
+    }
     this.requireHolder();
     // The agent's own (re)start is typed past the gate it would otherwise wait at.
     const gate = opts.pastAgentGate === true ? null : this.agent?.inputGate() ?? null;
-    if (gate === null) return this.durableInput!.write(writer, at, data);
+    if (gate === null) return this.countInFlight(this.durableInput!.write(writer, at, data));
     return gate.then(() => {
+      if (this.handover !== null) return this.inputAt(writer, at, data, { pastAgentGate: true });
       this.requireHolder();
-      return this.durableInput!.write(writer, at, data);
+      return this.countInFlight(this.durableInput!.write(writer, at, data));
     });
+  }
+
+  private countInFlight<T>(write: Promise<T>): Promise<T> {
+    this.inputsInFlight++;
+    return write.finally(() => this.inputsInFlight--);
   }
 
   /** How many of a writer's bytes the session's holder has taken. */
   inputTaken(writer: Uint8Array): Promise<number> {
+    if (this.handover !== null) return this.handover.then(() => this.inputTaken(writer));
     this.requireHolder();
     return this.durableInput!.takenBy(writer);
   }
@@ -686,11 +732,13 @@ export class Session extends DisposableBase {
    * `await` types only when they are the same.
    */
   async foreground(): Promise<{ pgid: number; childPid: number }> {
+    if (this.handover !== null) await this.handover;
     const state = await this.requireHolder().state();
     return { pgid: state.fgPgid, childPid: state.childPid };
   }
 
   resize(cols: number, rows: number): void {
+    if (this.afterHandover(() => this.resize(cols, rows))) return;
     const holder = this.requireHolder();
     if (cols === this._screen.cols && rows === this._screen.rows) return;
     // Journalled first (synchronous): a server killed any time after the holder
@@ -704,6 +752,7 @@ export class Session extends DisposableBase {
   }
 
   signal(signo: number): void {
+    if (this.afterHandover(() => this.signal(signo))) return;
     this.requireHolder().signal(signo);
   }
 
@@ -743,6 +792,7 @@ export class Session extends DisposableBase {
   }
 
   redraw(): void {
+    if (this.afterHandover(() => this.redraw())) return;
     this.requireHolder().redraw();
   }
 
@@ -757,6 +807,7 @@ export class Session extends DisposableBase {
     // whose snapshot is still being cut) would write the files the writer is about to remove.
     this.forgotten = true;
     this.schedule.dispose();
+    if (this.handover !== null) await this.handover;
     if (this._status === 'running' && this.holder) {
       const exited = new Promise<void>((resolve) => this.exitWaiters.push(resolve));
       this.holder.kill();
@@ -793,7 +844,8 @@ export class Session extends DisposableBase {
   }
 
   private handleHolderClosed(holder: HolderConnection): void {
-    if (this.holder !== holder) return;
+    if (this.holder !== holder || this.handover !== null) return; // a hand-over closes it on purpose
+
     this.holder = null;
     this.durableInput = null;
     if (this._status === 'running') {
@@ -863,6 +915,53 @@ export class Session extends DisposableBase {
       return this.deps.store.sizes.lastSeq(this.id);
     } catch {
       return null;
+    }
+  }
+
+  /**
+   * Replaces the holder's binary with the one at `holderPath` (build
+   * `build`), keeping the terminal: the holder execs it (protocol 3, EXEC),
+   * this server connects again to the same socket, and the stream goes on
+   * from the byte the screen has. Input and controls wait meanwhile; durable
+   * writes already sent are acknowledged first (the new holder has the
+   * writers' counts, but not the old connection's unsent answers).
+   */
+  async handOverHolder(holderPath: string, build: string): Promise<HandOverResult> {
+    const holder = this.holder;
+    if (this._status !== 'running' || holder === null) return { result: 'skipped', reason: 'not-running', message: `the session is ${this._status}` };
+    if (this.handover !== null) return { result: 'failed', message: 'a hand-over of this holder is already under way' };
+    if (!holder.speaksExec) return { result: 'skipped', reason: 'too-old', message: `its holder speaks protocol ${holder.version}: too old to hand over; it keeps working as it is` };
+    const fromBuild = holder.lastState.build ?? 'unknown';
+    if (fromBuild === build) return { result: 'skipped', reason: 'same-build', message: `its holder already runs build ${build}` };
+    let release!: () => void;
+    this.handover = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const deadlineMs = performance.now() + HANDOVER_INPUT_WAIT_MS;
+      while (this.inputsInFlight > 0 && performance.now() < deadlineMs) await new Promise((r) => setTimeout(r, 10));
+      if (this.inputsInFlight > 0) return { result: 'failed', message: 'input sent to it is still waiting for the program to read it; try again later' };
+      const startedMs = performance.now();
+      const outcome = await holder.exec(holderPath);
+      if (outcome.outcome === 'refused') return { result: 'failed', message: outcome.reason };
+      const next = await reconnectAfterHandover(holder.socketPath, this.record.generation, { readBuffer: HOLDER_READ_BUFFER, timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
+      if ('error' in next) {
+        this.deps.log.warn(`session ${this.id}: ${next.error}; the session is cold`);
+        this.holder = null;
+        this.durableInput = null;
+        this.becomeCold();
+        this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the holder went away');
+        void this.checkpoint();
+        return { result: 'failed', message: `${next.error}; the session is cold` };
+      }
+      this.attachHolder(next.holder, this.fedOffset, { answerReplay: true });
+      if (this.holderPaused) next.holder.pause();
+      await this.waitReplayEnd();
+      const state = next.holder.lastState;
+      if (state.cols !== this._screen.cols || state.rows !== this._screen.rows) next.holder.resize(this._screen.cols, this._screen.rows);
+      this.deps.log.info(`session ${this.id}: its holder handed over from build ${fromBuild} to ${state.build ?? 'unknown'}`);
+      return { result: 'upgraded', fromBuild, toBuild: state.build ?? 'unknown', stallMs: Math.round(performance.now() - startedMs) };
+    } finally {
+      this.handover = null;
+      release();
     }
   }
 

@@ -8,6 +8,7 @@ export * from './sessions.js';
 export * from './commands.js';
 export * from './workspaces.js';
 export * from './health.js';
+export * from './upgrades.js';
 export * from './layout.js';
 export * from './agents.js';
 export * from './remote.js';

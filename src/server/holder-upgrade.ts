@@ -1,0 +1,102 @@
+// POST /v1/holders/upgrade: every running holder (or the sessions named)
+// replaces its binary in place, one at a time, keeping its terminal
+// (Session.handOverHolder). The new binary is asked `--version` first: its
+// build id tells which holders already run it. A server started with
+// TEND_UPGRADE_HOLDERS=1 does the same for every holder once it has
+// recovered them (what `tend upgrade` asks of a new build).
+import { execFile } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { defaultHolderPath } from '../holder-client/index.js';
+import { MAX_UPGRADE_TARGETS, type HolderUpgradeOutcome, type UpgradeHoldersReply } from '../protocol/api/index.js';
+import { badRequest } from './http/errors.js';
+import type { Router } from './http/router.js';
+import { optString, optStringArray } from './http/validate.js';
+import type { Logger } from './log.js';
+import type { Session } from './session.js';
+import type { SessionRegistry } from './session-registry.js';
+
+/** How long `tend-holder --version` may take. */
+const PROBE_TIMEOUT_MS = 5000;
+const PATH_MAX_CHARS = 4095;
+/** The environment variable that asks a starting server to upgrade every holder. */
+export const UPGRADE_HOLDERS_ENV = 'TEND_UPGRADE_HOLDERS';
+
+export interface HolderUpgradeDeps {
+  registry: SessionRegistry;
+  log: Logger;
+  /** The binary this server starts holders with (default: defaultHolderPath()). */
+  holderPath?: string;
+}
+
+/** The build id `tend-holder --version` says, or why the path is not a holder that can take over. */
+export function probeHolder(path: string): Promise<{ build: string } | { error: string }> {
+  return new Promise((done) => {
+    execFile(path, ['--version'], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 4096 }, (err, stdout) => {
+      const m = /^tend-holder (\S+) protocol (\d+) resume (\d+)-(\d+)$/m.exec(String(stdout));
+      if (m) return done({ build: m[1]! });
+      const why = err ? err.message.split('\n')[0]! : `it said ${JSON.stringify(String(stdout).slice(0, 80))}`;
+      done({ error: `${path} is not a tend-holder that can take over a running one (${why})` });
+    });
+  });
+}
+
+function checkHolderPath(path: string): string {
+  if (!isAbsolute(path)) throw badRequest(`"holderPath" must be an absolute path, not ${JSON.stringify(path)}`);
+  try {
+    if (!statSync(path).isFile()) throw new Error('not a file');
+    accessSync(path, constants.X_OK);
+  } catch (err) {
+    throw badRequest(`"holderPath" ${path} is not an executable file: ${(err as Error).message}`);
+  }
+  return path;
+}
+
+function outcomeOf(session: Session, result: Awaited<ReturnType<Session['handOverHolder']>>): HolderUpgradeOutcome {
+  return { session: session.id, name: session.name, ...result };
+}
+
+/** Hands every target over to the binary at holderPath, one at a time. */
+export async function upgradeHolders(deps: HolderUpgradeDeps, holderPath: string, targets: Session[]): Promise<UpgradeHoldersReply> {
+  const probe = await probeHolder(holderPath);
+  if ('error' in probe) throw badRequest(probe.error);
+  const sessions: HolderUpgradeOutcome[] = [];
+  for (const session of targets) {
+    try {
+      sessions.push(outcomeOf(session, await session.handOverHolder(holderPath, probe.build)));
+    } catch (err) {
+      deps.log.error(`session ${session.id}: holder hand-over`, err);
+      sessions.push({ session: session.id, name: session.name, result: 'failed', message: (err as Error).message });
+    }
+  }
+  const count = (r: HolderUpgradeOutcome['result']) => sessions.filter((s) => s.result === r).length;
+  return { holderPath, build: probe.build, upgraded: count('upgraded'), skipped: count('skipped'), failed: count('failed'), sessions };
+}
+
+function thisServersHolder(deps: HolderUpgradeDeps): string {
+  return resolve(deps.holderPath ?? defaultHolderPath());
+}
+
+export function addHolderUpgradeRoute(router: Router, deps: HolderUpgradeDeps): void {
+  router.add('upgradeHolders', async (req) => {
+    const body = await req.json();
+    const holderPath = checkHolderPath(optString(body, 'holderPath', { max: PATH_MAX_CHARS }) ?? thisServersHolder(deps));
+    const names = optStringArray(body, 'sessions', { maxItems: MAX_UPGRADE_TARGETS, maxLength: 200 });
+    // A named session is resolved (a 404 for one that is not there); by default, every running one.
+    const targets = names === undefined ? deps.registry.list().filter((s) => s.status === 'running') : names.map((t) => deps.registry.resolve(t));
+    return { status: 200, json: await upgradeHolders(deps, holderPath, targets) satisfies UpgradeHoldersReply };
+  });
+}
+
+/** TEND_UPGRADE_HOLDERS=1: after recovery, every running holder to this server's binary; logged, never fatal. */
+export async function upgradeHoldersIfAsked(deps: HolderUpgradeDeps, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (env[UPGRADE_HOLDERS_ENV] !== '1') return;
+  const holderPath = thisServersHolder(deps);
+  try {
+    const reply = await upgradeHolders(deps, holderPath, deps.registry.list().filter((s) => s.status === 'running'));
+    deps.log.info(`${UPGRADE_HOLDERS_ENV}: holders upgraded to build ${reply.build}: ${reply.upgraded} upgraded, ${reply.skipped} skipped, ${reply.failed} failed`);
+    for (const s of reply.sessions) if (s.result === 'failed') deps.log.warn(`session ${s.session}: holder not upgraded: ${s.message}`);
+  } catch (err) {
+    deps.log.warn(`${UPGRADE_HOLDERS_ENV}: holders not upgraded: ${(err as Error).message}`);
+  }
+}
