@@ -7,11 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { cliWith, isAlive, startTestServer, waitFor, type CliResult } from '../server/harness.js';
+import { cliWith, isAlive, repoRoot, startTestServer, waitFor, type CliResult } from '../server/harness.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { killQuietly } from '../support/processes.js';
 import { spawnHolder, type HolderLauncher } from '../../src/holder-client/spawn-holder.js';
@@ -171,6 +171,17 @@ test('the default home gets tend.service and tend.server; another home names its
   assert.equal(launchd.file, join(box.userHome, 'Library', 'LaunchAgents', 'tend.server.plist'));
   const other = await names({ ...box.env, TEND_HOME: join(box.userHome, 'work') }, 'systemd');
   assert.match(other.name, /^tend-[0-9a-f]{12}\.service$/);
+});
+
+test('a tree `tend upgrade` installed is named through TEND_HOME/versions/current, so the service runs the current build; any other by its own path', { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const box = isolatedEnv();
+  t.after(() => box.dispose());
+  const execStart = async () => /^ExecStart=(.*)$/m.exec((await cliWith(box.env, ['service', 'install', '--print', '--manager', 'systemd'])).stdout)?.[1] ?? '';
+  assert.ok((await execStart()).endsWith(` ${join(repoRoot, 'dist', 'src', 'server', 'main.js')}`));
+  mkdirSync(join(box.home, 'versions'), { recursive: true });
+  symlinkSync(repoRoot, join(box.home, 'versions', 'this-build'));
+  symlinkSync('this-build', join(box.home, 'versions', 'current'));
+  assert.ok((await execStart()).endsWith(` ${join(box.home, 'versions', 'current', 'dist', 'src', 'server', 'main.js')}`));
 });
 
 test('status says not installed (exit 1), whether a server runs and that no service runs it; --json has the same facts', { timeout: TEST_TIMEOUT_MS }, async (t) => {

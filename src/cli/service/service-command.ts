@@ -3,6 +3,8 @@
 // log where `tend logs` reads it, with the environment it needs spelled out,
 // because a service manager's environment is not the user's shell's.
 import { fileURLToPath } from 'node:url';
+import { realpathSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { serverNodeFlags } from '../../common/node-flags.js';
 
@@ -17,6 +19,24 @@ export interface ServiceCommand {
 }
 
 const serverMain = fileURLToPath(new URL('../../server/main.js', import.meta.url));
+/** The tree this CLI runs from: serverMain is <tree>/dist/src/server/main.js. */
+const ownTree = resolve(dirname(serverMain), '..', '..', '..');
+
+/**
+ * The server's main.js as the service should name it. A tree `tend upgrade`
+ * installed (TEND_HOME/versions/<build>, `current` pointing at it) is named
+ * through `current`, so that the service runs whichever build is current when
+ * it next starts; any other tree (a checkout, a package) by its own path.
+ */
+export function serviceServerMain(home: string): string {
+  const current = join(home, 'versions', 'current');
+  try {
+    if (realpathSync(current) === realpathSync(ownTree)) return join(current, relative(ownTree, serverMain));
+  } catch {
+    /* no versions installed here */
+  }
+  return serverMain;
+}
 
 /**
  * Variables carried from the shell that installs the service when set there:
@@ -45,5 +65,5 @@ export function serviceCommand(kind: ServiceKind, home: string, env: NodeJS.Proc
     const value = env[name];
     if (value !== undefined && value !== '') vars.push([name, value]);
   }
-  return { program: process.execPath, args: [...serverNodeFlags(), serverMain], env: vars };
+  return { program: process.execPath, args: [...serverNodeFlags(), serviceServerMain(home)], env: vars };
 }
