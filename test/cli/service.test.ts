@@ -1,5 +1,6 @@
 // `tend service`: the systemd unit and the launchd agent it writes, checked
-// by the tools that read them (systemd-analyze, plutil or Python's plistlib);
+// by the tools that read them (systemd-analyze, plutil or Python's plistlib,
+// and a strict well-formedness check of our own where neither is there);
 // status and its --json; install where there is no user manager; the
 // holders' own scopes under systemd (or, where systemd-run cannot make one,
 // the plain start and its one log line); and, where this machine has a
@@ -14,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { cliWith, isAlive, repoRoot, startTestServer, waitFor, type CliResult } from '../server/harness.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { killQuietly } from '../support/processes.js';
+import { xmlProblem } from '../support/xml-well-formed.js';
 import { spawnHolder, type HolderLauncher } from '../../src/holder-client/spawn-holder.js';
 
 const TEST_TIMEOUT_MS = 120_000;
@@ -125,11 +127,17 @@ test('the systemd unit passes systemd-analyze verify with no warning, for a TEND
 
 test('the launchd agent is a property list a real parser reads: KeepAlive on failure, RunAtLoad, AbandonProcessGroup, ExitTimeOut', { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const parser = has('plutil') ? 'plutil' : has('python3') ? 'python3' : null;
-  if (parser === null) return t.skip('neither plutil nor python3 (plistlib) is installed to read the property list');
   const box = isolatedEnv('a&b <c> "d" \'e\'');
   t.after(() => box.dispose());
   const printed = await cliWith(box.env, ['service', 'install', '--print', '--manager', 'launchd']);
   assert.equal(printed.code, 0, printed.stderr);
+  // Well-formed by a strict check of our own everywhere (and it is not blind: an unescaped "&" is caught).
+  assert.equal(xmlProblem(printed.stdout), null);
+  assert.match(xmlProblem(printed.stdout.replace('&amp;', '&')) ?? '', /bare "&"/);
+  if (parser === null) {
+    t.diagnostic('neither plutil nor python3 (plistlib) is installed: the property list is checked as well-formed XML only');
+    return;
+  }
   const dir = makeTempDir('tend-svc-plist-');
   t.after(() => removeTempDir(dir));
   const file = join(dir, 'agent.plist');
