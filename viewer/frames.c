@@ -25,8 +25,9 @@
 #define SUBSCRIBE_KEEPS_HISTORY 0x02
 #define SUBSCRIBE_REPAINT 0x04
 
-/* HELLO flags. */
+/* HELLO flags: read-only; WELCOME may carry the server's build (a server from before it ignores the bit). */
 #define HELLO_READ_ONLY 0x01
+#define HELLO_ASKS_BUILD 0x02
 
 /* SNAPSHOT mode flags (MODE_FLAG_BITS and SNAPSHOT_VIEW_FLAG). */
 #define MODE_CURSOR_HIDDEN 0x001
@@ -523,6 +524,11 @@ decode_payload(struct reader *r, struct server_frame *f)
 		if (read_name(r, "server boot", &f->u.welcome.server_boot, &f->u.welcome.server_boot_len) < 0 ||
 		    read_name(r, "server version", &f->u.welcome.server_version, &f->u.welcome.server_version_len) < 0)
 			return -1;
+		/* The build, sent when the HELLO asked for it; fields a later server appends after it are ignored. */
+		if (r->pos < r->len &&
+		    read_name(r, "server build", &f->u.welcome.server_build, &f->u.welcome.server_build_len) < 0)
+			return -1;
+		r->pos = r->len;
 		return 0;
 	}
 	case FT_SNAPSHOT:
@@ -619,7 +625,7 @@ size_ok(uint16_t cols, uint16_t rows)
 }
 
 int
-frame_hello(struct buf *out, bool read_only, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES])
+frame_hello(struct buf *out, bool read_only, bool asks_build, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES])
 {
 	static const char *const kinds[] = { "cli", "web", "script" };
 	uint8_t fields[4 + WRITER_ID_BYTES];
@@ -632,7 +638,7 @@ frame_hello(struct buf *out, bool read_only, const char *client_kind, const uint
 		return -1;
 	put_u16(fields, VIEWER_PROTOCOL_VERSION);
 	fields[2] = kind;
-	fields[3] = read_only ? HELLO_READ_ONLY : 0;
+	fields[3] = (read_only ? HELLO_READ_ONLY : 0) | (asks_build ? HELLO_ASKS_BUILD : 0);
 	if (writer != NULL)
 		memcpy(fields + 4, writer, WRITER_ID_BYTES);
 	return emit(out, FT_HELLO, 0, fields, writer != NULL ? sizeof fields : 4, NULL, 0);

@@ -164,7 +164,7 @@ link_connect(struct attach *a)
 	a->link_opened = true;
 	a->link_gen++;
 	a->unsent_input = 0;
-	if (frame_hello(&a->scratch, a->o->read_only, "cli", a->writer) == 0)
+	if (frame_hello(&a->scratch, a->o->read_only, true, "cli", a->writer) == 0)
 		link_queue(a);
 	link_flush(a);
 }

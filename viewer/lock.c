@@ -24,7 +24,7 @@
 #define PATH_MAX_BYTES 4096
 
 /* Reads a small file whole into out (NUL-terminated); its length, or -1. */
-static ssize_t
+ssize_t
 read_small_file(const char *path, char *out, size_t outlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

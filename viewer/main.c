@@ -25,6 +25,8 @@
 #define LOOKUP_REPLY_MAX_BYTES (256 * 1024)
 #define ID_MAX_BYTES 256
 #define PATH_MAX_BYTES 4096
+/* dist/build-id.json and package.json: a line or two of JSON; a package.json longer than this gives no version. */
+#define BUILD_FILE_MAX_BYTES 16384
 
 /* What the command line asks, when it is the everyday case. */
 struct attach_args {
@@ -55,6 +57,41 @@ take_cli_js(void)
 
 	tend_js = value != NULL && value[0] != '\0' ? strdup(value) : NULL;
 	unsetenv("TEND_CLI_JS");
+}
+
+/*
+ * This tree's version and build, as src/common/version.ts reads them: the
+ * build from dist/build-id.json (scripts/write-build-id.js), the version
+ * from package.json, both beside the CLI the launcher named (bin/tend.js).
+ * "unknown" for what is not there.
+ */
+static void
+read_own_build(char *version, size_t version_len, char *build, size_t build_len)
+{
+	static char text[BUILD_FILE_MAX_BYTES];
+	char root[PATH_MAX_BYTES], path[PATH_MAX_BYTES + 32];
+	char *slash;
+	ssize_t n;
+
+	snprintf(version, version_len, "unknown");
+	snprintf(build, build_len, "unknown");
+	/* bin/tend.js → the tree's root: two components up. */
+	if (tend_js == NULL || snprintf(root, sizeof root, "%s", tend_js) >= (int)sizeof root)
+		return;
+	for (int up = 0; up < 2; up++) {
+		slash = strrchr(root, '/');
+		if (slash == NULL)
+			return;
+		*slash = '\0';
+	}
+	snprintf(path, sizeof path, "%s/dist/build-id.json", root);
+	n = read_small_file(path, text, sizeof text);
+	if (n > 0 && (json_string(text, (size_t)n, "build", build, build_len, NULL) != 1 || build[0] == '\0'))
+		snprintf(build, build_len, "unknown");
+	snprintf(path, sizeof path, "%s/package.json", root);
+	n = read_small_file(path, text, sizeof text);
+	if (n > 0 && (json_string(text, (size_t)n, "version", version, version_len, NULL) != 1 || version[0] == '\0'))
+		snprintf(version, version_len, "unknown");
 }
 
 /* Hands the whole command to the TypeScript viewer; returns only when it cannot be started. */
@@ -153,7 +190,7 @@ int
 main(int argc, char **argv)
 {
 	static char socket_path[PATH_MAX_BYTES], encoded[3 * PATH_MAX_BYTES], path[3 * PATH_MAX_BYTES + 32];
-	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], status[64];
+	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], status[64], own_version[128], own_build[128];
 	struct attach_args a;
 	struct attach_options o;
 	struct buf body;
@@ -200,5 +237,8 @@ main(int argc, char **argv)
 	o.self_session = self != NULL && self[0] != '\0' ? self : NULL;
 	if (o.tend_js == NULL)
 		return hand_over(argc, argv);
+	read_own_build(own_version, sizeof own_version, own_build, sizeof own_build);
+	o.own_version = own_version;
+	o.own_build = own_build;
 	return attach_run(&o);
 }

@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "state.h"
 
@@ -75,9 +76,29 @@ describe_exit(bool code_known, int32_t code, bool signal_known, int32_t sig, cha
 	}
 }
 
-/* Says how the attach ended, as `tend attach` in TypeScript does; returns the exit status. */
-int
-attach_say_outcome(struct attach *a)
+/*
+ * A server of another build than this viewer's: one line on stderr under
+ * the exit line, in src/cli/build-notice.ts's words (otherBuildLine).
+ */
+static void
+say_other_build(const struct attach *a)
+{
+	const char *own_version = a->o->own_version, *own_build = a->o->own_build;
+
+	if (!a->server_known)
+		return;
+	if (strcmp(a->server_build, own_build) == 0 && strcmp(a->server_version, own_version) == 0)
+		return;
+	if (a->server_build[0] == '\0')
+		fprintf(stderr, "tend: the server is tend %s (from before build ids)", a->server_version);
+	else
+		fprintf(stderr, "tend: the server is tend %s (build %s)", a->server_version, a->server_build);
+	fprintf(stderr, ", this is tend %s (build %s): `tend upgrade` moves the server to this build without closing a terminal "
+	    "(`tend server restart` also works)\n", own_version, own_build);
+}
+
+static int
+say_how_it_ended(struct attach *a)
 {
 	char how[128];
 
@@ -101,5 +122,16 @@ attach_say_outcome(struct attach *a)
 		return 1;
 	}
 	return 1;
+}
+
+/* Says how the attach ended, as `tend attach` in TypeScript does, then a server of another build; returns the exit status. */
+int
+attach_say_outcome(struct attach *a)
+{
+	int status = say_how_it_ended(a);
+
+	fflush(stdout);
+	say_other_build(a);
+	return status;
 }
 

@@ -169,6 +169,12 @@ received(struct attach *a, const struct server_frame *f)
 {
 	switch (f->type) {
 	case FT_WELCOME:
+		/* Another build is no error (the protocol is shared): outcome.c says it once, after the exit line. */
+		a->server_known = true;
+		snprintf(a->server_version, sizeof a->server_version, "%.*s", (int)(f->u.welcome.server_version_len < SERVER_NAME_BYTES ?
+		    f->u.welcome.server_version_len : SERVER_NAME_BYTES - 1), f->u.welcome.server_version);
+		snprintf(a->server_build, sizeof a->server_build, "%.*s", (int)(f->u.welcome.server_build_len < SERVER_NAME_BYTES ?
+		    f->u.welcome.server_build_len : SERVER_NAME_BYTES - 1), f->u.welcome.server_build != NULL ? f->u.welcome.server_build : "");
 		link_subscribe(a);
 		return;
 	case FT_SNAPSHOT:

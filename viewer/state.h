@@ -35,6 +35,9 @@
 
 enum outcome_kind { OUT_NONE, OUT_DETACHED, OUT_EXITED, OUT_LOST, OUT_ERROR, OUT_SIGNAL };
 
+/* A server version or build as WELCOME names it, kept for the exit line (longer ones are cut). */
+#define SERVER_NAME_BYTES 128
+
 struct attach {
 	const struct attach_options *o;
 	char label[OVERLAY_LABEL_BYTES];
@@ -86,6 +89,10 @@ struct attach {
 	int32_t exit_code, exit_signal;
 	bool have_fatal;
 	char fatal[512];
+	/* The server's version and build as the last WELCOME said (build empty: it sent none). */
+	bool server_known;
+	char server_version[SERVER_NAME_BYTES];
+	char server_build[SERVER_NAME_BYTES];
 	int64_t restart_grace_until;
 	pid_t starter;
 	uint64_t dropped_input;

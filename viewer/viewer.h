@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ------------------------------------------------------------------ buf.c */
 
@@ -233,7 +234,9 @@ struct server_frame {
 	uint8_t type;
 	uint32_t channel;
 	union {
-		struct { uint32_t protocol_version; const char *server_boot; size_t server_boot_len; const char *server_version; size_t server_version_len; } welcome;
+		/* server_build: NULL when the server sent none (it is from before build ids, or was not asked). */
+		struct { uint32_t protocol_version; const char *server_boot; size_t server_boot_len; const char *server_version; size_t server_version_len;
+			const char *server_build; size_t server_build_len; } welcome;
 		struct { const char *boot; size_t boot_len; uint64_t seq; uint16_t cols, rows; struct screen_modes modes; const uint8_t *data; size_t data_len; bool view; } snapshot;
 		struct { uint64_t seq; const uint8_t *data; size_t data_len; } data;
 		struct { uint16_t cols, rows; } resize;
@@ -265,9 +268,10 @@ bool frame_utf8_valid(const uint8_t *p, size_t n);
  * encoder refuses too (a size outside 1..MAX_COLS x 1..MAX_ROWS, a seq or
  * an INPUT_AT's end past FRAME_MAX_SEQ, a name over FRAME_MAX_NAME_BYTES or
  * not UTF-8, a client kind other than "cli", "web", "script"). A NULL
- * writer leaves it out of the HELLO (a viewer that types with INPUT alone).
+ * writer leaves it out of the HELLO (a viewer that types with INPUT alone);
+ * asks_build asks WELCOME to carry the server's build.
  */
-int frame_hello(struct buf *out, bool read_only, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
+int frame_hello(struct buf *out, bool read_only, bool asks_build, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
 int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
 	const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
 int frame_unsubscribe(struct buf *out, uint32_t channel);
@@ -374,6 +378,9 @@ struct attach_options {
 	/* The CLI's entry point (bin/tend.js) and node, for the hand-off and to start a server. */
 	const char *tend_js;
 	const char *node;
+	/* This tree's version and build (dist/build-id.json beside tend_js), to tell a server of another build. */
+	const char *own_version;
+	const char *own_build;
 	/* argv[0] as typed, for messages. */
 	const char *self_session; /* TEND_SESSION, or NULL */
 };
@@ -389,6 +396,8 @@ int attach_run(const struct attach_options *o);
  * undefined.
  */
 int lock_server_socket(char *socket_path, size_t len);
+/* lock.c: a small file read whole into out (NUL-ended, cut at outlen - 1): the lock, and main.c's build id. Its length, or -1. */
+ssize_t read_small_file(const char *path, char *out, size_t outlen);
 
 /* backoff.c (the attach's): when a lost server is retried (backoff.ts: 100 ms doubling to 2 s, given up after 60 s). */
 struct backoff {

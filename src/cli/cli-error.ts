@@ -11,6 +11,7 @@ export const CLI_ERROR_CODES = {
   failed: 'something the CLI itself could not do (the message says what)',
   server_unreachable: 'the server could not be reached, or went away and did not come back',
   server_start_failed: 'no server was running and one could not be started',
+  server_incompatible: 'the server is a tend that shares no API version with this one: nothing was asked of it',
   internal: 'a bug in tend: please report it with the message',
 } as const;
 

@@ -1,7 +1,10 @@
 // The CLI's one connection to the server: JSON over HTTP on the server's unix
 // socket, starting the server on first use. Every verb goes through here, so
-// the "server not running" and version handling live in one place.
-import { request as httpRequest } from 'node:http';
+// the "server not running" and version handling live in one place: each
+// request says this tend's build and API versions, each reply the server's
+// (docs/api.md, "Versions"); another build is said once (build-notice.ts),
+// and one that shares no API version ends the command.
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +17,10 @@ import { liveHomeLock } from '../common/home-lock.js';
 import { CliError, errorFromApi } from './cli-error.js';
 import { EXIT } from './exit-codes.js';
 import { startThroughService } from './service/start-through-service.js';
-import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery } from '../protocol/api/index.js';
+import { API_ROUTES, routeRequest, type ApiRoute, type HealthReply, type RouteQuery, type VersionRange } from '../protocol/api/index.js';
+import { API_HEADER, API_VERSIONS, BUILD_HEADER, VERSION_HEADER, formatVersionRange, parseVersionRange, versionRangesOverlap } from '../protocol/api/versions.js';
+import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
+import { incompatibleServerMessage, noteServerTend, type ServerTend } from './build-notice.js';
 
 // CliError is defined with the way errors are said (cli-error.ts); verbs and the attach take it from here.
 export { CliError } from './cli-error.js';
@@ -22,7 +28,26 @@ export { CliError } from './cli-error.js';
 export interface ApiResponse<T = unknown> {
   status: number;
   body: T;
+  /** Which tend answered, and the API versions it speaks (its reply's headers). */
+  server: { tend: ServerTend; api: VersionRange };
 }
+
+/** What this tend says on every request: the server may refuse a client whose API it does not speak, before doing anything. */
+const OWN_HEADERS = {
+  [VERSION_HEADER]: TEND_VERSION,
+  [BUILD_HEADER]: TEND_BUILD,
+  [API_HEADER]: formatVersionRange(API_VERSIONS),
+};
+
+/**
+ * A request the server took and has not answered for this long gets a
+ * health check on a connection of its own: a live server that is merely
+ * slow at this request (a long search) answers it, and the wait goes on; a
+ * stopped, stuck or foreign one does not, and the request ends with why.
+ */
+const STALL_CHECK_MS = 5000;
+/** How long that health check may take. */
+const STALL_HEALTH_TIMEOUT_MS = 5000;
 
 /** A starting server that says nothing for this long has failed (progress lines restart the wait). */
 const SERVER_START_TIMEOUT_MS = 15_000;
@@ -43,8 +68,22 @@ export class TendClient {
     this.ownSocket = this.paths.serverSocket;
   }
 
-  /** One request; no auto-start. Rejects with the socket error when there is no server. */
+  /**
+   * One request; no auto-start. Rejects with the socket error when there is
+   * no server, and with a CliError (EXIT.incompatible) when the server shares
+   * no API version with this tend; says once when it is another build.
+   */
   async raw<T>(method: string, path: string, body?: unknown, timeoutMs = 0): Promise<ApiResponse<T>> {
+    const res = await this.rawUnchecked<T>(method, path, body, timeoutMs);
+    if (!versionRangesOverlap(res.server.api, API_VERSIONS)) {
+      throw new CliError(incompatibleServerMessage(res.server.tend, res.server.api), EXIT.incompatible, { code: 'server_incompatible' });
+    }
+    noteServerTend(res.server.tend);
+    return res;
+  }
+
+  /** raw() without the version check: for asking whether a server runs at all. */
+  private async rawUnchecked<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<ApiResponse<T>> {
     try {
       return await this.request<T>(method, path, body, timeoutMs);
     } catch (err) {
@@ -79,21 +118,29 @@ export class TendClient {
     return true;
   }
 
+  /** timeoutMs: the longest the socket may stay quiet; 0: as long as the server is alive (see STALL_CHECK_MS). */
   private request<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<ApiResponse<T>> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const socketPath = this.paths.serverSocket;
+      let stallTimer: NodeJS.Timeout | null = null;
+      const stopStallCheck = () => {
+        if (stallTimer !== null) clearTimeout(stallTimer);
+        stallTimer = null;
+      };
       const req = httpRequest(
         {
-          socketPath: this.paths.serverSocket,
+          socketPath,
           // The global agent drops a pooled socket after 5 s idle, and a call
           // that waits for its answer (await) is idle until answered.
           agent: false,
           method,
           path,
-          headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {},
+          headers: { ...OWN_HEADERS, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
           timeout: timeoutMs || undefined,
         },
         (res) => {
+          stopStallCheck();
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
@@ -106,14 +153,52 @@ export class TendClient {
                 /* leave as text */
               }
             }
-            resolve({ status: res.statusCode ?? 0, body: parsed as T });
+            resolve({ status: res.statusCode ?? 0, body: parsed as T, server: serverOf(res.headers) });
           });
           res.on('error', reject);
         },
       );
       req.on('timeout', () => req.destroy(new Error('timed out waiting for the tend server')));
-      req.on('error', reject);
+      req.on('error', (err) => {
+        stopStallCheck();
+        reject(err);
+      });
       req.end(payload);
+      if (timeoutMs > 0) return;
+      const startedAt = performance.now();
+      const checkAlive = () => {
+        this.answersHealth(socketPath).then((alive) => {
+          if (req.destroyed || stallTimer === null) return;
+          if (alive) {
+            stallTimer = setTimeout(checkAlive, STALL_CHECK_MS);
+            return;
+          }
+          const waitedS = Math.round((performance.now() - startedAt) / 1000);
+          const pid = liveHomeLock(this.paths.homeLockFile)?.pid;
+          const who = pid === undefined ? `the server on ${socketPath}` : `the server (pid ${pid})`;
+          const what = pid === undefined ? 'its process' : `\`kill -CONT ${pid}\` resumes a stopped one, \`kill ${pid}\` ends a stuck one`;
+          req.destroy(new Error(
+            `${who} took the request but has not answered in ${waitedS} s, nor a health check: it is stopped or stuck (${what}; its sessions live on in their holders)`,
+          ));
+        });
+      };
+      stallTimer = setTimeout(checkAlive, STALL_CHECK_MS);
+    });
+  }
+
+  /** True when GET /v1/health on this socket answers 200 within STALL_HEALTH_TIMEOUT_MS. */
+  private answersHealth(socketPath: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      const req = httpRequest(
+        { socketPath, agent: false, method: API_ROUTES.health.method, path: API_ROUTES.health.path, timeout: STALL_HEALTH_TIMEOUT_MS },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('no answer')));
+      req.on('error', () => resolve(false));
+      req.end();
     });
   }
 
@@ -139,7 +224,7 @@ export class TendClient {
 
   async isRunning(): Promise<{ pid: number; boot: string; version: string } | null> {
     try {
-      const res = await this.raw<Pick<HealthReply, 'pid' | 'boot' | 'version'>>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5000);
+      const res = await this.rawUnchecked<Pick<HealthReply, 'pid' | 'boot' | 'version'>>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5000);
       return res.status === 200 ? res.body : null;
     } catch {
       return null;
@@ -252,8 +337,21 @@ export function isNoServer(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ECONNREFUSED';
 }
 
-/** A server that is there but cannot be talked to (a reset, a timeout). */
+/** Which tend answered, from its reply's headers: a server from before build ids says nothing, and spoke API 1. */
+function serverOf(headers: IncomingHttpHeaders): ApiResponse['server'] {
+  const one = (name: string) => {
+    const v = headers[name];
+    return typeof v === 'string' && v !== '' ? v : null;
+  };
+  return {
+    tend: { version: one(VERSION_HEADER), build: one(BUILD_HEADER) },
+    api: parseVersionRange(one(API_HEADER) ?? undefined) ?? { oldest: 1, newest: 1 },
+  };
+}
+
+/** A server that is there but cannot be talked to (a reset, a timeout); a CliError (an incompatible server) as it is. */
 export function unreachable(err: unknown): CliError {
+  if (err instanceof CliError) return err;
   return new CliError(`cannot talk to the tend server: ${(err as Error).message}`, EXIT.failed, { code: 'server_unreachable' });
 }
 

@@ -11,6 +11,11 @@ export const EXIT = {
   agentTurnFailed: 3,
   /** `tend await` on an agent: its turn was interrupted (Esc, Ctrl-C) before it answered. */
   agentTurnInterrupted: 4,
+  /**
+   * The server is another build of tend that shares no API version with this
+   * one: nothing was asked of it (as sysexits.h's EX_PROTOCOL).
+   */
+  incompatible: 76,
   /** A wait ran out (`tend await --timeout`), as timeout(1) exits. */
   timedOut: 124,
   /** The reader of stdout went away (`tend search … | head`): 128 + SIGPIPE, as `seq | head` gives. */
@@ -28,6 +33,7 @@ const COMMON_EXITS: ExitMeaning[] = [
   { status: EXIT.ok, meaning: 'done' },
   { status: EXIT.failed, meaning: 'failed: the server refused or was not reached (the message says why)' },
   { status: EXIT.usage, meaning: 'the command line is wrong; nothing was done' },
+  { status: EXIT.incompatible, meaning: 'the server is a tend this one cannot talk to; nothing was done (the message says what to do)' },
   { status: EXIT.outputClosed, meaning: 'the reader of the output went away (as SIGPIPE ends a program)' },
 ];
 

@@ -1,6 +1,7 @@
 // TEND_HOME/server.lock as its readers see it: the server that holds the
 // home's lock says there which pid it has, which socket it serves on and
-// which version it is. The server takes it (server/pid-lock.ts); the CLI
+// which version and build it is (a CLI of another build finds it there, and
+// uses it rather than start a second server beside it). The server takes it (server/pid-lock.ts); the CLI
 // reads it to find the server of its TEND_HOME when that server was started
 // with another runtime directory, so it listens on a socket the CLI would
 // not have looked for.
@@ -12,20 +13,22 @@ export interface HomeLock {
   /** The unix socket it serves the API on. */
   socket: string;
   version: string;
+  /** Its build id (src/common/version.ts); '' in the lock of a server from before build ids. */
+  build: string;
 }
 
 /** The lock's text, as written. */
 export function homeLockText(lock: HomeLock): string {
-  return `${JSON.stringify({ pid: lock.pid, socket: lock.socket, version: lock.version })}\n`;
+  return `${JSON.stringify({ pid: lock.pid, socket: lock.socket, version: lock.version, build: lock.build })}\n`;
 }
 
 /** The lock a text says, or null for anything that is not one (empty, torn, another format). */
 export function parseHomeLock(text: string | null): HomeLock | null {
   if (text === null) return null;
   try {
-    const { pid, socket, version } = JSON.parse(text) as Partial<HomeLock>;
+    const { pid, socket, version, build } = JSON.parse(text) as Partial<HomeLock>;
     if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || typeof socket !== 'string' || socket === '') return null;
-    return { pid, socket, version: typeof version === 'string' ? version : '' };
+    return { pid, socket, version: typeof version === 'string' ? version : '', build: typeof build === 'string' ? build : '' };
   } catch {
     return null;
   }

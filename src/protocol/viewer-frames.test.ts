@@ -209,6 +209,26 @@ describe('viewer frames', () => {
     assert.throws(() => decodeFrameFromViewer(hex('08 01000000 ffffffffffff1f00 61')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /2\^53/ });
   });
 
+  test('a HELLO may ask for the server\'s build (flag 0x02), and only then does WELCOME carry it, after the version', () => {
+    const asking = encodeFrameToServer({ type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: true, asksBuild: true });
+    assert.equal(toHex(asking), '010000000002000103');
+    assert.deepEqual(decodeFrameFromViewer(asking), { type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: true, asksBuild: true });
+    // A HELLO from before the flag decodes as it always did, without the field.
+    assert.deepEqual(decodeFrameFromViewer(hex('01 00000000 0200 01 01')), { type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: true });
+    const welcome = encodeFrameToViewer({ type: 'welcome', protocolVersion: 2, serverBoot: 'b', serverVersion: '1', serverBuild: 'c9' });
+    assert.equal(toHex(welcome), '81000000000200' + '010062' + '010031' + '02006339');
+    assert.deepEqual(decodeFrameFromServer(welcome), { type: 'welcome', protocolVersion: 2, serverBoot: 'b', serverVersion: '1', serverBuild: 'c9' });
+    // Without the build it is byte for byte the WELCOME every older viewer reads (and refuses any longer).
+    assert.equal(toHex(encodeFrameToViewer({ type: 'welcome', protocolVersion: 2, serverBoot: 'b', serverVersion: '1' })), '81000000000200010062010031');
+  });
+
+  test('fields a later server appends to WELCOME after the build are ignored; a torn build is refused', () => {
+    const later = hex('81 00000000 0200 0100 62 0100 31 0200 6339 07 0500 6c61746572');
+    assert.deepEqual(decodeFrameFromServer(later), { type: 'welcome', protocolVersion: 2, serverBoot: 'b', serverVersion: '1', serverBuild: 'c9' });
+    assert.throws(() => decodeFrameFromServer(hex('81 00000000 0200 0100 62 0100 31 00')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD' });
+    assert.throws(() => decodeFrameFromServer(hex('81 00000000 0200 0100 62 0100 31 0500 6339')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD' });
+  });
+
   test('HELLO and WELCOME travel on channel 0 only', () => {
     assert.throws(() => decodeFrameFromViewer(hex('01 01000000 0100 01 00')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /channel 0/ });
     assert.throws(() => decodeFrameFromServer(hex('81 02000000 0100 0100 62 0100 31')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD' });

@@ -157,6 +157,10 @@ export interface ResumePoint {
   seq: number;
 }
 
+/** HELLO flags: read-only; the viewer reads WELCOME's server build (a server that never heard of it ignores the bit). */
+const HELLO_READ_ONLY = 0x01;
+const HELLO_ASKS_BUILD = 0x02;
+
 /** SUBSCRIBE flags: a resume point follows; the viewer keeps its history; repaint after the replay. */
 const SUBSCRIBE_RESUME = 0x01;
 const SUBSCRIBE_KEEPS_HISTORY = 0x02;
@@ -174,6 +178,12 @@ export type FrameFromViewer =
        * its reconnects): needed for INPUT_AT. Absent in a version-1 HELLO.
        */
       writer?: Uint8Array;
+      /**
+       * WELCOME may carry the server's build: a flag, not a new protocol
+       * version, since viewers from before it refuse a WELCOME longer than
+       * they know, and servers from before it ignore the bit.
+       */
+      asksBuild?: boolean;
     }
   | {
       type: 'subscribe';
@@ -210,7 +220,15 @@ export type FrameFromViewer =
 
 /** Frames the server sends to a viewer. */
 export type FrameFromServer =
-  | { type: 'welcome'; protocolVersion: number; serverBoot: string; serverVersion: string }
+  | {
+      type: 'welcome';
+      /** The newest version the server speaks. */
+      protocolVersion: number;
+      serverBoot: string;
+      serverVersion: string;
+      /** The server's build id (src/common/version.ts): sent to a HELLO that asks for it, by a server that knows it. */
+      serverBuild?: string;
+    }
   | {
       type: 'snapshot';
       channel: number;
@@ -382,7 +400,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       const kind = CLIENT_KINDS.indexOf(frame.clientKind);
       if (kind < 0) badField(`clientKind must be one of ${CLIENT_KINDS.join(', ')}`);
       w.u8(kind + 1);
-      w.u8(frame.readOnly ? 0x01 : 0);
+      w.u8((frame.readOnly ? HELLO_READ_ONLY : 0) | (frame.asksBuild ? HELLO_ASKS_BUILD : 0));
       if (frame.writer !== undefined) w.raw(frame.writer);
       return w.bytes;
     }
@@ -442,10 +460,12 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
     case 'welcome': {
       const boot = encodeName('serverBoot', frame.serverBoot);
       const version = encodeName('serverVersion', frame.serverVersion);
-      const w = new FieldWriter(FrameType.WELCOME, 0, 2 + 2 + boot.length + 2 + version.length);
+      const build = frame.serverBuild === undefined ? null : encodeName('serverBuild', frame.serverBuild);
+      const w = new FieldWriter(FrameType.WELCOME, 0, 2 + 2 + boot.length + 2 + version.length + (build === null ? 0 : 2 + build.length));
       w.u16(checkU16('protocolVersion', frame.protocolVersion));
       w.name(boot);
       w.name(version);
+      if (build !== null) w.name(build);
       return w.bytes;
     }
     case 'snapshot': {
@@ -551,6 +571,10 @@ class FieldReader {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
+  /** Bytes not read yet. */
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
   private need(n: number): void {
     if (this.bytes.length - this.pos < n) {
       bad(`${this.what} frame is truncated: needs ${this.pos + n} bytes, has ${this.bytes.length}`);
@@ -666,7 +690,8 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       const kind = CLIENT_KINDS[r.u8() - 1];
       if (kind === undefined) bad('HELLO has an unknown client kind');
       const flags = r.u8();
-      frame = { type: 'hello', protocolVersion, clientKind: kind, readOnly: (flags & 0x01) !== 0 };
+      frame = { type: 'hello', protocolVersion, clientKind: kind, readOnly: (flags & HELLO_READ_ONLY) !== 0 };
+      if ((flags & HELLO_ASKS_BUILD) !== 0) frame.asksBuild = true;
       // Version 2 adds the writer at the end; a 4-byte HELLO is still whole.
       const writer = r.rest();
       if (writer.length !== 0 && writer.length !== WRITER_ID_BYTES) bad(`HELLO writer is ${writer.length} bytes, not ${WRITER_ID_BYTES}`);
@@ -729,6 +754,9 @@ export function decodeFrameFromServer(bytes: Uint8Array, options?: DecodeOptions
       socketLevel(channel, 'WELCOME');
       const protocolVersion = r.u16();
       frame = { type: 'welcome', protocolVersion, serverBoot: r.name('server boot'), serverVersion: r.name('server version') };
+      if (r.remaining > 0) frame.serverBuild = r.name('server build');
+      // Fields a later server appends are ignored, so WELCOME can grow without another flag.
+      r.rest();
       break;
     }
     case FrameType.SNAPSHOT: {

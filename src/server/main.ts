@@ -6,7 +6,7 @@ import { writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { resolvePaths, ensureRuntimeDirs } from '../common/paths.js';
 import { takeServerLocks, AlreadyRunningError } from './pid-lock.js';
-import { TEND_VERSION } from '../common/version.js';
+import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
 import { createFileLogger } from './log.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { TendServer } from './server.js';
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   let release: () => void;
   try {
     ensureRuntimeDirs(paths);
-    release = takeServerLocks(paths, TEND_VERSION, (warning) => log.warn(warning));
+    release = takeServerLocks(paths, { version: TEND_VERSION, build: TEND_BUILD }, (warning) => log.warn(warning));
   } catch (err) {
     report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : startFailureMessage(err, paths)}`);
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);

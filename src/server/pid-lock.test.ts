@@ -30,7 +30,7 @@ while (Date.now() < Number(startAt) - 5) Atomics.wait(nap, 0, 0, 2);
 while (Date.now() < Number(startAt)) {}
 let said;
 try {
-  acquireHomeLock(file, { socket: '/racer/' + process.pid + '.sock', version: 'race' });
+  acquireHomeLock(file, { socket: '/racer/' + process.pid + '.sock', version: 'race', build: 'b-race' });
   said = 'WON';
 } catch (err) {
   said = err instanceof AlreadyRunningError ? 'REFUSED ' + err.pid : 'FAILED ' + err.message;
@@ -96,7 +96,7 @@ describe('server locks', () => {
           assert.equal(winners.length, 1, `round ${round}: ${said.join(', ')}`);
           const winner = winners[0]!.pid;
           for (const s of said) if (s !== 'WON') assert.equal(s, `REFUSED ${winner}`, `round ${round}`);
-          assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { pid: winner, socket: `/racer/${winner}.sock`, version: 'race' });
+          assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { pid: winner, socket: `/racer/${winner}.sock`, version: 'race', build: 'b-race' });
         } finally {
           await Promise.all(racers.map((r) => r.end()));
         }
@@ -118,8 +118,8 @@ describe('server locks', () => {
       assert.deepEqual(readdirSync(dir), []);
 
       const homeFile = join(dir, 'server.lock');
-      const releaseHome = acquireHomeLock(homeFile, { socket: '/s.sock', version: '1.2.3' });
-      assert.deepEqual(JSON.parse(readFileSync(homeFile, 'utf8')), { pid: process.pid, socket: '/s.sock', version: '1.2.3' });
+      const releaseHome = acquireHomeLock(homeFile, { socket: '/s.sock', version: '1.2.3', build: '0e099afa7fc7de7d' });
+      assert.deepEqual(JSON.parse(readFileSync(homeFile, 'utf8')), { pid: process.pid, socket: '/s.sock', version: '1.2.3', build: '0e099afa7fc7de7d' });
       // Taken over by hand (a server that found ours stale): not ours to remove any more.
       const theirs = `${JSON.stringify({ pid: 1, socket: '/other.sock', version: 'x' })}\n`;
       writeFileSync(homeFile, theirs);

@@ -2,7 +2,7 @@
 // lock files, each made whole and atomically: written beside its name, then
 // hard-linked to it (link fails when the name exists, so a reader never sees
 // half a lock and two starters never both win):
-//  * TEND_HOME/server.lock: the server's pid, socket and version (JSON). It
+//  * TEND_HOME/server.lock: the server's pid, socket, version and build (JSON). It
 //    keeps a second server off the store and the holders even when the two
 //    starters resolve different runtime directories (a login shell, a systemd
 //    service and an agent that passes only HOME and PATH each see another
@@ -157,8 +157,8 @@ export function acquirePidLock(file: string, socket: string): () => void {
   });
 }
 
-/** TEND_HOME's lock, saying where this server serves. */
-export function acquireHomeLock(file: string, self: { socket: string; version: string }): () => void {
+/** TEND_HOME's lock, saying where this server serves and which build it is. */
+export function acquireHomeLock(file: string, self: { socket: string; version: string; build: string }): () => void {
   return take({
     file,
     content: homeLockText({ pid: process.pid, ...self }),
@@ -174,11 +174,11 @@ export function acquireHomeLock(file: string, self: { socket: string; version: s
  * the runtime directory's lock alone guards it then, and `warn` says so.
  * Throws AlreadyRunningError when another server holds either.
  */
-export function takeServerLocks(paths: TendPaths, version: string, warn: (message: string) => void): () => void {
+export function takeServerLocks(paths: TendPaths, id: { version: string; build: string }, warn: (message: string) => void): () => void {
   let releaseHome: (() => void) | null = null;
   try {
     ensurePrivateDir(paths.home);
-    releaseHome = acquireHomeLock(paths.homeLockFile, { socket: paths.serverSocket, version });
+    releaseHome = acquireHomeLock(paths.homeLockFile, { socket: paths.serverSocket, ...id });
   } catch (err) {
     if (err instanceof AlreadyRunningError) throw err;
     warn(

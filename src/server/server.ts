@@ -17,7 +17,8 @@ import { OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../protocol/holder-fr
 import { MIN_VIEWER_PROTOCOL_VERSION, VIEWER_PROTOCOL_VERSION } from '../protocol/viewer-frames.js';
 import { addSessionRoutes } from './http/sessions-api.js';
 import { addSearchRoutes } from './http/search-api.js';
-import { TEND_VERSION } from '../common/version.js';
+import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
+import { API_VERSIONS } from '../protocol/api/versions.js';
 import { runningService } from './running-service.js';
 import { holderLauncherFor } from './holder-scope.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
@@ -250,11 +251,11 @@ export class TendServer extends DisposableBase {
       json: {
         ok: true,
         version: TEND_VERSION,
-        build: TEND_VERSION, // issue 27: the build id replaces this (src/common/version.ts)
+        build: TEND_BUILD,
         protocols: {
           holder: { oldest: OLDEST_PROTOCOL_VERSION, newest: PROTOCOL_VERSION },
           viewer: { oldest: MIN_VIEWER_PROTOCOL_VERSION, newest: VIEWER_PROTOCOL_VERSION },
-          api: { oldest: 1, newest: 1 },
+          api: API_VERSIONS,
         },
         service: runningService(),
         recovery: this.recoveryProgress(),

@@ -186,7 +186,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
   test('the exit statuses are listed in `tend help` and in each verb\'s --help', async () => {
     const help = await t.cli(['help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /Exit status:\n {2}0 {4}done\n {2}1 {4}failed: .*\n {2}2 {4}the command line is wrong; nothing was done\n {2}141 {2}/);
+    assert.match(help.stdout, /Exit status:\n {2}0 {4}done\n {2}1 {4}failed: .*\n {2}2 {4}the command line is wrong; nothing was done\n {2}76 {3}the server is a tend this one cannot talk to; .*\n {2}141 {2}/);
     assert.match(help.stdout, /"error": \{"code", "message", "candidates"\?/);
     const awaitHelp = await t.cli(['await', '--help']);
     assert.equal(awaitHelp.code, 0);

@@ -13,6 +13,7 @@ import { cliWith, startTestServer, waitFor, isAlive, repoRoot, type TestServer }
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { OTHER_USER, readableByAnotherUser } from '../support/as-another-user.js';
 import type { SessionInfo } from '../../src/protocol/api/index.js';
+import { TEND_BUILD } from '../../src/common/version.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const serverMain = join(repoRoot, 'dist', 'src', 'server', 'main.js');
@@ -153,6 +154,7 @@ test('a lock left by a server that died (its pid gone, or now another program) i
         pid,
         socket: join(runtimeOf(t), 'server.sock'),
         version: JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version,
+        build: TEND_BUILD,
       });
       assert.equal((await t.cli(['server', 'stop'])).code, 0);
     }

@@ -83,7 +83,7 @@ function assertSameDecoding(frames: Uint8Array[], label: string): { accepted: nu
 function encodeRequest(frame: FrameFromViewer): string {
   switch (frame.type) {
     case 'hello':
-      return `encode hello ${frame.readOnly ? 1 : 0} ${frame.clientKind} ${frame.writer ? toHex(frame.writer) : '-'}`;
+      return `encode hello ${frame.readOnly ? 1 : 0} ${frame.asksBuild ? 1 : 0} ${frame.clientKind} ${frame.writer ? toHex(frame.writer) : '-'}`;
     case 'subscribe': {
       const resume = frame.resume ? ` ${hexOrDash(utf8(frame.resume.boot))} ${frame.resume.seq}` : '';
       return `encode subscribe ${frame.channel} ${frame.cols} ${frame.rows} ${frame.keepsHistory ? 1 : 0} ${frame.repaint ? 1 : 0} ${hexOrDash(utf8(frame.sessionId))}${resume}`;
@@ -128,6 +128,7 @@ function fixedServerFrames(): FrameFromServer[] {
   const longName = 'n'.repeat(MAX_NAME_BYTES);
   for (const [boot, version] of [['5c1e0d', '0.9.1'], ['', ''], ['부트', 'v✓'], [longName, 'x']]) {
     for (const protocolVersion of [0, 2, 65535]) frames.push({ type: 'welcome', protocolVersion, serverBoot: boot!, serverVersion: version! });
+    frames.push({ type: 'welcome', protocolVersion: 2, serverBoot: boot!, serverVersion: version!, serverBuild: version! });
   }
   const snapshot = (over: Partial<Extract<FrameFromServer, { type: 'snapshot' }>>): FrameFromServer => ({
     type: 'snapshot', channel: 1, boot: 'h-1', seq: 0, cols: 80, rows: 24, modes: modesOff, data: '', ...over,
@@ -167,6 +168,7 @@ function fixedViewerFrames(): FrameFromViewer[] {
     for (const readOnly of [false, true]) {
       frames.push({ type: 'hello', protocolVersion: 2, clientKind, readOnly, writer });
       frames.push({ type: 'hello', protocolVersion: 2, clientKind, readOnly });
+      frames.push({ type: 'hello', protocolVersion: 2, clientKind, readOnly, writer, asksBuild: true });
     }
   }
   for (const keepsHistory of [false, true]) {
@@ -290,7 +292,7 @@ function randomServerFrame(random: () => number): FrameFromServer {
   const channel = random() < 0.5 ? int(3) : int(0xffff_ffff);
   switch (int(10)) {
     case 0:
-      return { type: 'welcome', protocolVersion: int(65535), serverBoot: randomString(random, 20), serverVersion: randomString(random, 8) };
+      return { type: 'welcome', protocolVersion: int(65535), serverBoot: randomString(random, 20), serverVersion: randomString(random, 8), ...(random() < 0.5 ? { serverBuild: randomString(random, 16) } : {}) };
     case 1: {
       const modes: ScreenModes = { ...modesOff, cursorX: int(65535), cursorY: int(65535), mouseTracking: pick(MOUSE_TRACKINGS), mouseEncoding: pick(MOUSE_ENCODINGS) };
       for (const flag of MODE_FLAGS) modes[flag] = random() < 0.5;
@@ -328,6 +330,7 @@ function randomViewerFrame(random: () => number): FrameFromViewer {
     case 0: {
       const frame: FrameFromViewer = { type: 'hello', protocolVersion: 2, clientKind: (['cli', 'web', 'script'] as const)[int(2)]!, readOnly: random() < 0.5 };
       if (random() < 0.7) frame.writer = Uint8Array.from({ length: 16 }, () => int(255));
+      if (random() < 0.5) frame.asksBuild = true;
       return frame;
     }
     case 1: {

@@ -8,7 +8,7 @@
  *       the server frame decoded, with viewer-frames.ts's field names
  *       (FrameFromServer): strings as JSON strings, DATA's bytes as hex,
  *       STATE's object as it came; SCROLLBACK as type and channel alone.
- *   encode hello READ_ONLY KIND WRITER
+ *   encode hello READ_ONLY ASKS_BUILD KIND WRITER
  *   encode subscribe CHANNEL COLS ROWS KEEPS_HISTORY REPAINT SESSION [BOOT SEQ]
  *   encode unsubscribe CHANNEL
  *   encode input CHANNEL DATA
@@ -107,6 +107,10 @@ print_frame(const struct server_frame *f)
 		print_json_string(f->u.welcome.server_boot, f->u.welcome.server_boot_len);
 		printf(",\"serverVersion\":");
 		print_json_string(f->u.welcome.server_version, f->u.welcome.server_version_len);
+		if (f->u.welcome.server_build != NULL) {
+			printf(",\"serverBuild\":");
+			print_json_string(f->u.welcome.server_build, f->u.welcome.server_build_len);
+		}
 		break;
 	case FT_SNAPSHOT:
 		printf("{\"type\":\"snapshot\",\"channel\":%u,\"boot\":", f->channel);
@@ -200,13 +204,13 @@ encode(int argc, char **argv, struct buf *out)
 
 	if (argc >= 2 && strcmp(what, "hello") != 0 && number(argv[1], UINT32_MAX, &channel) < 0)
 		return "the channel is not a u32";
-	if (strcmp(what, "hello") == 0 && argc == 4) {
-		if (number(argv[1], 1, &a) < 0 || (bytes = oracle_hex_decode(argv[3], &n)) == NULL)
-			return "hello wants READ_ONLY KIND WRITER";
-		if (strcmp(argv[3], "-") != 0 && n != WRITER_ID_BYTES)
+	if (strcmp(what, "hello") == 0 && argc == 5) {
+		if (number(argv[1], 1, &a) < 0 || number(argv[2], 1, &b) < 0 || (bytes = oracle_hex_decode(argv[4], &n)) == NULL)
+			return "hello wants READ_ONLY ASKS_BUILD KIND WRITER";
+		if (strcmp(argv[4], "-") != 0 && n != WRITER_ID_BYTES)
 			failed = "the writer is not 16 bytes";
 		else
-			rc = frame_hello(out, a == 1, argv[2], strcmp(argv[3], "-") == 0 ? NULL : bytes);
+			rc = frame_hello(out, a == 1, b == 1, argv[3], strcmp(argv[4], "-") == 0 ? NULL : bytes);
 	} else if (strcmp(what, "subscribe") == 0 && (argc == 7 || argc == 9)) {
 		struct resume_point resume = { .seq = 0 };
 

@@ -148,7 +148,7 @@ test_encode_hello(void)
 	for (int i = 0; i < WRITER_ID_BYTES; i++)
 		writer[i] = (uint8_t)(0xa0 + i);
 	buf_init(&out, FRAME_CAP_BYTES);
-	CHECK(frame_hello(&out, false, "cli", writer) == 0);
+	CHECK(frame_hello(&out, false, false, "cli", writer) == 0);
 	b_header(&want, FT_HELLO, 0);
 	b_u16(&want, 2);
 	b_u8(&want, 1);
@@ -157,7 +157,7 @@ test_encode_hello(void)
 	CHECK(same_bytes(&out, &want));
 
 	buf_clear(&out);
-	CHECK(frame_hello(&out, true, "script", NULL) == 0);
+	CHECK(frame_hello(&out, true, false, "script", NULL) == 0);
 	b_header(&want, FT_HELLO, 0);
 	b_u16(&want, 2);
 	b_u8(&want, 3);
@@ -165,12 +165,20 @@ test_encode_hello(void)
 	CHECK(same_bytes(&out, &want));
 
 	buf_clear(&out);
-	CHECK(frame_hello(&out, false, "web", writer) == 0);
+	CHECK(frame_hello(&out, false, false, "web", writer) == 0);
 	CHECK(out.len == 5 + 4 + WRITER_ID_BYTES && out.data[7] == 2);
 
+	/* Asking for the server's build is flag 0x02, beside read-only. */
 	buf_clear(&out);
-	CHECK(frame_hello(&out, false, "tty", writer) == -1);
-	CHECK(frame_hello(&out, false, NULL, writer) == -1);
+	CHECK(frame_hello(&out, true, true, "cli", writer) == 0);
+	CHECK(out.len == 5 + 4 + WRITER_ID_BYTES && out.data[8] == (0x01 | 0x02));
+	buf_clear(&out);
+	CHECK(frame_hello(&out, false, true, "cli", NULL) == 0);
+	CHECK(out.len == 5 + 4 && out.data[8] == 0x02);
+
+	buf_clear(&out);
+	CHECK(frame_hello(&out, false, false, "tty", writer) == -1);
+	CHECK(frame_hello(&out, false, false, NULL, writer) == -1);
 	CHECK(out.len == 0);
 	buf_free(&out);
 }
@@ -353,12 +361,27 @@ test_decode_welcome(void)
 	CHECK(same_text(f.u.welcome.server_version, f.u.welcome.server_version_len, "0.9.1"));
 	/* Pointers into the message, not copies. */
 	CHECK(f.u.welcome.server_boot != NULL);
+	/* No build: a server from before build ids, or a HELLO that did not ask. */
+	CHECK(f.u.welcome.server_build == NULL && f.u.welcome.server_build_len == 0);
 	check_prefixes(&b, b.len);
 
 	b.bytes[1] = 1;		/* channel 1: WELCOME belongs to the socket */
 	CHECK(refused(&b));
 	build_welcome(&b);
-	b_u8(&b, 0);		/* one byte too many */
+	b_u8(&b, 0);		/* one byte: no whole build name */
+	CHECK(refused(&b));
+
+	/* The build after the version; what a later server appends after it is ignored. */
+	build_welcome(&b);
+	b_name(&b, "0e099afa7fc7de7d");
+	CHECK(decodes(&b, &f));
+	CHECK(same_text(f.u.welcome.server_build, f.u.welcome.server_build_len, "0e099afa7fc7de7d"));
+	b_u8(&b, 7);
+	b_name(&b, "later");
+	CHECK(decodes(&b, &f));
+	CHECK(same_text(f.u.welcome.server_build, f.u.welcome.server_build_len, "0e099afa7fc7de7d"));
+	build_welcome(&b);
+	b_name(&b, "\xc0\xaf");	/* a build that is not UTF-8 */
 	CHECK(refused(&b));
 
 	/* A name of 1024 bytes is taken, 1025 refused before it is read. */

@@ -48,6 +48,7 @@ import { DEGRADED_NOTICE, ScreenOverlays } from './screen-overlays.js';
 import { sessionLabel, type SessionChoice } from './session-picker.js';
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
+import { noteServerTend } from '../build-notice.js';
 
 const ESC = 0x1b;
 const LEFT_BRACKET = 0x5b;
@@ -474,7 +475,7 @@ export class AttachSession {
     const link: ServerLink = new ServerLink(this.options.socketPath(), {
       onOpen: () => {
         if (link === this.link) this.linkOpened = true;
-        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: this.options.clientKind ?? 'cli', readOnly: this.options.readOnly, writer: this.writer });
+        link.send({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: this.options.clientKind ?? 'cli', readOnly: this.options.readOnly, writer: this.writer, asksBuild: true });
       },
       onFrame: (frame) => {
         // Frames of a channel left for a repaint are over; what the holder took is news on either.
@@ -493,6 +494,8 @@ export class AttachSession {
   private received(frame: FrameFromServer): void {
     switch (frame.type) {
       case 'welcome':
+        // Another build is no error (the protocol is shared): said once, after the attach (build-notice.ts).
+        noteServerTend({ version: frame.serverVersion, build: frame.serverBuild ?? null });
         this.subscribe();
         return;
       case 'snapshot':

@@ -7,6 +7,7 @@ import { usageError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { AttachEventWriter, discardedOutput, type AttachEvent } from '../attach/attach-events.js';
 import { RIDE_THROUGH_MS, RideThroughConnection } from '../ride-through.js';
+import { holdNotices, sayHeldNotices } from '../build-notice.js';
 import { DEFAULT_DETACH_PREFIX, DetachKeyError, parseDetachKey } from '../attach/detach-key.js';
 import { describePrefixKeys } from '../attach/prefix-keys.js';
 import { describeExit } from '../../protocol/exit-status.js';
@@ -79,7 +80,12 @@ ends:
     const json = args.values.json === true;
     if (typeof args.values.handoff === 'string') {
       if (json) throw usageError('--handoff and --json do not go together: a hand-off comes from the native viewer in a terminal');
-      return takeOver(args.values.handoff, target, client, stdout, stderr);
+      holdNotices();
+      try {
+        return await takeOver(args.values.handoff, target, client, stdout, stderr);
+      } finally {
+        sayHeldNotices(stderr);
+      }
     }
     // Both ends a terminal: the session is shown. With --json and no terminal, the attach is a watcher.
     const terminal = process.stdin.isTTY === true && stdout.isTTY === true;
@@ -89,6 +95,9 @@ ends:
     }
     const events = json ? new AttachEventWriter(terminal ? stderr : stdout) : null;
     const watcher = json && !terminal;
+    // A server of another build is said after the attach, under its last line, never over the screen;
+    // where stderr carries the events (--json beside a terminal) it is not said at all: they are JSON.
+    if (!watcher) holdNotices();
     try {
       return await showSession({ target, prefix, readOnly: watcher || args.values['read-only'] === true, watcher, events, client, stdout, stderr });
     } catch (err) {
@@ -97,6 +106,8 @@ ends:
       // A watcher's stderr says it too, as every verb's does; beside a terminal stderr holds the events, where it is said once.
       if (watcher) throw err;
       return err.exitCode;
+    } finally {
+      sayHeldNotices(events === null ? stderr : discardedOutput);
     }
   },
 };

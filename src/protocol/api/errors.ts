@@ -11,6 +11,7 @@ export const API_ERRORS = {
   bad_url: { status: 400, meaning: 'a request target that is no URL path' },
   bad_method: { status: 400, meaning: 'an HTTP method the server does not know' },
   bad_target: { status: 400, meaning: 'an empty session target' },
+  incompatible_client: { status: 400, meaning: "a client whose API versions (its Tend-Api header) this server does not speak: nothing was done" },
   spawn_failed: { status: 400, meaning: 'a program that cannot be started' },
   pattern_too_slow: { status: 400, meaning: 'a search pattern that backtracks: testing a few lines took more than 2 s' },
   forbidden: { status: 403, meaning: 'a caller the 127.0.0.1 listener does not let in' },

@@ -8,6 +8,8 @@ import { diskTroubleOf } from '../../common/disk-trouble.js';
 import type { Logger } from '../log.js';
 import { parseJsonObject, parseRequestTarget } from './request-parts.js';
 import { API_ROUTES, type ApiRouteName } from '../../protocol/api/index.js';
+import { API_HEADER, API_VERSIONS, BUILD_HEADER, VERSION_HEADER, formatVersionRange, parseVersionRange, versionRangesOverlap } from '../../protocol/api/versions.js';
+import { TEND_BUILD, TEND_VERSION } from '../../common/version.js';
 
 export interface Request {
   method: string;
@@ -77,7 +79,9 @@ export class Router {
     const method = raw.method ?? 'GET';
     // For the log until the target is parsed: a target that is no URL is answered too.
     let path = raw.url ?? '/';
+    sayWhichTend(res);
     try {
+      refuseIncompatibleClient(raw.headers);
       const target = parseRequestTarget(raw.url ?? '/');
       path = target.path;
       const found = this.match(method, path);
@@ -107,6 +111,35 @@ export class Router {
       }
     }
   }
+}
+
+/**
+ * Every reply says which tend answers (docs/api.md, "Versions"): set before
+ * the handler runs, so a reply the handler writes itself carries them too,
+ * and a client of another build learns it without asking.
+ */
+function sayWhichTend(res: ServerResponse): void {
+  res.setHeader(VERSION_HEADER, TEND_VERSION);
+  res.setHeader(BUILD_HEADER, TEND_BUILD);
+  res.setHeader(API_HEADER, formatVersionRange(API_VERSIONS));
+}
+
+/**
+ * A client that says which API versions it speaks (the CLI does) and shares
+ * none with this server is refused before anything is done: it could
+ * misread the answer, or ask for what it does not mean. A client that says
+ * nothing (curl, the page, a script) is served as ever.
+ */
+function refuseIncompatibleClient(headers: IncomingMessage['headers']): void {
+  const said = headers[API_HEADER];
+  const client = parseVersionRange(Array.isArray(said) ? said[0] : said);
+  if (client === null || versionRangesOverlap(client, API_VERSIONS)) return;
+  const build = headers[BUILD_HEADER];
+  throw new ApiError(
+    'incompatible_client',
+    `this client (build ${typeof build === 'string' ? build : 'unknown'}) speaks API ${formatVersionRange(client)}, ` +
+      `this server (tend ${TEND_VERSION}, build ${TEND_BUILD}) speaks ${formatVersionRange(API_VERSIONS)}: nothing was done`,
+  );
 }
 
 export function send(res: ServerResponse, reply: Reply): void {

@@ -23,6 +23,7 @@ import { refuseUpgradeWithJson } from '../access/answer.js';
 
 export { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
+import { TEND_BUILD } from '../../common/version.js';
 
 /**
  * Unsent bytes one socket may hold. Flow control keeps DATA to 256 KiB
@@ -101,6 +102,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     const connection = new ViewerConnection({
       boot: options.boot,
       serverVersion: options.version,
+      serverBuild: TEND_BUILD,
       maxFrameBytes,
       forceReadOnly: options.forceReadOnly?.(req) ?? false,
       findSession: options.findSession,

@@ -148,7 +148,7 @@ describe('ViewerConnection: handshake and routing', () => {
     c.connection.receive(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION + 1, clientKind: 'cli', readOnly: false }));
     const err = c.toViewer[0] as Extract<FrameFromServer, { type: 'error' }>;
     assert.equal(err.code, ViewerErrorCode.VERSION);
-    assert.match(err.message, /same tend version/);
+    assert.match(err.message, /^this viewer speaks protocol \d+, the server \(tend [^)]*\) speaks 1 to \d+: the viewer is newer; `tend upgrade`/);
     assert.notEqual(c.closed(), null);
   });
 

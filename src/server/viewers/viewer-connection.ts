@@ -22,6 +22,8 @@ import type { ViewerChannel } from './viewer-channel.js';
 export interface ViewerConnectionOptions {
   boot: string;
   serverVersion: string;
+  /** This server's build id, for a HELLO that asks for it (absent: WELCOME says none). */
+  serverBuild?: string;
   /** One binary message to the viewer. */
   send(bytes: Uint8Array): void;
   /** Close the socket: called after a fatal error has been sent. */
@@ -94,11 +96,7 @@ export class ViewerConnection extends DisposableBase {
       return;
     }
     if (frame.protocolVersion < MIN_VIEWER_PROTOCOL_VERSION || frame.protocolVersion > VIEWER_PROTOCOL_VERSION) {
-      this.fatal(
-        ViewerErrorCode.VERSION,
-        `viewer speaks protocol ${frame.protocolVersion}, this server speaks ${MIN_VIEWER_PROTOCOL_VERSION} to ${VIEWER_PROTOCOL_VERSION}: ` +
-          `use a viewer from the same tend version (${this.options.serverVersion})`,
-      );
+      this.fatal(ViewerErrorCode.VERSION, this.versionRefusal(frame.protocolVersion));
       return;
     }
     this.hello = {
@@ -111,7 +109,17 @@ export class ViewerConnection extends DisposableBase {
       protocolVersion: VIEWER_PROTOCOL_VERSION,
       serverBoot: this.options.boot,
       serverVersion: this.options.serverVersion,
+      ...(frame.asksBuild === true && this.options.serverBuild !== undefined ? { serverBuild: this.options.serverBuild } : {}),
     });
+  }
+
+  /** Why a viewer's protocol is refused, and what to do: which side is newer says which tend to use. */
+  private versionRefusal(version: number): string {
+    const server = `tend ${this.options.serverVersion}${this.options.serverBuild === undefined ? '' : `, build ${this.options.serverBuild}`}`;
+    const said = `this viewer speaks protocol ${version}, the server (${server}) speaks ${MIN_VIEWER_PROTOCOL_VERSION} to ${VIEWER_PROTOCOL_VERSION}`;
+    return version > VIEWER_PROTOCOL_VERSION
+      ? `${said}: the viewer is newer; \`tend upgrade\` from the viewer's tend moves the server to it without closing a terminal, or attach with tend ${this.options.serverVersion}`
+      : `${said}: the viewer is older; attach with tend ${this.options.serverVersion}, the tend that runs this server`;
   }
 
   private route(frame: FrameFromViewer): void {
