@@ -63,7 +63,9 @@ export const serverVerb: Verb = {
 The server starts by itself on first use of any verb. Stopping or restarting
 it closes no terminal: sessions keep running in their holders and the next
 server picks them up with their screens. \`status\` names the server's log,
-which \`tend logs\` prints.`,
+which \`tend logs\` prints, and which service runs the server (\`tend service\`):
+a service's server, once stopped, stays stopped until the next tend command
+starts it through the service again.`,
   options: { ...jsonOption },
   operands: '[ACTION]',
   async run({ args, client, stdout }) {
