@@ -24,6 +24,8 @@ const TEST_TIMEOUT_MS = 240_000;
 const HOST_A = 'box-a.example.ts.net';
 const HOST_B = 'box-b.example.ts.net';
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long to wait for what a loaded 2-core machine may be slow to show (a terminal's first frame, a socket's end). */
+const LOADED_MACHINE_WAIT_MS = 60_000;
 const table = attackTable('access gate (links, cookies, Host, Origin, users, limits)');
 
 let server: TestServer;
@@ -66,6 +68,19 @@ async function signIn(host = HOST_A): Promise<string> {
   const cookie = cookieSet(answer);
   assert.ok(cookie, 'the exchange set the login cookie');
   return cookie;
+}
+
+/** A terminal's socket opened through the proxy with this cookie; resolves once open. */
+async function openSocket(cookie: string): Promise<{ ws: WebSocket; closed(): Promise<void> }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${proxy.port}/v1/viewer`, { headers: { host: HOST_A, cookie, origin: `https://${HOST_A}` }, perMessageDeflate: false });
+  let isClosed = false;
+  ws.once('close', () => (isClosed = true));
+  const closed = () => waitFor('the terminal socket to be ended', () => isClosed, LOADED_MACHINE_WAIT_MS).then(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return { ws, closed };
 }
 
 const viaProxy = (path: string, headers: Record<string, string> = {}, host = HOST_A) => call(proxy.port, { path, host, headers });
@@ -167,7 +182,7 @@ describe('the access gate', { timeout: TEST_TIMEOUT_MS }, () => {
       });
       ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'script', readOnly: true }));
       ws.send(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: made.body.id, cols: 80, rows: 24 }));
-      await waitFor('the terminal through the gate', () => frames.some((f) => (f.type === 'snapshot' || f.type === 'data') && Buffer.from((f as { data: Uint8Array | string }).data).toString().includes('through-the-gate')));
+      await waitFor('the terminal through the gate', () => frames.some((f) => (f.type === 'snapshot' || f.type === 'data') && Buffer.from((f as { data: Uint8Array | string }).data).toString().includes('through-the-gate')), LOADED_MACHINE_WAIT_MS);
     } finally {
       ws.terminate();
     }
@@ -186,8 +201,11 @@ describe('the access gate', { timeout: TEST_TIMEOUT_MS }, () => {
     const logins = JSON.parse(await tend(['remote', 'ls', '--json'])) as Array<{ id: string }>;
     const id = cookie.slice(cookie.indexOf('=') + 1, cookie.indexOf('.'));
     assert.ok(logins.some((l) => l.id === id));
+    const open = await openSocket(cookie);
     await tend(['remote', 'revoke', id]);
     refused('a revoked cookie', await viaProxy('/v1/sessions', { cookie }), { status: 403, code: 'forbidden', words: /revoked/ });
+    // The terminal it had open ends with the sign-in: the gate judged it only when it opened.
+    await open.closed();
 
     const other = await signIn();
     moveClock(31 * DAY_MS);
@@ -305,7 +323,9 @@ describe('the access gate', { timeout: TEST_TIMEOUT_MS }, () => {
 
   test('remote access off again refuses even a signed-in browser; the refusals were logged without secrets', async () => {
     const cookie = await signIn();
+    const open = await openSocket(cookie);
     await tend(['remote', 'disable']);
+    await open.closed();
     refused('a signed-in browser after `tend remote disable`', await viaProxy('/v1/sessions', { cookie }), { status: 403, code: 'forbidden', words: /remote access is off/ });
     await tend(['remote', 'enable']);
     assert.equal((await viaProxy('/v1/sessions', { cookie })).status, 200, 'enabled again, the cookie still works');

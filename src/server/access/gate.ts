@@ -24,6 +24,7 @@ import { canonicalHost, hostAllowed } from './hosts.js';
 import { originRefusal } from './origin.js';
 import { clearLoginCookieHeaders, loginCookieHeader, loginCookiesOf, requestIsHttps } from './cookie.js';
 import { LOGIN_PAGE_PATH } from './login-page.js';
+import type { RemoteSockets } from './remote-sockets.js';
 
 export interface GateRefusal {
   message: string;
@@ -35,11 +36,16 @@ export interface GateRefusal {
 
 export type GateVerdict = { pass: true; setCookie: string[] } | { pass: false; refusal: GateRefusal };
 
+/** What the first checks came to: a verdict, a pass by a login's cookie, or the verifiers to ask (with why cookies failed). */
+type FirstChecks = GateVerdict | { pass: true; setCookie: string[]; loginId: string } | { ask: string[] };
+
 export interface AccessGateOptions {
   settings: RemoteSettingsStore;
   logins: LoginStore;
   verifiers: readonly IdentityVerifier[];
   log: GateLog;
+  /** Where the terminals' sockets let in by a cookie are kept, to be ended when that sign-in is. */
+  sockets: RemoteSockets;
 }
 
 const SIGN_IN_HINT = 'sign in first: on the machine tend runs on, `tend remote link` prints a one-time link to open here';
@@ -52,15 +58,16 @@ function pathOf(req: IncomingMessage): string {
 function isOpenBeforeSignIn(req: IncomingMessage): boolean {
   const path = pathOf(req);
   const method = req.method ?? 'GET';
+  if (req.headers.upgrade !== undefined) return false;
   if (path === LOGIN_PAGE_PATH && (method === 'GET' || method === 'HEAD')) return true;
-  return path === API_ROUTES.exchangeLoginLink.path && method === API_ROUTES.exchangeLoginLink.method && req.headers.upgrade === undefined;
+  return path === API_ROUTES.exchangeLoginLink.path && method === API_ROUTES.exchangeLoginLink.method;
 }
 
 export class AccessGate {
   constructor(private readonly options: AccessGateOptions) {}
 
   /** Steps 1-5, which need no waiting: a refusal, 'open', a pass by cookie, or 'ask' the verifiers. */
-  private firstChecks(req: IncomingMessage, c: Classification): GateVerdict | { ask: string[] } {
+  private firstChecks(req: IncomingMessage, c: Classification): FirstChecks {
     const settings = this.options.settings.current;
     const refuse = (message: string, setCookie: string[] = []): GateVerdict => ({ pass: false, refusal: { message, signIn: false, setCookie } });
     if (!settings.enabled) {
@@ -78,7 +85,7 @@ export class AccessGate {
     const stale: string[] = [];
     for (const cookie of loginCookiesOf(req)) {
       const check = this.options.logins.check(cookie, host);
-      if (check.kind === 'valid') return { pass: true, setCookie: [] };
+      if (check.kind === 'valid') return { pass: true, setCookie: [], loginId: check.login.id };
       stale.push(check.why);
     }
     return { ask: stale };
@@ -96,6 +103,7 @@ export class AccessGate {
       this.options.log.refused(req, c.caller, first.refusal.message);
       return first.refusal.message;
     }
+    if ('loginId' in first) this.options.sockets.track(req.socket, first.loginId, canonicalHost(req.headers.host) ?? '');
     return null;
   }
 
@@ -113,7 +121,7 @@ export class AccessGate {
 
   private async judge(req: IncomingMessage, c: Classification): Promise<GateVerdict> {
     const first = this.firstChecks(req, c);
-    if (!('ask' in first)) return first;
+    if (!('ask' in first)) return first.pass ? { pass: true, setCookie: first.setCookie } : first;
     const settings = this.options.settings.current;
     const secure = requestIsHttps(req);
     const clear = first.ask.length > 0 ? clearLoginCookieHeaders(secure) : [];

@@ -8,9 +8,11 @@ import { LoginStore } from './logins.js';
 import { LoginLinks } from './links.js';
 import { AccessGate } from './gate.js';
 import { GateLog } from './refusal-log.js';
+import { hostAllowed } from './hosts.js';
 import { tailscaleVerifier } from './tailscale.js';
 import { cloudflareVerifier } from './cloudflare.js';
 import type { IdentityVerifier } from './identity.js';
+import { RemoteSockets } from './remote-sockets.js';
 
 export interface Access {
   readonly settings: RemoteSettingsStore;
@@ -19,6 +21,7 @@ export interface Access {
   readonly gate: AccessGate;
   readonly gateLog: GateLog;
   readonly now: Clock;
+  readonly sockets: RemoteSockets;
 }
 
 export interface OpenAccessOptions {
@@ -36,6 +39,12 @@ export function openAccess(options: OpenAccessOptions): Access {
   const links = new LoginLinks(now);
   const gateLog = new GateLog(options.log, now);
   const verifiers = options.verifiers ?? [tailscaleVerifier({ now }), cloudflareVerifier({ now })];
-  const gate = new AccessGate({ settings, logins, verifiers, log: gateLog });
-  return { settings, logins, links, gate, gateLog, now };
+  const sockets = new RemoteSockets();
+  const gate = new AccessGate({ settings, logins, verifiers, log: gateLog, sockets });
+  // A change of settings ends the open terminals it no longer lets in.
+  settings.onChange((next) => {
+    const ended = sockets.cutWhere((host) => !next.enabled || !hostAllowed(host, next.allowedHosts));
+    if (ended > 0) options.log.info(`remote access: ended ${ended} terminal socket${ended === 1 ? '' : 's'} the new settings do not let in`);
+  });
+  return { settings, logins, links, gate, gateLog, now, sockets };
 }

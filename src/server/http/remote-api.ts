@@ -116,6 +116,8 @@ export function addRemoteRoutes(router: Router, options: RemoteRoutesOptions): v
     const id = req.params.id ?? '';
     const revoked = access.logins.revoke(id);
     if (revoked === 0 && id !== 'all') throw notFound(`no signed-in browser has the id ${JSON.stringify(id)}; \`tend remote ls\` lists them`);
+    // Its open terminals end too: the gate judged them when they opened.
+    access.sockets.cutLogin(id);
     return { status: 200, json: { revoked } satisfies RevokeLoginReply };
   });
 
