@@ -303,6 +303,7 @@ conn_on_dump_since(struct holder *h, struct conn *c, const struct frame *f)
 	}
 	c->dump_from = from;
 	c->dump_pending = true;
+	h->holding = false;	/* a controller streams again: its cursor rules */
 	c->streaming = true;
 	if (!c->frame_active)
 		stream_start(h, c);

@@ -280,6 +280,15 @@ struct holder {
 	uint64_t started_at_ms;
 	uint32_t exit_grace_s;
 	bool output_done;	/* child reaped and its output drained */
+	/*
+	 * After a hand-over: the bytes from held_from on are owed to the
+	 * controller that was streaming, which connects again; the PTY is read
+	 * no further ahead of them than for a controller, until one streams or
+	 * hold_deadline_ms passes.
+	 */
+	bool holding;
+	uint64_t held_from;
+	int64_t hold_deadline_ms;
 	bool quitting;		/* KILL or SIGTERM: leave once EXIT is out */
 	bool paused;		/* PTY reads stopped for flow control */
 	int64_t drain_deadline_ms;
@@ -301,8 +310,10 @@ struct holder {
  * the oldest it still reads.  `tend-holder --version` says both, and a
  * holder execs only a binary that reads the format it writes.
  */
-#define HANDOVER_FORMAT 1
-#define OLDEST_HANDOVER_FORMAT 1
+#define HANDOVER_FORMAT 2
+#define OLDEST_HANDOVER_FORMAT 2
+/* How long a new image keeps the old controller's unsent bytes for it. */
+#define HANDOVER_HOLD_MS 10000
 /* Exit status of an image that could not resume (it says why in the log). */
 #define RESUME_FAILED_EXIT 3
 

@@ -137,6 +137,11 @@ holder_tick(struct holder *h)
 		holder_exit(h);
 	if (h->output_done && !h->quitting && now >= h->grace_deadline_ms)
 		holder_exit(h);
+	if (h->holding && now >= h->hold_deadline_ms) {
+		holder_log("nobody came back for the bytes held since the "
+		    "hand-over; reading on");
+		h->holding = false;
+	}
 	if (now >= h->socket_check_ms) {
 		listen_check_file(&h->listener);
 		h->socket_check_ms = now + SOCKET_CHECK_MS;
@@ -161,6 +166,8 @@ holder_timeout(const struct holder *h)
 		    h->quit_deadline_ms));
 	if (h->output_done)
 		next = earliest(next, h->grace_deadline_ms);
+	if (h->holding)
+		next = earliest(next, h->hold_deadline_ms);
 	for (size_t i = 0; i < CONN_MAX; i++) {
 		if (h->conns[i].fd >= 0 && h->conns[i].closing)
 			next = earliest(next, h->conns[i].close_deadline_ms);

@@ -44,6 +44,7 @@
 	(MAX_RING_BYTES / RING_MARK_BLOCK_BYTES + 2) * 2)
 
 #define HOLDER_F_OUTPUT_DONE 0x01
+#define HOLDER_F_HOLDING 0x02
 #define PTY_F_REAPED 0x01
 #define PTY_F_HUNG_UP 0x02
 
@@ -82,18 +83,28 @@ state_put_prefix(const struct holder *h, struct put *w)
 {
 	const struct pty *p = &h->pty;
 	const struct listener *l = &h->listener;
+	const struct conn *c = h->controller;
 	int64_t grace_left = 0;
+	bool holding = h->holding;
+	uint64_t held_from = h->held_from;
 
 	if (h->output_done) {
 		grace_left = h->grace_deadline_ms - holder_now_ms();
 		if (grace_left < 0)
 			grace_left = 0;
 	}
+	/* What the streaming controller has not had is kept for its return. */
+	if (c != NULL && c->streaming) {
+		holding = true;
+		held_from = c->cursor;
+	}
 	put_bytes(w, h->generation, GENERATION_BYTES);
 	put_uint(w, h->started_at_ms, 8);
 	put_uint(w, h->exit_grace_s, 4);
-	put_uint(w, h->output_done ? HOLDER_F_OUTPUT_DONE : 0, 1);
+	put_uint(w, (h->output_done ? HOLDER_F_OUTPUT_DONE : 0) |
+	    (holding ? HOLDER_F_HOLDING : 0), 1);
 	put_uint(w, (uint64_t)grace_left, 8);
+	put_uint(w, holding ? held_from : 0, 8);
 
 	put_uint(w, (uint32_t)p->master, 4);
 	put_uint(w, (uint32_t)p->child, 4);
@@ -264,15 +275,18 @@ state_get_holder(struct holder *h, struct get *g, char *cause)
 	h->exit_grace_s = (uint32_t)get_uint(g, 4);
 	flags = (uint8_t)get_uint(g, 1);
 	grace_left = get_uint(g, 8);
+	h->held_from = get_uint(g, 8);
 	if (g->short_read)
 		return bad(cause, "it ends inside the holder's fields");
 	memcpy(h->generation, generation, GENERATION_BYTES);
 	if (h->exit_grace_s > MAX_EXIT_GRACE_S ||
 	    grace_left > (uint64_t)h->exit_grace_s * 1000)
 		return bad(cause, "an exit grace out of range");
-	if (flags & ~HOLDER_F_OUTPUT_DONE)
+	if (flags & ~(HOLDER_F_OUTPUT_DONE | HOLDER_F_HOLDING))
 		return bad(cause, "unknown holder flags");
 	h->output_done = (flags & HOLDER_F_OUTPUT_DONE) != 0;
+	h->holding = (flags & HOLDER_F_HOLDING) != 0;
+	h->hold_deadline_ms = holder_now_ms() + HANDOVER_HOLD_MS;
 	holder_reset_deadlines(h);
 	if (h->output_done)
 		h->grace_deadline_ms = holder_now_ms() + (int64_t)grace_left;
@@ -451,6 +465,9 @@ state_get_prefix(struct holder *h, struct get *g, uint64_t ring_bytes,
 		return -1;
 	if (h->output_done && !h->pty.reaped)
 		return bad(cause, "output done before the child ended");
+	if (h->holding && (h->held_from > h->ring.offset ||
+	    h->held_from < ring_oldest(&h->ring)))
+		return bad(cause, "bytes held for a controller outside the ring");
 	return 0;
 }
 

@@ -146,6 +146,8 @@ stream_unsent(const struct holder *h)
 		if (c->fd >= 0 && owes && h->ring.offset - c->cursor > most)
 			most = h->ring.offset - c->cursor;
 	}
+	if (h->holding && h->ring.offset - h->held_from > most)
+		most = h->ring.offset - h->held_from;
 	return most;
 }
 

@@ -957,8 +957,10 @@ export class Session extends DisposableBase {
       await this.waitReplayEnd();
       const state = next.holder.lastState;
       if (state.cols !== this._screen.cols || state.rows !== this._screen.rows) next.holder.resize(this._screen.cols, this._screen.rows);
-      this.deps.log.info(`session ${this.id}: its holder handed over from build ${fromBuild} to ${state.build ?? 'unknown'}`);
-      return { result: 'upgraded', fromBuild, toBuild: state.build ?? 'unknown', stallMs: Math.round(performance.now() - startedMs) };
+      // A connection closed for another reason than the exec finds the old image, still running: the session goes on.
+      if (state.build !== build) return { result: 'failed', message: `the holder still runs build ${state.build ?? 'unknown'} (its connection closed before the hand-over)` };
+      this.deps.log.info(`session ${this.id}: its holder handed over from build ${fromBuild} to ${build}`);
+      return { result: 'upgraded', fromBuild, toBuild: build, stallMs: Math.round(performance.now() - startedMs) };
     } finally {
       this.handover = null;
       release();

@@ -129,6 +129,34 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     assert.ok(ring.subarray(0, handedAt).equals(first.bytes()), 'the ring before the hand-over is what the first controller got');
   });
 
+  test('a controller that comes back late still gets every byte: the new image reads the PTY no further ahead of it than flow control allows', async (t) => {
+    const scope = useTestScope(t);
+    const dir = scope.tempDir('tend-handover-hold-');
+    const ringBytes = 64 * 1024;
+    const h = await startHolder(scope, { argv: counterProgram(join(dir, 'sighup')), ringBytes });
+    const first = await RecordingController.start(scope, h.socketPath, 0);
+    await first.waitForBytes(4 * ringBytes);
+    assert.deepEqual(await first.conn.exec(holderPath), { outcome: 'closed' });
+    const handedAt = first.endOffset;
+    // A bystander (no lease) watches the new image's offset until it stops: held for the controller, it
+    // stays within the flow-control mark; reading on as with no controller, it would pass the ring.
+    const watcher = scope.own(await HolderConnection.connect(h.socketPath, { timeoutMs: 10_000 }));
+    let last = -1;
+    let steady = 0;
+    await waitFor(async () => {
+      const offset = (await watcher.state()).offset;
+      steady = offset === last ? steady + 1 : 0;
+      last = offset;
+      return steady >= 10 || offset - handedAt > 2 * ringBytes;
+    }, { what: 'the new image to stop reading the PTY', intervalMs: 30, describe: () => `offset ${last}, handed over at ${handedAt}` });
+    assert.ok(last - handedAt <= ringBytes, `the new image read ${last - handedAt} bytes past the controller's place, more than its ${ringBytes}-byte ring`);
+    const second = await controllerAfterHandover(scope, h.socketPath, handedAt);
+    await second.waitForBytes(4 * ringBytes);
+    assert.equal(second.gap, false, 'no byte left the ring before the controller came back');
+    assert.equal(second.startOffset, handedAt);
+    assertConsecutive(counted(first.text() + second.text()));
+  });
+
   test('a child that has exited: its status carries over and is told again', async (t) => {
     const scope = useTestScope(t);
     const h = await startHolder(scope, { argv: ['sh', '-c', 'echo bye; exit 7'] });
@@ -170,7 +198,7 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
   test('a new image given a state file it cannot trust says why and exits 3, never waiting', async (t) => {
     const scope = useTestScope(t);
     const dir = scope.tempDir('tend-handover-state-');
-    const header = (prefixBytes: number, ringBytes: number, format = 1): Buffer => {
+    const header = (prefixBytes: number, ringBytes: number, format = 2): Buffer => {
       const b = Buffer.alloc(24);
       b.write('tendhst\n', 0, 'latin1');
       b.writeUInt32LE(format, 8);
@@ -181,7 +209,7 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     const cases: Array<[string, Buffer, RegExp]> = [
       ['empty', Buffer.alloc(0), /ends inside its header/],
       ['another magic', Buffer.concat([Buffer.from('NOTSTATE'), Buffer.alloc(16)]), /does not start as a holder's state does/],
-      ['a format from the future', header(0, 0, 99), /format 99; this holder reads 1 to 1/],
+      ['a format from the future', header(0, 0, 99), /format 99; this holder reads 2 to 2/],
       ['a prefix over the limit', header(0x7fff_ffff, 0), /a length over what a holder writes/],
       ['a prefix cut short', Buffer.concat([header(400, 0), Buffer.alloc(100)]), /ends inside its fields/],
       ['fields missing', Buffer.concat([header(20, 0), Buffer.alloc(20)]), /ends inside the holder's fields/],
