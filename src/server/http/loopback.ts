@@ -27,7 +27,7 @@ import { classifyCaller, type Classification, type PeerUser } from '../access/cl
 import { markCaller } from '../access/caller-mark.js';
 import { originRefusal } from '../access/origin.js';
 import { isLoopbackAddress } from '../access/hosts.js';
-import { answerRefusal, serveLoginPage } from '../access/answer.js';
+import { answerRefusal, serveLoginPage } from './gate-answer.js';
 import { LOGIN_PAGE_PATH } from '../access/login-page.js';
 import type { AccessGate } from '../access/gate.js';
 

@@ -19,7 +19,7 @@ import { ServerWebSocket } from './server-websocket.js';
 import { CLOSE_GOING_AWAY, CLOSE_POLICY_VIOLATION } from './websocket-close.js';
 import type { FrameViolation } from './websocket-frame-reader.js';
 import { acceptUpgrade, checkUpgrade, refuseUpgrade } from './websocket-handshake.js';
-import { refuseUpgradeWithJson } from '../access/answer.js';
+import { refuseUpgradeWithJson } from './gate-answer.js';
 
 export { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';
 import { VIEWER_SOCKET_PATH } from '../../protocol/api/index.js';

@@ -6,10 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
-import { ApiError } from '../http/errors.js';
-import { send } from '../http/router.js';
-import type { GateRefusal } from './gate.js';
-import { loginPage, refusalPage } from './login-page.js';
+import { ApiError } from './errors.js';
+import { send } from './router.js';
+import type { GateRefusal } from '../access/gate.js';
+import { loginPage, refusalPage } from '../access/login-page.js';
 
 const SIGN_IN_STATUS = 401;
 
