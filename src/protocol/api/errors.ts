@@ -14,7 +14,7 @@ export const API_ERRORS = {
   incompatible_client: { status: 400, meaning: "a client whose API versions (its Tend-Api header) this server does not speak: nothing was done" },
   spawn_failed: { status: 400, meaning: 'a program that cannot be started' },
   pattern_too_slow: { status: 400, meaning: 'a search pattern that backtracks: testing a few lines took more than 2 s' },
-  forbidden: { status: 403, meaning: 'a caller the 127.0.0.1 listener does not let in' },
+  forbidden: { status: 403, meaning: 'a caller the 127.0.0.1 listener or the access gate does not let in, or a remote-access route asked by a caller that is not local' },
   not_found: { status: 404, meaning: 'an unknown route, workspace, command or await' },
   no_session: { status: 404, meaning: 'a target that matches no session; `candidates` holds the near ones' },
   method_not_allowed: { status: 405, meaning: 'a known route with another method' },
