@@ -101,7 +101,7 @@ describe('tend on the command line', { timeout: SUITE_TIMEOUT_MS }, () => {
     assertUsageError(await t.cli(['revive', ':x', 'vim', '-n']), /^tend: unknown option -n: CMD ARGS\.\.\. go after --, as in `tend revive :x -- vim -n`$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['revive', ':x', 'vim']), /^tend: unexpected argument "vim": put CMD ARGS\.\.\. after --, as in `tend revive :x -- vim`$/, REVIVE_USAGE);
     assertUsageError(await t.cli(['attach']), /^tend: missing TARGET/, 'tend attach TARGET [--read-only] [--detach-key KEY] [--json]');
-    assertUsageError(await t.cli(['open', ':x', 'extra']), /^tend: unexpected argument "extra"$/, 'tend open [TARGET] [--print] [--json]');
+    assertUsageError(await t.cli(['open', ':x', 'extra']), /^tend: unexpected argument "extra"$/, 'tend open [TARGET] [--app] [--print] [--json]');
     assertUsageError(await t.cli(['logs', 'extra']), /^tend: unexpected argument "extra"$/, 'tend logs [--lines N] [--follow] [--json]');
     assertUsageError(await t.cli(['completion']), /^tend: missing SHELL: bash, zsh, fish$/);
     assertUsageError(await t.cli(['send', ':x']), /^tend: nothing to send: give TEXT, --keys K, --enter or --stdin$/);
