@@ -16,6 +16,20 @@ import { cliWith, repoRoot, startTestServer, waitFor, isAlive, type TestServer }
 import { TerminalViewerPeer } from '../support/terminal-viewer-peer.js';
 import { VIEWER_PROTOCOL_VERSION } from '../../src/protocol/viewer-frames.js';
 import type { SessionInfo, UpgradeHoldersReply } from '../../src/protocol/api/index.js';
+import { runHolderUpgrade } from '../../src/cli/upgrade/holders.js';
+import { Writable } from 'node:stream';
+
+/** A Writable that keeps what is written, as text. */
+function textSink(): Writable & { text: string } {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      sink.text += chunk.toString();
+      done();
+    },
+  }) as Writable & { text: string };
+  sink.text = '';
+  return sink;
+}
 
 const TEST_TIMEOUT_MS = 180_000;
 
@@ -163,6 +177,26 @@ describe('POST /v1/holders/upgrade', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.match(bad.body.error.message, /is not a tend-holder that can take over/);
     } finally {
       viewer?.close();
+      await server.dispose();
+    }
+  });
+
+  test('runHolderUpgrade (tend upgrade --holders) says its progress n/N and a summary, or prints the reply with --json', async () => {
+    const server = startTestServer();
+    try {
+      assert.equal((await server.cli(['server', 'start'])).code, 0);
+      for (const name of ['one', 'two']) {
+        assert.equal((await server.api('POST', '/v1/sessions', { argv: ['sh', '-c', 'exec cat'], name })).status, 201);
+      }
+      const out = textSink();
+      assert.equal(await runHolderUpgrade({ client: server.client, stdout: out, json: false, holderPath: otherHolder }), 0);
+      assert.match(out.text, /^holders upgraded 0\/2\nholders upgraded 1\/2\nholders upgraded 2\/2\nholders upgraded to build \S+: 2 upgraded, 0 left as they were, 0 failed\n/);
+      const json = textSink();
+      assert.equal(await runHolderUpgrade({ client: server.client, stdout: json, json: true, holderPath: otherHolder }), 0);
+      const reply = JSON.parse(json.text) as UpgradeHoldersReply;
+      assert.equal(reply.skipped, 2);
+      assert.deepEqual(reply.sessions.map((s) => s.result === 'skipped' && s.reason), ['same-build', 'same-build']);
+    } finally {
       await server.dispose();
     }
   });
