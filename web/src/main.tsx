@@ -8,6 +8,7 @@ import { ViewerSocket, viewerSocketUrl } from './connection/viewer-socket.js';
 import { registerDebugSocket, reportProblem } from './debug-hook.js';
 import { App } from './App.js';
 import { AgentStore } from './agents/agent-store.js';
+import { followVisibleViewport } from './layout/visible-viewport.js';
 
 const socket = new ViewerSocket({ url: viewerSocketUrl(location), onProblem: reportProblem });
 registerDebugSocket(socket);
@@ -16,6 +17,8 @@ document.addEventListener('visibilitychange', () => {
   if (!document.hidden) socket.retryNow();
 });
 window.addEventListener('online', () => socket.retryNow());
+// An on-screen keyboard's room taken from the page: the layout fits what is left.
+followVisibleViewport();
 
 // Every session's agent, for every view of the page (and its notifications).
 const agents = new AgentStore();

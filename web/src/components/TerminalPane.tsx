@@ -17,6 +17,7 @@ import { describeExit } from '../../../src/protocol/exit-status.js';
 import type { AgentInfo } from '../../../src/protocol/api/index.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import { AgentBadge } from './AgentBadge.js';
+import type { StickyCtrl } from '../workspace/sticky-ctrl.js';
 
 export interface TerminalPaneProps {
   socket: ViewerSocket;
@@ -29,6 +30,8 @@ export interface TerminalPaneProps {
   onFocus(): void;
   onCommand(command: PaneCommand): void;
   onRevive?(): Promise<void>;
+  /** The phone key row's sticky Ctrl (the workspace's one). */
+  ctrl?: StickyCtrl;
 }
 
 function statusText(status: LinkStatus, exit: { code: number; signal: number } | null): string | null {
@@ -67,6 +70,7 @@ export function TerminalPane(props: TerminalPaneProps) {
         callbacks: () => latest.current,
         focused: () => latest.current.focused,
         agents: props.agents,
+        ctrl: props.ctrl,
       }),
   );
   const agent = useModel(props.agents).agents.get(props.sessionId) ?? null;
@@ -118,7 +122,7 @@ export function TerminalPane(props: TerminalPaneProps) {
         >
           History
         </button>
-        <button type="button" className="small ghost" aria-label="maximise or restore the pane" onClick={() => props.onCommand({ kind: 'zoom' })}>
+        <button type="button" className="small ghost pane-zoom" aria-label="maximise or restore the pane" onClick={() => props.onCommand({ kind: 'zoom' })}>
           ⤢
         </button>
       </header>

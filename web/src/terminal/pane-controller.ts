@@ -29,6 +29,9 @@ import { onPaneCommand, type PaneCommandKind } from '../workspace/pane-commands.
 import { Model } from '../model/model.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import { agentInStateFrame } from '../agents/agent-from-frame.js';
+import { keyBytes, withCtrl, type PhoneKey } from './phone-keys.js';
+import { onPaneKey } from '../workspace/pane-keys.js';
+import type { StickyCtrl } from '../workspace/sticky-ctrl.js';
 
 /** The server keeps 10 000 rows live; the page keeps as many, so scrolling back finds the same lines. */
 const SCROLLBACK_ROWS = 10_000;
@@ -82,7 +85,11 @@ export interface PaneControllerOptions {
   focused: () => boolean;
   /** Told the session's agent from each STATE frame that carries it. */
   agents: AgentStore;
+  /** The phone key row's sticky Ctrl: armed, it changes the next key typed here. */
+  ctrl?: StickyCtrl;
 }
+
+const encoder = new TextEncoder();
 
 export class PaneController extends Model<PaneState> {
   /** The link's snapshot count when the server last said it has nothing older: asking again would say the same. */
@@ -152,6 +159,7 @@ export class PaneController extends Model<PaneState> {
       sessionId: options.sessionId,
       terminal: term,
       wantedSize,
+      typed: (data) => this.typed(data),
       events: {
         status: (status) => this.update({ status }),
         title: (title) => this.update({ title }),
@@ -185,6 +193,14 @@ export class PaneController extends Model<PaneState> {
     });
     const onFocusIn = () => options.callbacks().onFocus();
     element.addEventListener('focusin', onFocusIn);
+    // A tap on a touch screen: the on-screen keyboard opens only for a focus
+    // given in the tap's own handler (iOS), so focus here, not later. A click
+    // that ends a selection keeps it.
+    const onTap = () => {
+      if (!term.hasSelection()) term.focus();
+    };
+    element.addEventListener('click', onTap);
+    const stopKeys = onPaneKey(options.sessionId, (key) => this.pressKey(key));
 
     // Scrolled to the very top by the user (wheel, keys, the scrollbar): older history is on the server.
     let gestureAt = -Infinity;
@@ -222,8 +238,10 @@ export class PaneController extends Model<PaneState> {
 
     return () => {
       stopCommands();
+      stopKeys();
       observer.disconnect();
       element.removeEventListener('focusin', onFocusIn);
+      element.removeEventListener('click', onTap);
       scrolled.dispose();
       element.removeEventListener('wheel', onWheel, { capture: true });
       element.removeEventListener('pointerdown', gesture, true);
@@ -336,6 +354,30 @@ export class PaneController extends Model<PaneState> {
     } else {
       this.copySelection();
     }
+  }
+
+  /** A key of the phone key row: its bytes in the terminal's cursor-key mode, with the sticky Ctrl if armed. */
+  private pressKey(key: PhoneKey): void {
+    const parts = this.state.parts;
+    if (!parts) return;
+    const { terminal, link } = parts;
+    const bytes = keyBytes(key, { applicationCursor: terminal.modes.applicationCursorKeysMode, ctrl: this.options.ctrl?.take() ?? false });
+    // As a typed key does: back to the bottom, where the program's answer appears.
+    terminal.scrollToBottom();
+    link.input(encoder.encode(bytes));
+  }
+
+  /**
+   * What the terminal is about to send for the person's typing, with the
+   * sticky Ctrl on its first character when armed. xterm's own answers
+   * (queries, focus and mouse reports) start with ESC: they pass unchanged
+   * and leave Ctrl armed for the person's next key.
+   */
+  private typed(data: string): string {
+    const ctrl = this.options.ctrl;
+    if (!ctrl?.state.armed || data.startsWith('\x1b')) return data;
+    ctrl.take();
+    return withCtrl(data);
   }
 
   private flashNote(text: string): void {

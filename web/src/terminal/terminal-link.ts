@@ -75,6 +75,11 @@ export interface TerminalLinkOptions {
    * keeps no history (the subscription's keepsHistory, which asks just that).
    */
   screenOnly?: boolean;
+  /**
+   * What the person typed, changed before it is sent (the phone key row's
+   * sticky Ctrl: workspace/sticky-ctrl.ts); left out, sent as typed.
+   */
+  typed?(data: string): string;
 }
 
 const encoder = new TextEncoder();
@@ -112,7 +117,7 @@ export class TerminalLink implements ChannelHandler {
 
   constructor(private readonly options: TerminalLinkOptions) {
     const { terminal } = options;
-    terminal.onData((data) => this.input(encoder.encode(data)));
+    terminal.onData((data) => this.input(encoder.encode(options.typed ? options.typed(data) : data)));
     // Mouse reports in the default (X10) encoding are bytes, not UTF-8 text.
     terminal.onBinary((data) => this.input(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
     this.channel = options.socket.open(this);
