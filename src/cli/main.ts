@@ -32,6 +32,7 @@ import { hooksVerb } from './verbs/hooks.js';
 import { hookVerb } from './verbs/hook.js';
 import { mcpVerb } from './verbs/mcp.js';
 import { remoteVerb } from './verbs/remote.js';
+import { upgradeVerb } from './verbs/upgrade.js';
 import { serviceVerb } from './verbs/service.js';
 
 export const verbs: Verb[] = [
@@ -42,6 +43,7 @@ export const verbs: Verb[] = [
   mcpVerb,
   remoteVerb,
   serviceVerb,
+  upgradeVerb,
 ];
 
 /**

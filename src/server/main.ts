@@ -10,6 +10,7 @@ import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
 import { createFileLogger } from './log.js';
 import { startFailureMessage } from '../common/start-failure.js';
 import { TendServer } from './server.js';
+import { awaitOldServer, type TakeOver } from './take-over.js';
 import { loopbackPortFromEnv } from './http/loopback.js';
 import { recoveringLine } from '../protocol/ready-pipe.js';
 import { parseWindowSizePolicy, type WindowSizePolicy } from './viewers/size-policy.js';
@@ -46,12 +47,22 @@ async function main(): Promise<void> {
   const paths = resolvePaths();
   const log = createFileLogger(values.foreground ? null : paths.serverLog);
   let release: () => void;
+  let takeOver: TakeOver | null = null;
   try {
     ensureRuntimeDirs(paths);
+    // `tend upgrade` (take-over.ts): the locks the moment the old server exits, the store when the upgrade says.
+    takeOver = await awaitOldServer(process.env, readyFd);
     release = takeServerLocks(paths, { version: TEND_VERSION, build: TEND_BUILD }, (warning) => log.warn(warning));
   } catch (err) {
     report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : startFailureMessage(err, paths)}`);
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);
+  }
+  try {
+    await takeOver?.locked();
+  } catch (err) {
+    report(readyFd, `ERR ${(err as Error).message}`);
+    release();
+    process.exit(1);
   }
   const env = process.env;
   let loopbackPort: number;

@@ -115,6 +115,7 @@ export class TendServer extends DisposableBase {
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
   recovered: Record<string, number> = {};
+  private recovery: RecoveryProgress = { total: 0, recovered: 0, cold: 0, done: false };
 
   constructor(private readonly options: ServerOptions) {
     super();
@@ -204,7 +205,9 @@ export class TendServer extends DisposableBase {
     this.register(this.registry.onSessionRemoved((s) => agentSleep.forget(s.id)));
     this.agentAwaits = this.register(new AgentAwaits({ agents: this.agents, log, store: awaitStore }));
     const t0 = performance.now();
+    const runningAtStart = this.store.listSessions().filter((r) => r.status === 'running').map((r) => r.id);
     this.recovered = await this.registry.recoverAll(this.options.onRecoveryProgress);
+    this.recovery = this.recoveryOf(runningAtStart);
     log.info(`recovered sessions in ${(performance.now() - t0).toFixed(0)} ms: ${JSON.stringify(this.recovered)}`);
     this.agents.restore(this.registry.list());
     this.agentAwaits.restore();
@@ -229,9 +232,25 @@ export class TendServer extends DisposableBase {
   /** What recovery at start came to (the API answers only once it is done). */
   private recoveryProgress(): RecoveryProgress {
     void upgradeHoldersIfAsked({ registry: this.registry, log, holderPath: this.options.holderPath });
-    const count = (status: string) => this.recovered[status] ?? 0;
-    const total = Object.values(this.recovered).reduce((a, b) => a + b, 0);
-    return { total, recovered: total - count('cold'), cold: count('cold'), done: true };
+    return this.recovery;
+  }
+
+  /**
+   * Of the sessions the store said were running, how many came back live (a
+   * holder reattached: running, or exited with the status its holder kept)
+   * and how many cold. One whose recovery failed, or that another server
+   * holds, is neither: recovered + cold < total says so (`tend upgrade`'s check).
+   */
+  private recoveryOf(runningAtStart: string[]): RecoveryProgress {
+    const statusOf = new Map(this.registry.list().map((s) => [s.id, s.status]));
+    let recovered = 0;
+    let cold = 0;
+    for (const id of runningAtStart) {
+      const status = statusOf.get(id);
+      if (status === 'running' || status === 'exited') recovered++;
+      else if (status === 'cold') cold++;
+    }
+    return { total: runningAtStart.length, recovered, cold, done: true };
   }
 
   /** Size-journal and await rows of sessions the store no longer has; a failure only costs their room. */
