@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Router } from '../../src/server/http/router.js';
 import { startLoopbackListener, tryStartLoopbackListener, type LoopbackListener } from '../../src/server/http/loopback.js';
-import type { PeerLookup } from '../../src/server/http/peer-uid.js';
+import type { PeerLookup } from '../../src/server/access/peer-uid.js';
 import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { OTHER_USER } from '../support/as-another-user.js';
 

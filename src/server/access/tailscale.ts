@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { BlockList, isIP, isIPv4, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { loopbackPeerUid, peerLookupFor, type PeerLookup } from '../http/peer-uid.js';
+import { loopbackPeerUid, peerLookupFor, type PeerLookup } from './peer-uid.js';
 import type { IdentityVerdict, IdentityVerifier, RemoteSettings } from './identity.js';
 
 /** whois answers from tailscaled's memory in milliseconds; past this the caller is refused rather than held. */

@@ -22,7 +22,7 @@ import type { Disposable } from '../../common/lifecycle.js';
 import type { Logger } from '../log.js';
 import { send } from './router.js';
 import { ApiError } from './errors.js';
-import { loopbackPeerUid, peerLookupFor, type PeerLookup } from './peer-uid.js';
+import { loopbackPeerUid, peerLookupFor, type PeerLookup } from '../access/peer-uid.js';
 import { classifyCaller, type Classification, type PeerUser } from '../access/classify.js';
 import { markCaller } from '../access/caller-mark.js';
 import { originRefusal } from '../access/origin.js';
