@@ -33,6 +33,7 @@ const FILL_ROWS = 10_000;
 const QUICK_SKIPPED: Readonly<Record<string, string>> = {
   'server-loop': 'opens 100 sessions and floods 20 of them (~17 s even with --quick); run without --quick or with --only server-loop',
   'server-scale': 'opens hundreds of sessions on tend and on tmux and floods 20 (~10 s even with --quick); run without --quick or with --only server-scale',
+  upgrade: 'copies a build and moves 20 sessions between two servers (~20 s even with --quick); run without --quick or with --only upgrade',
 };
 
 /** tmux is the reference side of most suites: without it they cannot compare. */

@@ -24,6 +24,7 @@ import { serverThroughputSuite } from './server-throughput.js';
 import { throughputSuite } from './throughput.js';
 import { tmuxMemorySuite } from './tmux-memory.js';
 import { tmuxReattachSuite } from './tmux-reattach.js';
+import { upgradeSuite } from './upgrade.js';
 
 export const SUITES: readonly Suite[] = [
   throughputSuite,
@@ -48,4 +49,5 @@ export const SUITES: readonly Suite[] = [
   mcpRunSuite,
   hookCostSuite,
   agentSleepSuite,
+  upgradeSuite,
 ];

@@ -1,0 +1,187 @@
+// `tend upgrade` with 20 live sessions: how long the command takes, and the
+// longest stall a viewer attached all along sees. Two real builds: this tree
+// and a copy of it saying another build id (test/support/other-build.ts).
+// Round 1 upgrades to the copy (`--from`), every later round is `--rollback`,
+// which swaps the two again, so each round moves 20 sessions between builds.
+// The viewer is the real `tend attach` (bin/tend, the native viewer) in a PTY
+// of its own, on a session printing a line every 10 ms; the stall is the
+// longest gap between two of those lines reaching its terminal, from the
+// command's start until the first line after it ended.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
+import { API_ROUTES } from '../../src/protocol/api/index.js';
+import { makeOtherBuild } from '../../test/support/other-build.js';
+import { launcherPath, tendEnv } from '../lib/attach-viewer.js';
+import { BenchServer, serverMissing, waitUntil } from '../lib/server-instance.js';
+import { formatSummary, summarize } from '../lib/stats.js';
+import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
+
+const SESSIONS = 20;
+const TICK_MS = 10;
+const UPGRADE_TIMEOUT_MS = 180_000;
+const WAIT_LIMIT_MS = 60_000;
+
+interface Sample {
+  direction: string;
+  /** The command, from spawn to exit. */
+  commandMs: number;
+  /** Its own phases (its --json report). */
+  phasesMs: Record<string, number>;
+  /** The longest gap between two ticks reaching the attached viewer's terminal. */
+  viewerStallMs: number;
+  recovered: number;
+  running: number;
+}
+
+interface UpgradeJson {
+  ok: boolean;
+  outcome: string;
+  phasesMs: Record<string, number>;
+  sessions: { running: number; recovered: number };
+  message: string;
+}
+
+function runCli(ctx: BenchContext, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(ctx.root, 'bin', 'tend.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), UPGRADE_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+/** The longest gap between consecutive arrivals in [from, to], counting the last arrival before `from` as a start. */
+function longestGap(arrivals: readonly number[], from: number, to: number): number {
+  let previous = arrivals.filter((t) => t < from).at(-1) ?? from;
+  let longest = 0;
+  for (const t of arrivals) {
+    if (t < from) continue;
+    longest = Math.max(longest, t - previous);
+    previous = t;
+    if (t > to) break;
+  }
+  return longest;
+}
+
+export const upgradeSuite: Suite = {
+  name: 'upgrade',
+  title: '`tend upgrade` with 20 live sessions: its time, and the longest stall an attached viewer sees',
+  async run(ctx: BenchContext): Promise<SuiteReport> {
+    const missing = serverMissing(ctx.root);
+    if (missing) return skipped(missing);
+    const rounds = ctx.quick ? 1 : Math.max(1, Math.min(ctx.rounds, 5));
+    const dir = join(ctx.tmpDir, 'upgrade');
+    mkdirSync(dir, { recursive: true });
+    const other = makeOtherBuild({ dir: join(dir, 'other-build'), version: '99.0.0' });
+    const server = await BenchServer.start(ctx);
+    const env = tendEnv(ctx, server);
+    const samples: Sample[] = [];
+    const viewerPids: number[] = [];
+    let viewer: HolderConnection | null = null;
+    try {
+      for (let i = 0; i < SESSIONS - 1; i++) await server.createSession(['sh', '-c', `echo session ${i}; exec cat`]);
+      const ticker = await server.createSession([process.execPath, '-e',
+        `let i = 0; setInterval(() => process.stdout.write('tick ' + ++i + '\\n'), ${TICK_MS});`]);
+      // The viewer: `tend attach` in a PTY whose output this process reads, stamping each tick's arrival.
+      const spawned = await spawnHolder({
+        socketPath: join(server.runtimeDir, 'viewer.sock'),
+        cols: 80,
+        rows: 24,
+        cwd: dir,
+        env: Object.fromEntries(Object.entries({ ...env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }).filter((e): e is [string, string] => e[1] !== undefined)),
+        argv: [launcherPath(ctx.root), 'attach', ticker.id],
+        exitGraceSeconds: 5,
+      });
+      viewerPids.push(spawned.holderPid, spawned.childPid);
+      viewer = await HolderConnection.connect(join(server.runtimeDir, 'viewer.sock'));
+      if ((await viewer.acquire()) !== 'acquired') throw new Error('could not take the viewer\'s PTY');
+      const arrivals: number[] = [];
+      const stamp = (bytes: Uint8Array) => {
+        if (Buffer.from(bytes).includes('tick ')) arrivals.push(performance.now());
+      };
+      viewer.onOutput((f) => stamp(f.bytes));
+      viewer.onReplay((f) => stamp(f.bytes));
+      await viewer.dumpSince(0);
+      await waitUntil('the attached viewer to show ticks', () => arrivals.length > 20, WAIT_LIMIT_MS, 20);
+
+      for (let r = 0; r < rounds; r++) {
+        const args = r === 0 ? ['upgrade', '--from', other, '--json'] : ['upgrade', '--rollback', '--json'];
+        const from = performance.now();
+        const run = await runCli(ctx, env, args);
+        const to = performance.now();
+        if (run.code !== 0) throw new Error(`tend ${args.join(' ')} failed (${run.code}): ${run.stdout}${run.stderr}`);
+        const report = JSON.parse(run.stdout) as UpgradeJson;
+        await waitUntil('a tick after the upgrade', () => (arrivals.at(-1) ?? 0) > to, WAIT_LIMIT_MS, 5);
+        const sample: Sample = {
+          direction: r === 0 ? 'this tree → other build (--from)' : '--rollback',
+          commandMs: run.ms,
+          phasesMs: report.phasesMs,
+          viewerStallMs: longestGap(arrivals, from, to),
+          recovered: report.sessions.recovered,
+          running: report.sessions.running,
+        };
+        samples.push(sample);
+        ctx.log(`  round ${r + 1} (${sample.direction}): ${sample.commandMs.toFixed(0)} ms, viewer stall ${sample.viewerStallMs.toFixed(0)} ms, ` +
+          `${sample.recovered}/${sample.running} recovered; phases ${JSON.stringify(sample.phasesMs)}`);
+      }
+    } finally {
+      viewer?.dispose();
+      for (const pid of viewerPids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      // The server now running is the upgrade's, not the one BenchServer started: stopped here.
+      const health = await server.client.raw<{ pid: number }>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
+      if (health?.status === 200) {
+        await server.client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path).catch(() => null);
+        await waitUntil('the upgraded server to stop', () => !alive(health.body.pid), 30_000, 20).catch(() => process.kill(health.body.pid, 'SIGKILL'));
+      }
+      await server.close();
+    }
+    const f = (pick: (s: Sample) => number): string => formatSummary(summarize(samples.map(pick)));
+    const phase = (name: string) => f((s) => s.phasesMs[name] ?? Number.NaN);
+    return {
+      tables: [{
+        title: `tend upgrade with ${SESSIONS} live sessions (${samples.length} round${samples.length > 1 ? 's' : ''})`,
+        columns: ['what', 'figure'],
+        rows: [
+          ['`tend upgrade` (spawn to exit), ms', f((s) => s.commandMs)],
+          ['  installing the new build (copy into versions/), ms', phase('install')],
+          ['  the old server stopping (it saves every screen), ms', phase('stop')],
+          ['  the new server starting (sessions recovered), ms', phase('start')],
+          ['  the health check (API, sessions, a viewer\'s snapshot), ms', phase('check')],
+          ['longest stall the attached viewer saw, ms', f((s) => s.viewerStallMs)],
+          ['sessions running again / running before (worst round)', `${Math.min(...samples.map((s) => s.recovered))} / ${Math.max(...samples.map((s) => s.running))}`],
+        ],
+        notes: [
+          `${SESSIONS - 1} sessions run \`echo; exec cat\`, one prints "tick N" every ${TICK_MS} ms; \`tend attach\` (bin/tend, native viewer) shows that one in a PTY read by the bench.`,
+          'Round 1: `tend upgrade --from COPY` (COPY: this tree\'s runnable parts saying another build id); later rounds `tend upgrade --rollback`, which swaps the two builds again (both installed: no copy).',
+          'The stall: the longest gap between two arrivals of tick output at the viewer\'s terminal, from the command\'s spawn to the first tick after it exited. The viewer reconnects by itself.',
+        ],
+      }],
+      data: { rounds, samples },
+    };
+  },
+};
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
