@@ -27,6 +27,8 @@
 #define FIX_GAP_BYTES "\x1b[0mhello"
 #define FIX_OUTPUT_BYTES "hello\r\n\xc3\xa9"
 #define FIX_INPUT_BYTES "ls -l\r"
+#define FIX_EXEC_PATH "/opt/tend/holder/build/tend-holder"
+#define FIX_EXEC_FAILED_TEXT "'/bin/sh' is not a tend-holder that can take over a running one"
 /* The writer of input-from.bin and input-taken.bin: bytes a0, a1, ... af. */
 #define FIX_WRITER_FIRST_BYTE 0xa0
 #define FIX_INPUT_AT 1000ULL

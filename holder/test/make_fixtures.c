@@ -114,6 +114,8 @@ main(int argc, char **argv)
 	keep("pong.bin", f, frame_encode_u64(f, FRAME_PONG, FIX_PING_TOKEN), false);
 	keep("exit.bin", f, frame_encode_exit(f, 3, 0), false);
 	keep("exit-signal.bin", f, frame_encode_exit(f, FIX_EXIT_CODE, FIX_EXIT_SIGNAL), true);
+	keep("exec.bin", f, frame_encode_text(f, sizeof f, FRAME_EXEC, FIX_EXEC_PATH), false);
+	keep("exec-failed.bin", f, frame_encode_text(f, sizeof f, FRAME_EXEC_FAILED, FIX_EXEC_FAILED_TEXT), false);
 	keep("error-too-large.bin", f, frame_encode_error(f, sizeof f, ERROR_TOO_LARGE, FIX_TOO_LARGE_TEXT), false);
 	write_file("stream.bin", stream, stream_length);
 	return 0;

@@ -186,6 +186,10 @@ test_golden_frames(void)
 	expect_payload("pong.bin", FRAME_PONG, token, 8);
 	expect_payload("exit.bin", FRAME_EXIT, exit3, 8);
 	expect_payload("exit-signal.bin", FRAME_EXIT, killed, 8);
+	expect_payload("exec.bin", FRAME_EXEC, FIX_EXEC_PATH,
+	    strlen(FIX_EXEC_PATH));
+	expect_payload("exec-failed.bin", FRAME_EXEC_FAILED,
+	    FIX_EXEC_FAILED_TEXT, strlen(FIX_EXEC_FAILED_TEXT));
 	expect_payload("error-too-large.bin", FRAME_ERROR, error,
 	    2 + strlen(FIX_TOO_LARGE_TEXT));
 	expect_stream("replay.bin", FRAME_REPLAY, FIX_RING_START, 0,

@@ -376,6 +376,7 @@ describe('golden frames', () => {
     'input-taken.bin': { type: 'input-taken', writer: Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i), total: 1006 },
     'exit.bin': { type: 'exit', code: 3, signal: 0 },
     'exit-signal.bin': { type: 'exit', code: -1, signal: 9 },
+    'exec-failed.bin': { type: 'exec-failed', reason: "'/bin/sh' is not a tend-holder that can take over a running one" },
     'error-too-large.bin': { type: 'error', code: ErrorCode.TOO_LARGE, message: 'a frame of 70000 bytes is over the 65536-byte limit' },
   };
   for (const [name, expected] of Object.entries(decoded)) {
@@ -398,6 +399,7 @@ describe('golden frames', () => {
     'redraw.bin': () => frames.encodeRedraw(),
     'kill.bin': () => frames.encodeKill(),
     'ping.bin': () => encodePing(0x1122334455667788n),
+    'exec.bin': () => frames.encodeExec('/opt/tend/holder/build/tend-holder'),
   };
   for (const [name, encode] of Object.entries(encoded)) {
     test(`encodes ${name} byte for byte as the holder's fixture`, () => {
