@@ -150,7 +150,10 @@ describe('the build id', { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(homeLockOf(server).build, TEND_BUILD);
     assert.equal(homeLockOf(server).version, TEND_VERSION);
     // Every reply, an error too, says which tend answers: the CLI learns it without asking.
-    for (const reply of [health, await rawRequest(server, 'GET', '/v1/no-such-route'), await rawRequest(server, 'GET', '/v1/sessions/nothing-here')]) {
+    // A request line over 16 KiB is answered before any route, by the HTTP server's own refusal.
+    const tooLong = await rawRequest(server, 'GET', `/v1/sessions/${'x'.repeat(17 * 1024)}`);
+    assert.equal(tooLong.status, 431);
+    for (const reply of [health, await rawRequest(server, 'GET', '/v1/no-such-route'), await rawRequest(server, 'GET', '/v1/sessions/nothing-here'), tooLong]) {
       assert.equal(reply.headers['tend-build'], TEND_BUILD);
       assert.equal(reply.headers['tend-version'], TEND_VERSION);
       assert.equal(reply.headers['tend-api'], '1-1');

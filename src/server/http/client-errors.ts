@@ -7,6 +7,7 @@
 import { STATUS_CODES, type Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from './errors.js';
+import { whichTendHeaders } from './router.js';
 
 /** How long a refused client may go on sending before its socket is closed. */
 const DRAIN_LIMIT_MS = 2000;
@@ -36,6 +37,7 @@ export function answerClientErrors(http: HttpServer): void {
     const status = refusal.status;
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      Object.entries(whichTendHeaders()).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
     // Closing with unread bytes would reset the connection before the client reads the answer.

@@ -119,9 +119,12 @@ export class Router {
  * and a client of another build learns it without asking.
  */
 function sayWhichTend(res: ServerResponse): void {
-  res.setHeader(VERSION_HEADER, TEND_VERSION);
-  res.setHeader(BUILD_HEADER, TEND_BUILD);
-  res.setHeader(API_HEADER, formatVersionRange(API_VERSIONS));
+  for (const [name, value] of Object.entries(whichTendHeaders())) res.setHeader(name, value);
+}
+
+/** The headers that say which tend answers: also on the answers written before any route (client-errors.ts). */
+export function whichTendHeaders(): Record<string, string> {
+  return { [VERSION_HEADER]: TEND_VERSION, [BUILD_HEADER]: TEND_BUILD, [API_HEADER]: formatVersionRange(API_VERSIONS) };
 }
 
 /**
