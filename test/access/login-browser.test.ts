@@ -90,6 +90,12 @@ describe('signing in with a one-time link in Chromium', { timeout: TEST_TIMEOUT_
     await waitFor(async () => /did not sign you in: this login link was used already/.test((await second.locator('#state').textContent()) ?? ''), { what: 'the page to say the link was used' });
     assert.equal(new URL(second.url()).hash, '', 'the token is taken out of the address bar');
     await other.close();
+
+    // Revoked while the terminal is open: its socket is cut, and the page goes to the login page
+    // rather than saying "reconnecting…" for ever.
+    await tend(['remote', 'revoke', '--all']);
+    await page.waitForURL(`${origin}/login`);
+    await page.getByRole('heading', { name: 'Sign in to tend' }).waitFor();
     await context.close();
     assert.deepEqual(problems.filter((p) => /Content Security Policy/i.test(p)), [], 'the login script ran under its CSP');
   });

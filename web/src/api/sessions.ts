@@ -4,6 +4,8 @@
 
 import { API_ROUTES, routePath, type ApiRoute, type CreateSessionRequest, type KilledSession, type ListedSession, type SessionInfo as ApiSession } from '../../../src/protocol/api/index.js';
 
+import { leaveWhenSignedOut } from './signed-out.js';
+
 export type { SessionStatus } from '../../../src/protocol/api/index.js';
 /** A session as the page holds it: the API's, with its `tend ls` index when it came from the list. */
 export type SessionInfo = ApiSession & { index?: number };
@@ -39,6 +41,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (!res.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
+    leaveWhenSignedOut(res.status, error?.code ?? '');
     throw new ApiError(res.status, error?.code ?? 'http', error?.message ?? `${method} ${path}: HTTP ${res.status}`);
   }
   return parsed as T;

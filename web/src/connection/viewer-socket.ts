@@ -18,6 +18,7 @@ import {
 import { UntakenInput, newWriterId } from '../../../src/protocol/untaken-input.js';
 import { Emitter } from '../../../src/common/event.js';
 import { ReconnectBackoff } from './backoff.js';
+import { checkSignedIn } from '../api/signed-out.js';
 import { VIEWER_SOCKET_PATH } from '../../../src/protocol/api/index.js';
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -258,6 +259,8 @@ export class ViewerSocket {
   private lost(): void {
     if (this.disposed) return;
     const wasOpen = this._state === 'open';
+    // Closed before WELCOME: maybe refused at the gate (a sign-in that ended), which only the API can tell.
+    if (!wasOpen) void checkSignedIn();
     this.setState('reconnecting');
     if (wasOpen) for (const handler of [...this.channels.values()]) handler.socketLost();
     const delayMs = this.backoff.next();
