@@ -36,7 +36,7 @@ export function makeReadOnlyForChild(dir: string, parents: string[]): void {
 }
 
 /** What a tend process needs at run time, relative to the package root. */
-const RUNNABLE_PARTS = ['package.json', 'bin', join('dist', 'src'), join('holder', 'build', 'tend-holder'), join('web', 'dist')];
+const RUNNABLE_PARTS = ['package.json', 'bin', join('dist', 'src'), join('dist', 'build-id.json'), join('holder', 'build', 'tend-holder'), join('web', 'dist')];
 
 /** The packages `from`'s package.json depends on at run time, and theirs, as node_modules paths. */
 function runtimePackages(from: string): string[] {
