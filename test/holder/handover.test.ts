@@ -14,7 +14,8 @@ import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { HolderConnection, defaultHolderPath } from '../../src/holder-client/index.js';
 import { HOLDER_TEST_TIMEOUT_MS, RecordingController, nodeProgram, startHolder } from './holder-fixture.js';
-import { TakenLog, newWriter } from './taken-log.js';
+import { RAW_READY, TakenLog, gatedDigest, newWriter } from './taken-log.js';
+import { createHash } from 'node:crypto';
 
 /** The holder under test, absolute (the ASan run names it relative to the package). */
 const holderPath = resolve(defaultHolderPath());
@@ -155,6 +156,28 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     assert.equal(second.gap, false, 'no byte left the ring before the controller came back');
     assert.equal(second.startOffset, handedAt);
     assertConsecutive(counted(first.text() + second.text()));
+  });
+
+  test('input the holder took but the program has not read yet goes over with it and reaches the program once, in order', async (t) => {
+    const scope = useTestScope(t);
+    // More than the PTY holds, less than the holder takes while the program reads nothing: most waits in the holder.
+    const SENT_BYTES = 40 * 1024;
+    const h = await startHolder(scope, { argv: gatedDigest(SENT_BYTES) });
+    const first = await RecordingController.start(scope, h.socketPath, 0);
+    await first.waitForText(RAW_READY);
+    const input = Buffer.alloc(SENT_BYTES);
+    for (let i = 0; i < SENT_BYTES; i++) input[i] = 32 + ((i * 31 + (i >> 9)) % 95);
+    const writer = newWriter();
+    const taken = new TakenLog(first.conn);
+    first.conn.inputFrom(writer, 0, input);
+    await taken.waitForTotal(writer, SENT_BYTES);
+    assert.deepEqual(await first.conn.exec(holderPath), { outcome: 'closed' });
+    const second = await controllerAfterHandover(scope, h.socketPath, first.endOffset);
+    // The writer's count came along: asking again gives all of it.
+    assert.equal(await new TakenLog(second.conn).ask(second.conn, writer, 0), SENT_BYTES);
+    writeFileSync(join(h.dir, 'go'), '');
+    const text = await second.waitForText(/[0-9a-f]{64}/, 60_000);
+    assert.equal(/[0-9a-f]{64}/.exec(text)![0], createHash('sha256').update(input).digest('hex'));
   });
 
   test('a child that has exited: its status carries over and is told again', async (t) => {
