@@ -5,20 +5,18 @@
 // TEND_UPGRADE_HOLDERS=1 does the same for every holder once it has
 // recovered them (what `tend upgrade` asks of a new build).
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { defaultHolderPath } from '../holder-client/index.js';
-import { MAX_UPGRADE_TARGETS, type HolderUpgradeOutcome, type UpgradeHoldersReply } from '../protocol/api/index.js';
-import { badRequest } from './http/errors.js';
-import type { Router } from './http/router.js';
-import { optString, optStringArray } from './http/validate.js';
+import { type HolderUpgradeOutcome, type UpgradeHoldersReply } from '../protocol/api/index.js';
 import type { Logger } from './log.js';
 import type { Session } from './session.js';
 import type { SessionRegistry } from './session-registry.js';
 
+/** A holderPath that is no tend-holder able to take over a running one (the API answers it bad_request). */
+export class NotAHolderError extends Error {}
+
 /** How long `tend-holder --version` may take. */
 const PROBE_TIMEOUT_MS = 5000;
-const PATH_MAX_CHARS = 4095;
 /** The environment variable that asks a starting server to upgrade every holder. */
 export const UPGRADE_HOLDERS_ENV = 'TEND_UPGRADE_HOLDERS';
 
@@ -41,17 +39,6 @@ export function probeHolder(path: string): Promise<{ build: string } | { error: 
   });
 }
 
-function checkHolderPath(path: string): string {
-  if (!isAbsolute(path)) throw badRequest(`"holderPath" must be an absolute path, not ${JSON.stringify(path)}`);
-  try {
-    if (!statSync(path).isFile()) throw new Error('not a file');
-    accessSync(path, constants.X_OK);
-  } catch (err) {
-    throw badRequest(`"holderPath" ${path} is not an executable file: ${(err as Error).message}`);
-  }
-  return path;
-}
-
 function outcomeOf(session: Session, result: Awaited<ReturnType<Session['handOverHolder']>>): HolderUpgradeOutcome {
   return { session: session.id, name: session.name, ...result };
 }
@@ -59,7 +46,7 @@ function outcomeOf(session: Session, result: Awaited<ReturnType<Session['handOve
 /** Hands every target over to the binary at holderPath, one at a time. */
 export async function upgradeHolders(deps: HolderUpgradeDeps, holderPath: string, targets: Session[]): Promise<UpgradeHoldersReply> {
   const probe = await probeHolder(holderPath);
-  if ('error' in probe) throw badRequest(probe.error);
+  if ('error' in probe) throw new NotAHolderError(probe.error);
   const sessions: HolderUpgradeOutcome[] = [];
   for (const session of targets) {
     try {
@@ -73,19 +60,8 @@ export async function upgradeHolders(deps: HolderUpgradeDeps, holderPath: string
   return { holderPath, build: probe.build, upgraded: count('upgraded'), skipped: count('skipped'), failed: count('failed'), sessions };
 }
 
-function thisServersHolder(deps: HolderUpgradeDeps): string {
+export function thisServersHolder(deps: HolderUpgradeDeps): string {
   return resolve(deps.holderPath ?? defaultHolderPath());
-}
-
-export function addHolderUpgradeRoute(router: Router, deps: HolderUpgradeDeps): void {
-  router.add('upgradeHolders', async (req) => {
-    const body = await req.json();
-    const holderPath = checkHolderPath(optString(body, 'holderPath', { max: PATH_MAX_CHARS }) ?? thisServersHolder(deps));
-    const names = optStringArray(body, 'sessions', { maxItems: MAX_UPGRADE_TARGETS, maxLength: 200 });
-    // A named session is resolved (a 404 for one that is not there); by default, every running one.
-    const targets = names === undefined ? deps.registry.list().filter((s) => s.status === 'running') : names.map((t) => deps.registry.resolve(t));
-    return { status: 200, json: await upgradeHolders(deps, holderPath, targets) satisfies UpgradeHoldersReply };
-  });
 }
 
 /** TEND_UPGRADE_HOLDERS=1: after recovery, every running holder to this server's binary; logged, never fatal. */

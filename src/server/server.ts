@@ -18,9 +18,9 @@ import { MIN_VIEWER_PROTOCOL_VERSION, VIEWER_PROTOCOL_VERSION } from '../protoco
 import { addSessionRoutes } from './http/sessions-api.js';
 import { addSearchRoutes } from './http/search-api.js';
 import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
-import { API_VERSIONS } from '../protocol/api/versions.js';
 import { runningService } from './running-service.js';
 import { holderLauncherFor } from './holder-scope.js';
+import { API_VERSIONS } from '../protocol/api/versions.js';
 import { attachViewerSocket } from './http/viewer-socket.js';
 import { join } from 'node:path';
 import { addCommandRoutes, awaitSession } from './http/commands-api.js';
@@ -47,8 +47,9 @@ import { LoopMonitor } from './loop-monitor.js';
 import { ScreenHost } from './screen-host/index.js';
 import { totalmem } from 'node:os';
 import type { WindowSizePolicy } from './viewers/size-policy.js';
+import { upgradeHoldersIfAsked } from './holder-upgrade.js';
+import { addHolderUpgradeRoute } from './http/holder-upgrade-api.js';
 
-import { addHolderUpgradeRoute, upgradeHoldersIfAsked } from './holder-upgrade.js';
 /**
  * Bytes of history the whole server keeps: a quarter of the machine's
  * memory, at most 1 GiB. Past it the oldest rows of any session go first
@@ -227,11 +228,11 @@ export class TendServer extends DisposableBase {
     this.hookSpool.watch();
     this.hookSpool.drain();
     await this.listen();
+    void upgradeHoldersIfAsked({ registry: this.registry, log, holderPath: this.options.holderPath });
   }
 
   /** What recovery at start came to (the API answers only once it is done). */
   private recoveryProgress(): RecoveryProgress {
-    void upgradeHoldersIfAsked({ registry: this.registry, log, holderPath: this.options.holderPath });
     return this.recovery;
   }
 
@@ -300,6 +301,7 @@ export class TendServer extends DisposableBase {
     addAgentRoutes(router, { target: (t) => this.registry.resolve(t ?? ''), agents: this.agents, sleep: this.agentSleep, beforeEvent: () => this.hookSpool.drain() });
     addCommandRoutes(router, { registry: this.registry, awaits: this.awaits, agentAwaits: this.agentAwaits, commandsOf: (s) => s.commands });
     addWorkspaceRoutes(router, { registry: this.registry, workspaces: this.workspaces, launchAgent: (session, agent) => this.agents.launch(session, agent) });
+    addHolderUpgradeRoute(router, { registry: this.registry, log: this.options.log, holderPath: this.options.holderPath });
     addRemoteRoutes(router, this.openRemoteAccess());
     return router;
   }
@@ -320,7 +322,6 @@ export class TendServer extends DisposableBase {
   }
 
   private viewerSocketsOn(listener: GatedListener) {
-    addHolderUpgradeRoute(router, { registry: this.registry, log: this.options.log, holderPath: this.options.holderPath });
     return attachViewerSocket(listener.http, {
       boot: this.boot,
       version: TEND_VERSION,

@@ -9,6 +9,7 @@ import { AmbiguousTargetError, EmptyTargetError, NoSuchSessionError } from '../t
 import { NameTakenError, SpawnError } from '../session-registry.js';
 import { SessionStateError } from '../session.js';
 import { TooManyAwaitsError } from '../awaits/await-registry.js';
+import { NotAHolderError } from '../holder-upgrade.js';
 import { ScreenHostError } from '../screen-host/index.js';
 import { StoreError } from '../store/index.js';
 import { AgentCannotSleepError, AgentWakeFailedError, NoAgentError } from '../agents/agent-errors.js';
@@ -28,6 +29,7 @@ export function apiErrorOf(err: unknown): ApiError | null {
   // A full or read-only disk is no fault of the request: say which, and where.
   if (err instanceof SpawnError) return diskTroubleAnswer(err.cause, err.where) ?? new ApiError('spawn_failed', err.message);
   if (err instanceof SessionStateError) return new ApiError('session_not_running', err.message);
+  if (err instanceof NotAHolderError) return new ApiError('bad_request', err.message);
   if (err instanceof TooManyAwaitsError) return new ApiError('too_many_awaits', err.message);
   if (err instanceof ScreenHostError && err.searchStopped !== undefined) return new ApiError(err.searchStopped, err.message);
   if (err instanceof LayoutError) return new ApiError('bad_request', err.message);
