@@ -253,17 +253,20 @@ describe('a CLI and a server of different builds', { timeout: TEST_TIMEOUT_MS },
 
   test('a server that takes the request and never answers (stopped): the CLI says why and which process within seconds, never hangs', async (t) => {
     const server = startTestServer();
-    t.after(() => server.dispose());
-    assert.equal((await server.cli(['server', 'start'])).code, 0);
-    const pid = server.serverPid()!;
-    process.kill(pid, 'SIGSTOP');
-    t.after(() => {
+    let stopped: number | null = null;
+    // Resumed before the disposal, which asks the server for its holders.
+    t.after(async () => {
       try {
-        process.kill(pid, 'SIGCONT');
+        if (stopped !== null) process.kill(stopped, 'SIGCONT');
       } catch {
         /* gone */
       }
+      await server.dispose();
     });
+    assert.equal((await server.cli(['server', 'start'])).code, 0);
+    const pid = server.serverPid()!;
+    process.kill(pid, 'SIGSTOP');
+    stopped = pid;
     const ls = await tendOf(repoRoot, server.env, ['ls'], 45_000);
     assert.equal(ls.code, 1, ls.stderr);
     assert.deepEqual(stderrLines(ls).length, 1, ls.stderr);
