@@ -85,8 +85,8 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (name === '--version' || name === '-V') {
-    const { TEND_VERSION } = await import('../common/version.js');
-    process.stdout.write(`tend ${TEND_VERSION}\n`);
+    const { TEND_BUILD, TEND_VERSION } = await import('../common/version.js');
+    process.stdout.write(`tend ${TEND_VERSION} (build ${TEND_BUILD})\n`);
     return EXIT.ok;
   }
   const verb = verbs.find((v) => v.name === name);

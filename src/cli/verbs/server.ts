@@ -106,7 +106,7 @@ starts it through the service again.`,
           return 1;
         }
         const h = (await client.raw<Record<string, unknown>>(API_ROUTES.health.method, API_ROUTES.health.path)).body;
-        say(`running (pid ${h.pid}, version ${h.version}, ${h.sessions} sessions, TEND_HOME ${h.home})\n${serviceLine(h.service, client.paths.home)}\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
+        say(`running (pid ${h.pid}, version ${h.version} build ${h.build}, ${h.sessions} sessions, TEND_HOME ${h.home})\n${serviceLine(h.service, client.paths.home)}\nlog: ${log} (\`tend logs\` prints it)`, { running: true, ...h, log });
         return 0;
       }
       default:
