@@ -82,14 +82,25 @@ export class TendClient {
     return res;
   }
 
+  /**
+   * raw() without the version check or the other-build notice, for `tend
+   * upgrade`: it talks to servers of other builds on purpose, and must work
+   * across an API change (it is the remedy the notice names), using only
+   * routes every API version keeps (health, sessions, server stop). It says
+   * nothing of its own API, as curl does, so no server refuses it for that.
+   */
+  rawAnyVersion<T>(method: string, path: string, body?: unknown, timeoutMs = 0): Promise<ApiResponse<T>> {
+    return this.rawUnchecked<T>(method, path, body, timeoutMs, false);
+  }
+
   /** raw() without the version check: for asking whether a server runs at all. */
-  private async rawUnchecked<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<ApiResponse<T>> {
+  private async rawUnchecked<T>(method: string, path: string, body: unknown, timeoutMs: number, sayWhichTend = true): Promise<ApiResponse<T>> {
     try {
-      return await this.request<T>(method, path, body, timeoutMs);
+      return await this.request<T>(method, path, body, timeoutMs, sayWhichTend);
     } catch (err) {
       // Nobody on this socket: the server of this TEND_HOME may listen on another one.
       if (!isNoServer(err) || !this.followHomeLock()) throw err;
-      return this.request<T>(method, path, body, timeoutMs);
+      return this.request<T>(method, path, body, timeoutMs, sayWhichTend);
     }
   }
 
@@ -119,7 +130,7 @@ export class TendClient {
   }
 
   /** timeoutMs: the longest the socket may stay quiet; 0: as long as the server is alive (see STALL_CHECK_MS). */
-  private request<T>(method: string, path: string, body: unknown, timeoutMs: number): Promise<ApiResponse<T>> {
+  private request<T>(method: string, path: string, body: unknown, timeoutMs: number, sayWhichTend = true): Promise<ApiResponse<T>> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
       const socketPath = this.paths.serverSocket;
@@ -136,7 +147,7 @@ export class TendClient {
           agent: false,
           method,
           path,
-          headers: { ...OWN_HEADERS, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
+          headers: { ...(sayWhichTend ? OWN_HEADERS : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
           timeout: timeoutMs || undefined,
         },
         (res) => {

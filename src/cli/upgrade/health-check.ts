@@ -81,7 +81,7 @@ export async function checkServer(client: TendClient, expected: { build: string;
 }
 
 async function answer<T>(client: TendClient, path: string): Promise<T> {
-  const res = await client.raw<T>('GET', path, undefined, API_ANSWER_TIMEOUT_MS);
+  const res = await client.rawAnyVersion<T>('GET', path, undefined, API_ANSWER_TIMEOUT_MS);
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
   return res.body;
 }

@@ -195,10 +195,10 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
 }
 
 async function readRunningServer(client: TendClient): Promise<RunningServer | null> {
-  const alive = await client.isRunning();
+  const alive = await serverAnswering(client);
   if (!alive) return null;
-  const health = await client.raw<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
-  const list = await client.raw<ListedSession[]>(API_ROUTES.listSessions.method, API_ROUTES.listSessions.path, undefined, 5_000);
+  const health = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
+  const list = await client.rawAnyVersion<ListedSession[]>(API_ROUTES.listSessions.method, API_ROUTES.listSessions.path, undefined, 5_000);
   if (health.status !== 200 || list.status !== 200) throw new CliError(`the running server (pid ${alive.pid}) did not say its health and sessions (${health.status}, ${list.status}); nothing was changed`, EXIT.failed);
   return { pid: alive.pid, health: health.body, before: sessionsBefore(list.body) };
 }
@@ -278,7 +278,7 @@ async function handOver(
       return phase('start', () => next.outcome(progressSayer(say)));
     }
     await next.abort(); // another server got the home first: the way without a take-over
-    const stray = await client.isRunning();
+    const stray = await serverAnswering(client);
     if (stray) {
       say(`another server (pid ${stray.pid}) started meanwhile; stopping it`);
       await stopForcibly(client, stray.pid);
@@ -324,13 +324,26 @@ async function startWithRetries(client: TendClient, root: string, identity: Buil
   return last;
 }
 
+/**
+ * The server answering on this home's socket, whatever its build and API
+ * (client.isRunning() would take a server that refuses this tend's API for none).
+ */
+async function serverAnswering(client: TendClient): Promise<{ pid: number } | null> {
+  try {
+    const res = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
+    return res.status === 200 ? { pid: res.body.pid } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The server that holds the home once it answers; null if none does within the wait. */
 async function waitAnswering(client: TendClient): Promise<{ pid: number; build: string } | null> {
   const deadline = performance.now() + SERVER_STOP_WAIT_MS;
   while (performance.now() < deadline) {
-    const running = await client.isRunning();
+    const running = await serverAnswering(client);
     if (running) {
-      const health = await client.raw<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
+      const health = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
       if (health?.status === 200) return { pid: health.body.pid, build: health.body.build };
     }
     if (!existsSync(client.paths.homeLockFile)) return null;

@@ -46,7 +46,7 @@ export async function waitExit(pid: number, timeoutMs: number): Promise<boolean>
 /** Asks the server to stop (it checkpoints every screen) and waits for its process to end. */
 export async function stopGracefully(client: TendClient, pid: number, timeoutMs = SERVER_STOP_WAIT_MS): Promise<boolean> {
   try {
-    await client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path, undefined, 5_000);
+    await client.rawAnyVersion(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path, undefined, 5_000);
   } catch {
     /* it may be on its way out already; its pid says */
   }
