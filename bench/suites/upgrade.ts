@@ -31,6 +31,10 @@ interface Sample {
   phasesMs: Record<string, number>;
   /** The longest gap between two ticks reaching the attached viewer's terminal. */
   viewerStallMs: number;
+  /** From the command saying it stops the old server to the stall's start (negative: before). */
+  stallStartAfterStopMs: number;
+  /** From the new server's last "sessions recovered" line to the stall's end: the viewer's own way back. */
+  stallEndAfterReadyMs: number;
   recovered: number;
   running: number;
 }
@@ -43,34 +47,49 @@ interface UpgradeJson {
   message: string;
 }
 
-function runCli(ctx: BenchContext, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+/** A line the command wrote to stderr (its progress under --json), and when it arrived. */
+interface Said {
+  at: number;
+  line: string;
+}
+
+function runCli(ctx: BenchContext, env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; stdout: string; stderr: string; ms: number; said: Said[] }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [join(ctx.root, 'bin', 'tend.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    const said: Said[] = [];
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      for (const line of d.split('\n')) if (line !== '') said.push({ at: performance.now(), line });
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), UPGRADE_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started });
+      resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started, said });
     });
   });
 }
 
-/** The longest gap between consecutive arrivals in [from, to], counting the last arrival before `from` as a start. */
-function longestGap(arrivals: readonly number[], from: number, to: number): number {
+/** The longest gap between consecutive arrivals in [from, to] (the last arrival before `from` counts as its start): its start and end. */
+function longestGap(arrivals: readonly number[], from: number, to: number): { start: number; end: number } {
   let previous = arrivals.filter((t) => t < from).at(-1) ?? from;
-  let longest = 0;
+  let gap = { start: previous, end: previous };
   for (const t of arrivals) {
     if (t < from) continue;
-    longest = Math.max(longest, t - previous);
+    if (t - previous > gap.end - gap.start) gap = { start: previous, end: t };
     previous = t;
     if (t > to) break;
   }
-  return longest;
+  return gap;
+}
+
+/** When the command said a line starting with `prefix` (the last such), or NaN. */
+function saidAt(said: readonly Said[], prefix: string): number {
+  return said.filter((s) => s.line.startsWith(prefix)).at(-1)?.at ?? Number.NaN;
 }
 
 export const upgradeSuite: Suite = {
@@ -122,17 +141,21 @@ export const upgradeSuite: Suite = {
         if (run.code !== 0) throw new Error(`tend ${args.join(' ')} failed (${run.code}): ${run.stdout}${run.stderr}`);
         const report = JSON.parse(run.stdout) as UpgradeJson;
         await waitUntil('a tick after the upgrade', () => (arrivals.at(-1) ?? 0) > to, WAIT_LIMIT_MS, 5);
+        const gap = longestGap(arrivals, from, to);
         const sample: Sample = {
           direction: r === 0 ? 'this tree → other build (--from)' : '--rollback',
           commandMs: run.ms,
           phasesMs: report.phasesMs,
-          viewerStallMs: longestGap(arrivals, from, to),
+          viewerStallMs: gap.end - gap.start,
+          stallStartAfterStopMs: gap.start - saidAt(run.said, 'stopping the server'),
+          stallEndAfterReadyMs: gap.end - saidAt(run.said, 'sessions recovered'),
           recovered: report.sessions.recovered,
           running: report.sessions.running,
         };
         samples.push(sample);
         ctx.log(`  round ${r + 1} (${sample.direction}): ${sample.commandMs.toFixed(0)} ms, viewer stall ${sample.viewerStallMs.toFixed(0)} ms, ` +
-          `${sample.recovered}/${sample.running} recovered; phases ${JSON.stringify(sample.phasesMs)}`);
+          `${sample.recovered}/${sample.running} recovered; the stall began ${sample.stallStartAfterStopMs.toFixed(0)} ms after "stopping the server" ` +
+          `and ended ${sample.stallEndAfterReadyMs.toFixed(0)} ms after the new server's last "sessions recovered"; phases ${JSON.stringify(sample.phasesMs)}`);
       }
     } finally {
       viewer?.dispose();
@@ -164,6 +187,8 @@ export const upgradeSuite: Suite = {
           ['  the new server starting (sessions recovered), ms', phase('start')],
           ['  the health check (API, sessions, a viewer\'s snapshot), ms', phase('check')],
           ['longest stall the attached viewer saw, ms', f((s) => s.viewerStallMs)],
+          ['  its start, after the command said it stops the old server, ms', f((s) => s.stallStartAfterStopMs)],
+          ['  its end, after the new server\'s last "sessions recovered" line, ms', f((s) => s.stallEndAfterReadyMs)],
           ['sessions running again / running before (worst round)', `${Math.min(...samples.map((s) => s.recovered))} / ${Math.max(...samples.map((s) => s.running))}`],
         ],
         notes: [
