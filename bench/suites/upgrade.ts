@@ -61,9 +61,13 @@ function runCli(ctx: BenchContext, env: NodeJS.ProcessEnv, args: string[]): Prom
     let stderr = '';
     const said: Said[] = [];
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    let partial = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
-      for (const line of d.split('\n')) if (line !== '') said.push({ at: performance.now(), line });
+      // A line split across chunks counts when its end arrives.
+      const lines = (partial + d).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line !== '') said.push({ at: performance.now(), line });
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), UPGRADE_TIMEOUT_MS);
     child.on('error', reject);
