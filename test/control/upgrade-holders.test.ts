@@ -190,7 +190,7 @@ describe('POST /v1/holders/upgrade', { timeout: TEST_TIMEOUT_MS }, () => {
       }
       const out = textSink();
       assert.equal(await runHolderUpgrade({ client: server.client, stdout: out, json: false, holderPath: otherHolder }), 0);
-      assert.match(out.text, /^holders upgraded 0\/2\nholders upgraded 1\/2\nholders upgraded 2\/2\nholders upgraded to build \S+: 2 upgraded, 0 left as they were, 0 failed\n/);
+      assert.match(out.text, /^holders done 0\/2\nholders done 1\/2\nholders done 2\/2\nholders checked against build \S+: 2 upgraded, 0 left as they were, 0 failed\n/);
       const json = textSink();
       assert.equal(await runHolderUpgrade({ client: server.client, stdout: json, json: true, holderPath: otherHolder }), 0);
       const reply = JSON.parse(json.text) as UpgradeHoldersReply;

@@ -21,7 +21,7 @@ function label(s: HolderUpgradeOutcome): string {
 }
 
 function summary(reply: UpgradeHoldersReply): string[] {
-  const lines = [`holders upgraded to build ${reply.build}: ${reply.upgraded} upgraded, ${reply.skipped} left as they were, ${reply.failed} failed`];
+  const lines = [`holders checked against build ${reply.build}: ${reply.upgraded} upgraded, ${reply.skipped} left as they were, ${reply.failed} failed`];
   const stalls = reply.sessions.flatMap((s) => (s.result === 'upgraded' ? [s.stallMs] : []));
   if (stalls.length > 0) lines.push(`longest pause in a session's output: ${Math.max(...stalls)} ms`);
   for (const s of reply.sessions) {
@@ -39,14 +39,14 @@ export async function runHolderUpgrade(opts: HolderUpgradeOptions): Promise<numb
   const first = await client.callRoute<UpgradeHoldersReply>(API_ROUTES.upgradeHolders, {}, { holderPath, sessions: [] });
   const running = (await client.callRoute<ListedSession[]>(API_ROUTES.listSessions)).filter((s) => s.status === 'running');
   const reply: UpgradeHoldersReply = { ...first, upgraded: 0, skipped: 0, failed: 0, sessions: [] };
-  if (!opts.json) stdout.write(`holders upgraded 0/${running.length}\n`);
+  if (!opts.json) stdout.write(`holders done 0/${running.length}\n`);
   for (const [i, session] of running.entries()) {
     const one = await client.callRoute<UpgradeHoldersReply>(API_ROUTES.upgradeHolders, {}, { holderPath: first.holderPath, sessions: [session.id] });
     reply.upgraded += one.upgraded;
     reply.skipped += one.skipped;
     reply.failed += one.failed;
     reply.sessions.push(...one.sessions);
-    if (!opts.json) stdout.write(`holders upgraded ${i + 1}/${running.length}\n`);
+    if (!opts.json) stdout.write(`holders done ${i + 1}/${running.length}\n`);
   }
   if (opts.json) stdout.write(`${JSON.stringify(reply, null, 2)}\n`);
   else for (const line of summary(reply)) stdout.write(`${line}\n`);
