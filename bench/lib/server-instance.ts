@@ -76,7 +76,8 @@ export class BenchServer implements Disposable {
     readonly runtimeDir: string,
     options: BenchServerOptions,
   ) {
-    const env: NodeJS.ProcessEnv = { ...ctx.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtimeDir, TEND_HOLDER: holderBinary(ctx.root) };
+    // TEND_PORT=0: a bench server never takes the default port a person's own tend serves browsers on.
+    const env: NodeJS.ProcessEnv = { ...ctx.env, TEND_HOME: home, TEND_RUNTIME_DIR: runtimeDir, TEND_HOLDER: holderBinary(ctx.root), TEND_PORT: '0' };
     const knobs: Array<[string, number | undefined]> = [
       ['TEND_SCROLLBACK_ROWS', options.scrollbackRows],
       ['TEND_RING_BYTES', options.ringBytes],

@@ -28,6 +28,7 @@ export function statusText(status: RemoteStatus): string {
         : 'plain HTTP on the network: anyone on the path can read it';
     lines.push(`  ${l.kind === 'loopback' ? 'listening on' : '     and on'} ${l.address}: ${what}`);
   }
+  if (status.listeners.length === 0) lines.push('  not listening on 127.0.0.1: browsers and proxies cannot reach tend (`tend logs` says why; TEND_PORT picks another port)');
   if (settings.listen.length > 0 && !settings.enabled) lines.push(`  --listen ${settings.listen.join(', ')} is kept for when remote access is on`);
   lines.push(`  allowed hosts: ${settings.allowedHosts.length > 0 ? settings.allowedHosts.join(', ') : 'none: browsers from afar are refused until `tend remote allow HOST`'}`);
   const ways: string[] = ['one-time links (`tend remote link`)'];
