@@ -50,8 +50,10 @@ const CARRIED_VARIABLES = ['TEND_RUNTIME_DIR', 'TEND_PORT', 'TEND_HOLDER', 'TEND
  * TEND_SERVICE tells the server which manager runs it (health's `service`,
  * and under systemd each holder in its own scope); the server checks it
  * against what the manager itself sets (src/server/service-manager.ts).
+ * `mainPath` names another build's server (tend upgrade moving the server
+ * back under the service names the build it installed).
  */
-export function serviceCommand(kind: ServiceKind, home: string, env: NodeJS.ProcessEnv = process.env): ServiceCommand {
+export function serviceCommand(kind: ServiceKind, home: string, env: NodeJS.ProcessEnv = process.env, mainPath: string = serviceServerMain(home)): ServiceCommand {
   const vars: Array<[string, string]> = [
     ['TEND_HOME', home],
     ['TEND_SERVICE', kind],
@@ -65,5 +67,5 @@ export function serviceCommand(kind: ServiceKind, home: string, env: NodeJS.Proc
     const value = env[name];
     if (value !== undefined && value !== '') vars.push([name, value]);
   }
-  return { program: process.execPath, args: [...serverNodeFlags(), serviceServerMain(home)], env: vars };
+  return { program: process.execPath, args: [...serverNodeFlags(), mainPath], env: vars };
 }

@@ -13,16 +13,18 @@ import { runTool, toolFailure } from './run-tool.js';
  * stderr, when the manager refused.
  */
 export async function startThroughService(home: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  const names = serviceNames(home, env);
-  let command: [string, string[]] | null = null;
-  if (process.platform === 'linux' && existsSync(names.systemdUnitFile)) {
-    command = ['systemctl', ['--user', 'start', names.systemdUnit]];
-  } else if (process.platform === 'darwin' && existsSync(names.launchdPlistFile)) {
-    command = ['launchctl', ['kickstart', `gui/${process.getuid?.() ?? 0}/${names.launchdLabel}`]];
-  }
+  const command = serviceStartCommand(home, env);
   if (command === null) return false;
   const result = await runTool(command[0], command[1], env);
   if (result.ok) return true;
   process.stderr.write(`tend: the installed service could not start the server (${toolFailure(command[0], command[1], result)}); starting one without it\n`);
   return false;
+}
+
+/** The manager's command that starts this home's installed service, or null when none is installed here. */
+export function serviceStartCommand(home: string, env: NodeJS.ProcessEnv = process.env): [string, string[]] | null {
+  const names = serviceNames(home, env);
+  if (process.platform === 'linux' && existsSync(names.systemdUnitFile)) return ['systemctl', ['--user', 'start', names.systemdUnit]];
+  if (process.platform === 'darwin' && existsSync(names.launchdPlistFile)) return ['launchctl', ['kickstart', `gui/${process.getuid?.() ?? 0}/${names.launchdLabel}`]];
+  return null;
 }

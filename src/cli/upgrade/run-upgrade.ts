@@ -17,6 +17,7 @@ import { TAKEN_LINE, WAITING_LINE } from '../../protocol/take-over.js';
 import { describeSource, prepareBuild, type UpgradeSource } from './source.js';
 import { backUpStore, backupBytes, readBackupManifest, restoreStore } from './store-backup.js';
 import { Versions } from './versions.js';
+import { installedService, moveUnderService, type ServiceMove } from './under-service.js';
 
 /** A server of another build that took the home while the new one was starting (an attached viewer brought one back): stopped, and the start tried again, this many times. */
 const START_ATTEMPTS = 3;
@@ -46,6 +47,8 @@ export interface UpgradeReport {
   oldServerBack: boolean | null;
   /** The store was put back from a backup (a rollback over a migration, or a failure). */
   storeRestored: boolean;
+  /** A service installed for this home: whether the server went back under it, else why not and what to run (under-service.ts). Null when none is installed. */
+  service: ServiceMove | null;
   durationMs: number;
   phasesMs: Record<string, number>;
   /** The last words, as said to the person. */
@@ -87,6 +90,8 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
   };
 
   const running = await readRunningServer(client);
+  // A service that runs (or should run) this home's server: the server the upgrade starts runs outside it, and goes back under it after.
+  const service = installedService(home);
   const fromIdentity: BuildIdentity | null = running
     ? { version: running.health.version, build: running.health.build }
     : (() => {
@@ -112,7 +117,7 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
     target.discard();
     const message = `already on ${label(to)}${running ? ` (server pid ${running.pid})` : ''}; nothing to do`;
     return { ok: true, outcome: 'unchanged', from: fromIdentity, to, sessions: { running: running?.before.running.length ?? 0, recovered: running?.before.running.length ?? 0 },
-      problems: [], oldServerBack: null, storeRestored: false, durationMs: Math.round(performance.now() - started), phasesMs, message };
+      problems: [], oldServerBack: null, storeRestored: false, service: null, durationMs: Math.round(performance.now() - started), phasesMs, message };
   }
   if (!options.rollback && options.source.kind === 'self' && running && compareVersions(to.version, running.health.version) < 0) {
     target.discard();
@@ -153,13 +158,18 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
     versions.point('current', to.build);
     if (oldRoot && fromIdentity) versions.point('previous', fromIdentity.build);
     else versions.clear('previous');
+    const moved = service === null ? null : await phase('service', () => moveUnderService({
+      client, manager: service, build: to.build, root: newRoot, label: label(to), done: options.rollback ? 'the rollback' : 'the upgrade',
+      before: running?.before ?? null, say,
+    }));
     const durationMs = Math.round(performance.now() - started);
     const back = fromIdentity && oldRoot ? `; \`tend upgrade --rollback\` goes back to ${label(fromIdentity)}` : '';
     const message = `${options.rollback ? 'rolled back' : 'upgraded'} to ${label(to)} in ${(durationMs / 1000).toFixed(1)} s: ` +
-      `${check.recovered}/${runningCount} sessions running${check.snapshotOf ? `, a viewer got the screen of ${check.snapshotOf}` : ''}${back}`;
+      `${check.recovered}/${runningCount} sessions running${check.snapshotOf ? `, a viewer got the screen of ${check.snapshotOf}` : ''}${back}` +
+      (moved ? `\n${moved.line}` : '');
     say(message);
     return { ok: true, outcome: options.rollback ? 'rolled-back' : 'upgraded', from: fromIdentity, to, sessions: { running: runningCount, recovered: check.recovered },
-      problems: [], oldServerBack: null, storeRestored, durationMs, phasesMs, message };
+      problems: [], oldServerBack: null, storeRestored, service: moved, durationMs, phasesMs, message };
   }
 
   // Fail: the new server goes, the store comes back, the old server starts again.
@@ -189,9 +199,15 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
     oldServerBack = false;
     oldStartProblem = 'no copy of it is on disk to start again (its files were replaced when the new tend was installed)';
   }
-  const message = failureParagraph({ to, from: fromIdentity, problems, running: running !== null, oldServerBack, oldCheck, oldStartProblem, log: client.paths.serverLog, rollback: options.rollback });
+  // The old server is back, started here as the new one was: under the service again, as it was.
+  const moved = service !== null && oldServerBack && oldRoot && fromIdentity ? await phase('service', () => moveUnderService({
+    client, manager: service, build: fromIdentity.build, root: oldRoot, label: label(fromIdentity), done: `going back to ${label(fromIdentity)}`,
+    before: running?.before ?? null, say,
+  })) : null;
+  const message = failureParagraph({ to, from: fromIdentity, problems, running: running !== null, oldServerBack, oldCheck, oldStartProblem, log: client.paths.serverLog, rollback: options.rollback }) +
+    (moved ? ` ${moved.line}.` : '');
   return { ok: false, outcome: 'failed', from: fromIdentity, to, sessions: { running: runningCount, recovered: oldCheck?.recovered ?? 0 },
-    problems, oldServerBack, storeRestored: true, durationMs: Math.round(performance.now() - started), phasesMs, message };
+    problems, oldServerBack, storeRestored: true, service: moved, durationMs: Math.round(performance.now() - started), phasesMs, message };
 }
 
 async function readRunningServer(client: TendClient): Promise<RunningServer | null> {
