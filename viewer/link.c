@@ -115,6 +115,7 @@ link_subscribe(struct attach *a)
 
 	attach_size(&cols, &rows);
 	a->channel_used[a->channel] = true;
+	a->repaint_coming = repaint;
 	if (frame_subscribe(&a->scratch, a->channel, a->o->session_id, (uint16_t)cols, (uint16_t)rows, resume, a->history_kept, repaint) == 0)
 		link_queue(a);
 	a->subscribed = true;

@@ -11,7 +11,9 @@
  * the drawn row into the outer scrollback). The hint and the marker, shown
  * on every attach and every key typed read-only, must not cost a row of
  * history: they give way -- their row blanked before the output is written,
- * the repaint after puts it back.
+ * the repaint after puts it back. The attach's status line (paint.c's:
+ * "reconnecting…", typing refused) gives way the same way
+ * (overlays_status_give_way).
  */
 #include <stdio.h>
 #include <string.h>
@@ -216,6 +218,13 @@ overlays_give_way(struct overlays *ov, struct buf *out, int cols, int rows)
 	ov_clear(ov);
 	overlay_erase(out, ov->covered, cols, rows);
 	ov->covered = 0;
+	ov->blanked = true;
+}
+
+void
+overlays_status_give_way(struct overlays *ov, struct buf *out, int cols, int rows)
+{
+	overlay_erase(out, 1, cols, rows);
 	ov->blanked = true;
 }
 

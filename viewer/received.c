@@ -38,6 +38,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 	backoff_reset(&a->backoff);
 	attach_size(&cols, &rows);
 	a->status_shown = false;
+	a->repaint_coming = false;
 	overlays_painted(&a->ov);
 	a->history_kept = true;
 	term_room(a, f->u.snapshot.data_len + 4096);
@@ -63,6 +64,8 @@ static void
 on_data(struct attach *a, const struct server_frame *f)
 {
 	bool covered = a->ov.covered > 0;
+	bool status = a->status_shown;
+	int cols, rows;
 
 	backoff_reset(&a->backoff);
 	/*
@@ -73,16 +76,23 @@ on_data(struct attach *a, const struct server_frame *f)
 	 */
 	if (covered && !overlays_gives_way(&a->ov))
 		return;
-	if (covered) {
-		int cols, rows;
-
-		attach_size(&cols, &rows);
+	attach_size(&cols, &rows);
+	if (covered)
 		overlays_give_way(&a->ov, &a->term, cols, rows);
+	/*
+	 * A status line ("reconnecting…" as the replay of a reconnect begins,
+	 * or typing refused) gives way too: left there, the output scrolled it
+	 * into the history, or wrote over its start (`tick 394connecting…`).
+	 */
+	if (status) {
+		a->status_shown = false;
+		overlays_status_give_way(&a->ov, &a->term, cols, rows);
 	}
 	alt_tracker_feed(&a->alt, f->u.data.data, f->u.data.data_len);
 	term_write(a, f->u.data.data, f->u.data.data_len);
 	term_wrote_stream(a, a->written.boot, strlen(a->written.boot), f->u.data.seq, f->u.data.data_len);
-	if (covered)
+	/* A subscription that asked for a repaint (a reconnect's, after a status line) gets it after its replay: no second one. */
+	if ((covered || status) && !a->repaint_coming)
 		link_resubscribe(a);
 }
 

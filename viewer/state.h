@@ -84,6 +84,8 @@ struct attach {
 	bool history_kept;
 	struct alt_tracker alt;
 	bool painted, status_shown, view_shown, subscribed;
+	/* The subscription asked the server to repaint after its replay (something was drawn over the screen), and no SNAPSHOT came yet. */
+	bool repaint_coming;
 	bool notice_given;
 	bool have_exit;
 	int32_t exit_code, exit_signal;

@@ -465,6 +465,11 @@ bool overlays_repaint_owed(const struct overlays *ov);
 void overlays_painted(struct overlays *ov);
 void overlays_after_paint(struct overlays *ov, bool can_draw, struct buf *out, int cols, int rows, int64_t now_ms);
 void overlays_give_way(struct overlays *ov, struct buf *out, int cols, int rows);
+/*
+ * The attach's status line (paint_status_line on the bottom row) gives way
+ * to output as the hint does: its row blanked, a repaint owed.
+ */
+void overlays_status_give_way(struct overlays *ov, struct buf *out, int cols, int rows);
 bool overlays_key_typed(struct overlays *ov, struct buf *out, int cols, int rows);
 void overlays_show_notice(struct overlays *ov, struct buf *out, int cols, int rows, int64_t now_ms);
 void overlays_show_read_only_marker(struct overlays *ov, bool can_draw, struct buf *out, int cols, int rows, int64_t now_ms);

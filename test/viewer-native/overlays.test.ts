@@ -62,6 +62,9 @@ function scriptInTypeScript(options: { readOnly: boolean; prefix: number; name: 
             if (overlays.coveredRows === 0) return 'pass';
             written += overlays.giveWay();
             break;
+          case 'g':
+            written += overlays.statusGiveWay();
+            break;
           case 'n':
             overlays.showNotice();
             break;
@@ -116,12 +119,15 @@ describe('native viewer: the overlays, against overlay.ts and screen-overlays.ts
       // Leaving with rows drawn over blanks them; with none, writes nothing.
       { readOnly: false, prefix: 0x1c, name: 'end', cols: 80, rows: 24, ops: ['p', 'l'] },
       { readOnly: false, prefix: 0x1c, name: 'end', cols: 80, rows: 24, ops: ['p', 'd', 'l', 'n', 'l'] },
+      // The status line gives way to output: its row blanked, a repaint owed until the next paint, over the hint too.
+      { readOnly: false, prefix: 0x1c, name: 'away', cols: 80, rows: 24, ops: ['p', 'g', 's', 'd', 's', 'p', 's', 'g', 'l'] },
+      { readOnly: true, prefix: 0x1c, name: 'away', cols: 1, rows: 1, ops: ['p', 'm', 'g', 's', 'd', 's', 'p', 's'] },
       // A notice before the first paint, and a tiny terminal.
       { readOnly: false, prefix: 0x1c, name: 'tiny', cols: 1, rows: 1, ops: ['n', 's', 'p', 's', 'd', 'k', 'p', 't4000'] },
     ];
     // And seeded random scripts over every op.
     const random = seededRandom(2029);
-    const OPS = ['p', 'k', 'd', 'n', 'm', 't1', 't49', 't1000', 't2999', 't3000', 't4000', 'l', 's'];
+    const OPS = ['p', 'k', 'd', 'g', 'n', 'm', 't1', 't49', 't1000', 't2999', 't3000', 't4000', 'l', 's'];
     for (let i = 0; i < 300; i++) {
       const ops = Array.from({ length: 1 + Math.floor(random() * 20) }, () => OPS[Math.floor(random() * OPS.length)]!);
       scripts.push({ readOnly: random() < 0.4, prefix: Math.floor(random() * 32), name: random() < 0.2 ? null : randomText(random, 12).replace(/[\x00-\x20\x7f]/g, 'x') || 'n', cols: 1 + Math.floor(random() * 200), rows: 1 + Math.floor(random() * 60), ops });

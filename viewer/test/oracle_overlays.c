@@ -17,6 +17,8 @@
  *         d    stream output arrives: what the attach does (give way when
  *              rows are covered and the overlay gives way; "held" when it
  *              holds the output back, "pass" when nothing covers)
+ *         g    stream output arrives under the attach's status line: it
+ *              gives way (overlays_status_give_way)
  *         n    the incomplete-screen notice
  *         m    a key typed read-only (the marker)
  *         tN   N ms pass
@@ -95,6 +97,9 @@ run_script(char **w, int count)
 				continue;
 			}
 			overlays_give_way(&ov, &out, cols, rows);
+			break;
+		case 'g':
+			overlays_status_give_way(&ov, &out, cols, rows);
 			break;
 		case 'n':
 			overlays_show_notice(&ov, &out, cols, rows, now);
