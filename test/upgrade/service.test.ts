@@ -120,6 +120,34 @@ describe('tend upgrade where a service is installed', { timeout: TEST_TIMEOUT_MS
     assert.equal(session.body.status, 'running', 'the session lived through both');
   });
 
+  test('no manager to run it, and a new build that fails: the old build serves again, and the paragraph ends with the line about the unit', async (t) => {
+    const problem = await noUserManager();
+    if (problem === null) return t.skip('this machine has a systemd user manager: the test under a real unit covers it');
+    const scope = useTestScope(t);
+    const userHome = scope.tempDir('tend-svc-user-');
+    const server = startTestServer({ HOME: userHome, XDG_CONFIG_HOME: join(userHome, 'config') });
+    scope.defer(() => server.dispose());
+    const unit = JSON.parse((await server.cli(['service', 'install', '--print', '--manager', 'systemd', '--json'])).stdout) as { name: string; file: string; text: string };
+    mkdirSync(join(unit.file, '..'), { recursive: true });
+    writeFileSync(unit.file, unit.text);
+    assert.equal((await server.cli(['server', 'start'])).code, 0);
+    const broken = makeOtherBuild({
+      dir: join(scope.tempDir('tend-other-'), 'build'),
+      version: '9.4.0',
+      patch: (root) => writeFileSync(join(root, 'dist', 'src', 'server', 'main.js'), 'process.exit(1);\n'),
+    });
+    const r = await cliWith(server.env, ['upgrade', '--from', broken, '--json'], UPGRADE_TIMEOUT_MS);
+    assert.equal(r.code, 1, `the upgrade must fail: ${r.stderr}`);
+    const report = JSON.parse(r.stdout) as UpgradeReport;
+    assert.equal(report.oldServerBack, true, report.message);
+    const health = (await server.api<{ build: string; pid: number }>('GET', '/v1/health')).body;
+    assert.equal(health.build, thisBuild);
+    assert.equal(report.service?.runsIt, false);
+    assert.equal(report.service?.pid, health.pid);
+    assert.match(report.service?.line ?? '', new RegExp(`^going back to \\S+ \\(build ${thisBuild}\\) succeeded, but the server \\(pid ${health.pid}\\) runs outside the service `));
+    assert.ok(report.message.endsWith(` ${report.service?.line}.`), report.message);
+  });
+
   test('no service installed: the report says none, and nothing about a service is said', async (t) => {
     const scope = useTestScope(t);
     const userHome = scope.tempDir('tend-svc-user-');
