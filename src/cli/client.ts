@@ -271,8 +271,13 @@ export class TendClient {
     }
   }
 
-  /** Starts a detached server and waits until it serves (or says why it cannot). */
-  async startServer(): Promise<number> {
+  /**
+   * Starts a detached server and waits until it serves (or says why it
+   * cannot). quiet: no word on the terminal while it waits (`tend attach`'s
+   * own start: the terminal shows a session's screen, and a line there would
+   * be written into it).
+   */
+  async startServer(options: { quiet?: boolean } = {}): Promise<number> {
     const serving = await this.waitForLockHolder();
     if (serving !== null) return serving;
     this.paths.serverSocket = this.ownSocket;
@@ -299,7 +304,7 @@ export class TendClient {
       silenceMs: SERVER_START_TIMEOUT_MS,
       onProgress: (done, total) => {
         // A quick start says nothing; a long recovery says why the command waits.
-        if (told || done >= total || performance.now() - startedAt < RECOVERY_NOTICE_MS || !process.stderr.isTTY) return;
+        if (told || options.quiet === true || done >= total || performance.now() - startedAt < RECOVERY_NOTICE_MS || !process.stderr.isTTY) return;
         told = true;
         process.stderr.write(`tend: the server is recovering ${total} sessions (${done} done)…\n`);
       },

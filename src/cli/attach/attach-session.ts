@@ -202,6 +202,8 @@ export class AttachSession {
   private ackTimer: NodeJS.Timeout | null = null;
   private painted = false;
   private statusShown = false;
+  /** The subscription asked the server to repaint after its replay (something was drawn over the screen), and no snapshot came yet. */
+  private repaintComing = false;
   /** The outer terminal shows a view of the session (it is not the session's size), not its stream. */
   private viewShown = false;
   private subscribed = false;
@@ -505,6 +507,7 @@ export class AttachSession {
         // A panel stays until it ends; the repaint then asks for the screen as it is.
         if (this.overlays.panelShown) return;
         this.statusShown = false;
+        this.repaintComing = false;
         this.overlays.painted();
         this.historyOf = this.sessionId;
         if (frame.view) {
@@ -535,9 +538,18 @@ export class AttachSession {
         const covered = this.overlays.coveredRows > 0;
         if (covered && !this.overlays.givesWayToOutput) return;
         if (covered) this.options.output.write(this.overlays.giveWay());
+        // A status line ("reconnecting…" as the replay of a reconnect begins,
+        // or typing refused) gives way too: left there, the output scrolled it
+        // into the history, or wrote over its start (`tick 394connecting…`).
+        const status = this.statusShown;
+        if (status) {
+          this.statusShown = false;
+          this.options.output.write(this.overlays.statusGiveWay());
+        }
         this.altScreen.feed(frame.data);
         this.writeOut(frame.data, this.written?.boot ?? '', frame.seq);
-        if (covered) this.resubscribe();
+        // A subscription that asked for a repaint (a reconnect's, after a status line) gets it after its replay: no second one.
+        if ((covered || status) && !this.repaintComing) this.resubscribe();
         return;
       }
       case 'title':
@@ -608,6 +620,7 @@ export class AttachSession {
     // After a view the outer screen is not the stream's: a replay would garble it.
     const resume = this.viewShown ? undefined : (this.written ?? undefined);
     const repaint = resume !== undefined && (this.statusShown || this.overlays.repaintOwed);
+    this.repaintComing = repaint;
     this.channelSession.set(this.channel, this.sessionId);
     link.send({
       type: 'subscribe',

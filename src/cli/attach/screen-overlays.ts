@@ -119,6 +119,16 @@ export class ScreenOverlays {
     return erase;
   }
 
+  /**
+   * The attach's status line (statusLine on the bottom row: "reconnecting…",
+   * typing refused) gives way to output as the hint does: returns what blanks
+   * its row (write it before the output); a repaint is owed from then on.
+   */
+  statusGiveWay(): string {
+    this.blanked = true;
+    return eraseOverlay(1, this.host.size());
+  }
+
   /** A key typed outside a panel ends the hint or the notice (the key goes on to the session). */
   keyTyped(): void {
     if (this.overlay !== null && this.overlay.kind !== 'read-only') this.end();

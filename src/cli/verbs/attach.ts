@@ -161,9 +161,9 @@ async function showSession({ target, prefix, readOnly, watcher, events, client, 
     // With --json, what the attach would say in text is in the events.
     errors: events ? discardedOutput : stderr,
     ...(events ? { events: (event: AttachEvent) => events.write(event) } : {}),
-    // A server that died under the attach is started again, as any verb starts it.
+    // A server that died under the attach is started again, as any verb starts it (saying nothing over the screen).
     ensureServer: async () => {
-      if (!(await client.isRunning())) await client.startServer();
+      if (!(await client.isRunning())) await client.startServer({ quiet: true });
     },
     listSessions: () => client.callRoute<SessionChoice[]>(API_ROUTES.listSessions),
     ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
@@ -198,7 +198,7 @@ async function takeOver(fdText: string, target: string, client: TendClient, stdo
     output: stdout,
     errors: stderr,
     ensureServer: async () => {
-      if (!(await client.isRunning())) await client.startServer();
+      if (!(await client.isRunning())) await client.startServer({ quiet: true });
     },
     listSessions: () => client.callRoute<SessionChoice[]>(API_ROUTES.listSessions),
     ...(process.env.TEND_SESSION ? { selfSessionId: process.env.TEND_SESSION } : {}),
