@@ -2,12 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serverArgs, serverNodeFlags } from './node-flags.js';
 
-test('V8 gets one background thread per core beyond the event loop, at least one and at most four, no memory reducer and a quarter of the optimization budget', () => {
-  const rest = ['--no-memory-reducer', '--interrupt-budget=16896'];
-  assert.deepEqual(serverNodeFlags(1), ['--v8-pool-size=1', ...rest]);
-  assert.deepEqual(serverNodeFlags(2), ['--v8-pool-size=1', ...rest]);
-  assert.deepEqual(serverNodeFlags(3), ['--v8-pool-size=2', ...rest]);
-  assert.deepEqual(serverNodeFlags(64), ['--v8-pool-size=4', ...rest]);
+test('V8 gets one background thread per core beyond the event loop, at least one and at most four, and no memory reducer', () => {
+  assert.deepEqual(serverNodeFlags(1), ['--v8-pool-size=1', '--no-memory-reducer']);
+  assert.deepEqual(serverNodeFlags(2), ['--v8-pool-size=1', '--no-memory-reducer']);
+  assert.deepEqual(serverNodeFlags(3), ['--v8-pool-size=2', '--no-memory-reducer']);
+  assert.deepEqual(serverNodeFlags(64), ['--v8-pool-size=4', '--no-memory-reducer']);
 });
 
 test('the server gets these flags, then the caller ones (which can override them), its main and the ready pipe', () => {

@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
  * thread per core beyond the loop's, at most V8's 4.
  */
 export function serverNodeFlags(cores: number = availableParallelism()): string[] {
-  return [`--v8-pool-size=${Math.max(1, Math.min(4, cores - 1))}`, NO_MEMORY_REDUCER, EARLIER_OPTIMIZATION];
+  return [`--v8-pool-size=${Math.max(1, Math.min(4, cores - 1))}`, NO_MEMORY_REDUCER];
 }
 
 /**
@@ -25,18 +25,6 @@ export function serverNodeFlags(cores: number = availableParallelism()): string[
  * V8 reads it when an isolate is made).
  */
 export const NO_MEMORY_REDUCER = '--no-memory-reducer';
-
-/**
- * V8 optimizes a function once it has run a budget of its own bytecode
- * (66 KiB in Node 20) a few times over. A function on a key's path runs
- * once a key, so someone typing runs it unoptimized for thousands of keys:
- * after 1 500 keys the path (viewer-connection, durable-input, the frame
- * codecs) was still baseline code, and the loop spent ~900 µs of CPU a key
- * against ~630 µs with a quarter of the budget, which optimizes it after a
- * few hundred (docs/performance.md). Floods optimize within milliseconds
- * either way; the price is some earlier compiling on V8's thread.
- */
-export const EARLIER_OPTIMIZATION = '--interrupt-budget=16896';
 
 /**
  * Node's arguments for a server whose main is `main`: these flags, then
