@@ -116,9 +116,13 @@ export const PARSED_REPORT_EAGER_BYTES = 64 * 1024;
  * Counts of less parsing wait this long: they only keep the log's unparsed
  * tail and `unparsedBytes` up to date (a read that needs the parse, or a
  * paused holder, has its answer sent at once or is over the eager mark).
- * Reported within 5 ms, each key typed woke the server's loop a second time.
+ * Reported within 5 ms, each key typed woke the server's loop a second time;
+ * within 100 ms, still once a key for someone typing a key every 150-300 ms
+ * (and the host woke for its timer too): ~1 of the loop's ~4 wake-ups a key
+ * at 120 ms a key (docs/performance.md). Within a second, typing pays it
+ * about once a second.
  */
-export const PARSED_REPORT_IDLE_MS = 100;
+export const PARSED_REPORT_IDLE_MS = 1000;
 
 export interface HostStats {
   historyBytes: number;

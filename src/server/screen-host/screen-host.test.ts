@@ -17,6 +17,8 @@ function startHost(t: { after(fn: () => void): void }, budget = 64 * 1024 * 1024
 }
 
 const enc = (s: string) => new TextEncoder().encode(s);
+/** A slow key interval for someone typing (keys come every 150-300 ms). */
+const PERSON_KEY_INTERVAL_MS = 300;
 
 /** Resolves once `predicate` holds, checking after each event from the host. */
 async function until(predicate: () => boolean, what: string): Promise<void> {
@@ -43,6 +45,19 @@ describe('screen host', () => {
     assert.equal(screen.backlogBytes, 0);
     assert.ok(text.startsWith('line 0\nline 1\n'), text.slice(0, 40));
     assert.ok(text.includes('line 48\nline 49'), 'the last line is there');
+  });
+
+  test('the count of a small parse nothing waits for waits for company, so a key typed at a person\'s pace does not wake the loop twice', async (t) => {
+    const { host } = startHost(t);
+    const screen = host.open({ cols: 40, rows: 5 });
+    await screen.flush();
+    // one key's echo, and nothing asked of the host after it: a person types the next key 150-300 ms later
+    const written = performance.now();
+    let countAfterMs = -1;
+    screen.write(enc('x'), { live: true }, () => (countAfterMs = performance.now() - written));
+    await until(() => countAfterMs >= 0, "the echo's parsed count");
+    assert.ok(countAfterMs >= PERSON_KEY_INTERVAL_MS, `the count came ${countAfterMs.toFixed(0)} ms after the write, before a person's next key`);
+    assert.equal(screen.backlogBytes, 0);
   });
 
   test('writes that find the byte lane full go with the batch, and both arrive in order, byte-exact', async (t) => {
