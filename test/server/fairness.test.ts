@@ -35,6 +35,12 @@ test('with 20 sessions flooding, a shell in another session echoes and await ret
 
     const shell = await t.cli(['new', '--json', '--name', 'quiet', '--', 'bash']);
     assert.equal(shell.code, 0, shell.stderr);
+    // The shell's start is not what is measured: on a machine this loaded bash can take longer to draw
+    // its first prompt than await waits for a new shell's first integration marks (4 s).
+    await waitFor('the quiet shell to show its prompt', async () => {
+      const s = await t.api<{ text: string }>('GET', '/v1/sessions/:quiet/screen');
+      return s.status === 200 && /[$#] *$/m.test(s.body.text);
+    }, 120_000);
     const done = await t.cli(['await', ':quiet', '--json', '--timeout', '120', '--', 'echo fair-$((6*7))'], { timeoutMs: 150_000 });
     assert.equal(done.code, 0, done.stderr);
     const result = JSON.parse(done.stdout) as { exitCode: number; output: string };
