@@ -64,11 +64,19 @@ async function send(s: ControlServer, target: string, args: string[]): Promise<v
   assert.equal(r.code, 0, r.stderr);
 }
 
-/** Ctrl-C twice at the fake's prompt, the second once it asks for it: the agent quits, the shell shows its prompt. */
+/**
+ * Ctrl-C twice at the fake's prompt, the second once it asks for it: the agent quits, the shell
+ * shows its prompt. Straight through the API, keys and screen: the second must land within the fake's 2 s
+ * window, which CLI processes started on a loaded machine can miss.
+ */
 async function quitAgent(s: ControlServer, id: string): Promise<void> {
-  await send(s, id, ['--keys', 'C-c']);
-  await waitFor('the fake asking for a second Ctrl-C', async () => (await s.screen(id)).includes('Press Ctrl-C again to exit'));
-  await send(s, id, ['--keys', 'C-c']);
+  const ctrlC = async () => assert.equal((await s.api('POST', `/v1/sessions/${id}/input`, { text: '\x03' })).status, 200);
+  await ctrlC();
+  await waitFor('the fake asking for a second Ctrl-C', async () => {
+    const screen = await s.api<{ text: string }>('GET', `/v1/sessions/${id}/screen`);
+    return screen.status === 200 && screen.body.text.includes('Press Ctrl-C again to exit');
+  });
+  await ctrlC();
 }
 
 describe('an agent started in a tend shell without tend\'s hooks', { timeout: CONTROL_TEST_TIMEOUT_MS, skip: BASH === null ? 'needs bash' : false }, () => {

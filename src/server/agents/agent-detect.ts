@@ -194,6 +194,10 @@ class SessionFollower implements Disposable {
     this.lastCheckAt = now;
     this.checking = true;
     void this.check(purpose)
+      .then((answer) => {
+        // A program caught on its way out is asked about again: the quiet that follows its exit brings no output to arm a check.
+        if (answer === 'ask-again' && this.timer === null && !this.disposed) this.arm(this.deps.quietMs);
+      })
       .catch((err: Error) => this.deps.log.warn(`session ${this.session.label}: could not tell which program holds its terminal: ${err.message}`))
       .finally(() => {
         this.checking = false;
@@ -209,11 +213,11 @@ class SessionFollower implements Disposable {
     return null;
   }
 
-  private async check(purpose: Purpose): Promise<void> {
+  private async check(purpose: Purpose): Promise<'answered' | 'ask-again'> {
     const fg = await this.session.foreground();
-    if (this.disposed || fg.pgid === 0) return;
+    if (this.disposed || fg.pgid === 0) return 'answered';
     const argv = fg.pgid === fg.childPid ? null : this.deps.commandLine(fg.pgid);
-    if (fg.pgid !== fg.childPid && argv === null) return; // gone already, or unreadable: ask again next time
+    if (fg.pgid !== fg.childPid && argv === null) return 'ask-again'; // gone already (a zombie's command line is empty), or unreadable
     // A login shell's name starts with '-'.
     const shellHolds = argv === null || isShellProgram(argv[0]!.replace(/^-/, ''));
     const agent = this.deps.agents.of(this.session.id);
@@ -224,15 +228,16 @@ class SessionFollower implements Disposable {
       }
       // After the exit's own time: the next run of an agent is one begun since.
       this.shellSeenAt = Date.now();
-      return;
+      return 'answered';
     }
     const kind = agentOfCommandLine(argv!);
-    if (kind === null || purpose !== 'notice') return;
+    if (kind === null || purpose !== 'notice') return 'answered';
     if (agent !== undefined) {
-      if (agent.state !== 'exited') return;
+      if (agent.state !== 'exited') return 'answered';
       // An agent whose end its hooks reported may still be on its way out: only a run begun after the shell had the terminal is a new one.
-      if (this.shellSeenAt < agent.since) return;
+      if (this.shellSeenAt < agent.since) return 'answered';
     }
     this.deps.agents.noticed(this.session, kind, hooksMissingWarning(kind));
+    return 'answered';
   }
 }
