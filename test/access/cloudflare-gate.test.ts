@@ -17,7 +17,7 @@ import { TEST_CLOCK_ENV } from '../../src/server/access/clock.js';
 import { attackTable } from './attack-table.js';
 import { startPassThroughProxy } from './tailscale-stand-in.js';
 import { accessClaims, makeSelfSignedCert, makeTeamKey, publicKeyHmacToken, signToken, startAccessTeam, unsignedToken, type AccessTeam, type TeamKey } from './cloudflare-stand-in.js';
-import { httpCall, loginCookieFrom, openTerminal, startRemoteTend, type HttpAnswer, type RemoteTend } from './proxy-identity-harness.js';
+import { expectRefused, httpCall, loginCookieFrom, openTerminal, startRemoteTend, type RemoteTend } from './proxy-identity-harness.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const HOST = 'tend.example.com';
@@ -40,15 +40,6 @@ const claims = (email = ALICE) => accessClaims(team, email, nowSeconds());
 /** A request as the tunnel delivers it: the public Host, https, and the Access token. */
 const viaAccess = (token: string, host = HOST) =>
   httpCall(tunnel.port, { path: '/v1/sessions', headers: { host, 'x-forwarded-proto': 'https', 'cf-access-jwt-assertion': token } });
-
-function expectRefused(attack: string, answer: HttpAnswer, why: RegExp): void {
-  const cookie = loginCookieFrom(answer);
-  const held = answer.status === 403 && why.test(answer.message ?? '') && cookie === null;
-  table.record(attack, { status: 403, code: 'forbidden', words: 'no cookie' }, { status: answer.status, code: answer.code, note: `${cookie === null ? '' : 'COOKIE SET; '}${answer.message ?? answer.text.slice(0, 60)}` }, held);
-  assert.equal(answer.status, 403, answer.text);
-  assert.match(answer.message ?? '', why);
-  assert.equal(cookie, null, 'a refused request got a login cookie');
-}
 
 before(async () => {
   dir = makeTempDir('tend-cfg-');
@@ -88,43 +79,43 @@ describe('cloudflare access identity through the gate', { timeout: TEST_TIMEOUT_
 
   test('forged tokens are refused: wrong key, alg none, HS256 keyed with the public key', async () => {
     const stranger = makeTeamKey(teamKey.kid);
-    expectRefused('JWT signed with a wrong key', await viaAccess(signToken(claims(), stranger)), /^cloudflare: .*signature does not match the team's key/);
-    expectRefused('JWT with alg none', await viaAccess(unsignedToken(claims(), teamKey.kid)), /^cloudflare: .*signed with "none"; only RS256/);
-    expectRefused('JWT HS256 keyed with the public key', await viaAccess(publicKeyHmacToken(claims(), teamKey)), /^cloudflare: .*signed with "HS256"; only RS256/);
+    expectRefused(table, 'JWT signed with a wrong key', await viaAccess(signToken(claims(), stranger)), /^cloudflare: .*signature does not match the team's key/);
+    expectRefused(table, 'JWT with alg none', await viaAccess(unsignedToken(claims(), teamKey.kid)), /^cloudflare: .*signed with "none"; only RS256/);
+    expectRefused(table, 'JWT HS256 keyed with the public key', await viaAccess(publicKeyHmacToken(claims(), teamKey)), /^cloudflare: .*signed with "HS256"; only RS256/);
   });
 
   test('tokens outside their time window are refused: expired, not yet valid', async () => {
     const now = nowSeconds();
-    expectRefused('expired JWT', await viaAccess(signToken({ ...claims(), iat: now - 7200, nbf: now - 7200, exp: now - 600 }, teamKey)), /^cloudflare: .*expired at/);
-    expectRefused('JWT not yet valid', await viaAccess(signToken({ ...claims(), nbf: now + 600 }, teamKey)), /^cloudflare: .*not valid before/);
+    expectRefused(table, 'expired JWT', await viaAccess(signToken({ ...claims(), iat: now - 7200, nbf: now - 7200, exp: now - 600 }, teamKey)), /^cloudflare: .*expired at/);
+    expectRefused(table, 'JWT not yet valid', await viaAccess(signToken({ ...claims(), nbf: now + 600 }, teamKey)), /^cloudflare: .*not valid before/);
   });
 
   test('a wrong issuer, a wrong audience and an email not on the list are refused', async () => {
-    expectRefused('JWT from another issuer', await viaAccess(signToken({ ...claims(), iss: 'https://otherteam.cloudflareaccess.com' }, teamKey)), /^cloudflare: .*issued by "https:\/\/otherteam/);
-    expectRefused('JWT for another audience', await viaAccess(signToken({ ...claims(), aud: ['another-application'] }, teamKey)), /^cloudflare: .*another Access application/);
-    expectRefused('JWT email not on the list', await viaAccess(signToken(claims('mallory@example.com'), teamKey)), /^cloudflare: the email "mallory@example\.com" is not on this tend's list/);
+    expectRefused(table, 'JWT from another issuer', await viaAccess(signToken({ ...claims(), iss: 'https://otherteam.cloudflareaccess.com' }, teamKey)), /^cloudflare: .*issued by "https:\/\/otherteam/);
+    expectRefused(table, 'JWT for another audience', await viaAccess(signToken({ ...claims(), aud: ['another-application'] }, teamKey)), /^cloudflare: .*another Access application/);
+    expectRefused(table, 'JWT email not on the list', await viaAccess(signToken(claims('mallory@example.com'), teamKey)), /^cloudflare: the email "mallory@example\.com" is not on this tend's list/);
   });
 
   test('a malformed token is refused', async () => {
-    expectRefused('malformed JWT', await viaAccess('not.a-token'), /^cloudflare: .*three base64url parts/);
-    expectRefused('JWT with padding', await viaAccess(`${signToken(claims(), teamKey)}==`), /^cloudflare: .*not base64url/);
+    expectRefused(table, 'malformed JWT', await viaAccess('not.a-token'), /^cloudflare: .*three base64url parts/);
+    expectRefused(table, 'JWT with padding', await viaAccess(`${signToken(claims(), teamKey)}==`), /^cloudflare: .*not base64url/);
   });
 
   test('an unknown kid fetches the keys again only after the cooldown, once', async () => {
     const before = team.fetches();
     const unknown = makeTeamKey('access-key-2');
-    expectRefused('JWT with an unknown kid', await viaAccess(signToken(claims(), unknown)), /^cloudflare: .*not among the team's keys/);
+    expectRefused(table, 'JWT with an unknown kid', await viaAccess(signToken(claims(), unknown)), /^cloudflare: .*not among the team's keys/);
     assert.equal(team.fetches(), before, 'fetched again within the cooldown');
     writeFileSync(clockFile, String(31_000));
-    expectRefused('JWT with an unknown kid, after the cooldown', await viaAccess(signToken(claims(), unknown)), /^cloudflare: .*not among the team's keys/);
+    expectRefused(table, 'JWT with an unknown kid, after the cooldown', await viaAccess(signToken(claims(), unknown)), /^cloudflare: .*not among the team's keys/);
     assert.equal(team.fetches(), before + 1);
-    expectRefused('JWT with another unknown kid', await viaAccess(signToken(claims(), makeTeamKey('access-key-3'))), /not among the team's keys/);
+    expectRefused(table, 'JWT with another unknown kid', await viaAccess(signToken(claims(), makeTeamKey('access-key-3'))), /not among the team's keys/);
     assert.equal(team.fetches(), before + 1, 'fetched again within the cooldown');
   });
 
   test('a valid token on a Host that is not allowed (DNS rebinding) is refused before the token is read', async () => {
     const before = team.fetches();
-    expectRefused('Access token on a Host not allowed', await viaAccess(signToken(claims(), teamKey), 'rebind.attacker.example'), /the Host "rebind\.attacker\.example" is not one/);
+    expectRefused(table, 'Access token on a Host not allowed', await viaAccess(signToken(claims(), teamKey), 'rebind.attacker.example'), /the Host "rebind\.attacker\.example" is not one/);
     assert.equal(team.fetches(), before);
   });
 });

@@ -9,6 +9,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startTestServer, waitFor, type TestServer } from '../server/harness.js';
+import type { AttackTable } from './attack-table.js';
 import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 
 export interface RemoteTend {
@@ -147,4 +148,17 @@ export function openTerminal(port: number, headers: Record<string, string>, sess
       if (frame.type === 'snapshot' && frame.data.includes(mark)) finish({ opened: true, screen: frame.data });
     });
   });
+}
+
+/**
+ * Asserts the gate refused the request with the identity check's reason (why) and set no cookie,
+ * and records the attack as a row of the file's table.
+ */
+export function expectRefused(table: AttackTable, attack: string, answer: HttpAnswer, why: RegExp): void {
+  const cookie = loginCookieFrom(answer);
+  const held = answer.status === 403 && why.test(answer.message ?? '') && cookie === null;
+  table.record(attack, { status: 403, code: 'forbidden', words: 'no cookie' }, { status: answer.status, code: answer.code, note: `${cookie === null ? '' : 'COOKIE SET; '}${answer.message ?? answer.text.slice(0, 60)}` }, held);
+  assert.equal(answer.status, 403, answer.text);
+  assert.match(answer.message ?? '', why);
+  assert.equal(cookie, null, 'a refused request got a login cookie');
 }

@@ -14,7 +14,7 @@ import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { OTHER_USER, runsAsRoot } from '../support/as-another-user.js';
 import { attackTable } from './attack-table.js';
 import { startPassThroughProxy, startServeStandIn, writeTailscaleStandIn, type ServeStandIn } from './tailscale-stand-in.js';
-import { httpCall, loginCookieFrom, openTerminal, startRemoteTend, type HttpAnswer, type RemoteTend } from './proxy-identity-harness.js';
+import { expectRefused, httpCall, loginCookieFrom, openTerminal, startRemoteTend, type HttpAnswer, type RemoteTend } from './proxy-identity-harness.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const HOST = 'box.tail1234.ts.net';
@@ -30,16 +30,6 @@ let tend: RemoteTend;
 let serve: ServeStandIn;
 let proxy: { port: number; close(): Promise<void> };
 let sessionId: string;
-
-/** Asserts the gate refused with the Tailscale verifier's reason and set no cookie, and records the attack. */
-function expectRefused(attack: string, answer: HttpAnswer, why: RegExp): void {
-  const cookie = loginCookieFrom(answer);
-  const held = answer.status === 403 && why.test(answer.message ?? '') && cookie === null;
-  table.record(attack, { status: 403, code: 'forbidden', words: 'no cookie' }, { status: answer.status, code: answer.code, note: `${cookie === null ? '' : 'COOKIE SET; '}${answer.message ?? answer.text.slice(0, 60)}` }, held);
-  assert.equal(answer.status, 403, answer.text);
-  assert.match(answer.message ?? '', why);
-  assert.equal(cookie, null, 'a refused request got a login cookie');
-}
 
 const api = (port: number, headers: Record<string, string | string[]>) => httpCall(port, { path: '/v1/sessions', headers: { host: HOST, ...headers } });
 
@@ -84,12 +74,12 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
   });
 
   test('forged headers straight to 127.0.0.1 (no forwarded hop) are refused', async () => {
-    expectRefused('forged Tailscale headers straight to 127.0.0.1', await api(tend.port, { 'tailscale-user-login': ALICE }), /^tailscale: .*without X-Forwarded-For/);
+    expectRefused(table, 'forged Tailscale headers straight to 127.0.0.1', await api(tend.port, { 'tailscale-user-login': ALICE }), /^tailscale: .*without X-Forwarded-For/);
   });
 
   test('forged headers with a tailnet X-Forwarded-For, through a local reverse proxy, are refused', async () => {
     const answer = await api(proxy.port, { 'tailscale-user-login': ALICE, 'x-forwarded-for': ALICE_ADDRESS });
-    expectRefused('forged Tailscale headers through a local reverse proxy', answer, /^tailscale: the last forwarded hop 127\.0\.0\.1 is not a tailnet address/);
+    expectRefused(table, 'forged Tailscale headers through a local reverse proxy', answer, /^tailscale: the last forwarded hop 127\.0\.0\.1 is not a tailnet address/);
   });
 
   test('forged headers from another user of this machine are refused', async (t) => {
@@ -106,7 +96,7 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
     const raw = JSON.parse(out) as { status: number; headers: HttpAnswer['headers']; text: string };
     const body = JSON.parse(raw.text) as { error: { code: string; message: string } };
     const answer: HttpAnswer = { ...raw, message: body.error.message, code: body.error.code };
-    expectRefused('forged Tailscale headers from another local user', answer, new RegExp(`^tailscale: .*from a process of uid ${OTHER_USER.uid} on this machine`));
+    expectRefused(table, 'forged Tailscale headers from another local user', answer, new RegExp(`^tailscale: .*from a process of uid ${OTHER_USER.uid} on this machine`));
   });
 
   test('forged headers from another address (tend listening beyond loopback) are refused', async (t) => {
@@ -115,31 +105,31 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
     const port = await freePort(outside);
     await tend.remote('enable', '--listen', `${outside}:${port}`);
     const answer = await httpCall(port, { address: outside, path: '/v1/sessions', headers: { host: HOST, 'tailscale-user-login': ALICE, 'x-forwarded-for': ALICE_ADDRESS } });
-    expectRefused(`forged Tailscale headers from ${outside}`, answer, new RegExp(`^tailscale: .*came straight from ${outside.replace(/\./g, '\\.')}`));
+    expectRefused(table, `forged Tailscale headers from ${outside}`, answer, new RegExp(`^tailscale: .*came straight from ${outside.replace(/\./g, '\\.')}`));
   });
 
   test('a login header that whois contradicts is refused', async () => {
     const answer = await api(tend.port, { 'tailscale-user-login': ALICE, 'x-forwarded-for': BOB_ADDRESS });
-    expectRefused('Tailscale login that whois contradicts', answer, /^tailscale: Tailscale-User-Login says "alice@example\.com" but `tailscale whois 100\.101\.102\.103` says "bob@example\.com"/);
+    expectRefused(table, 'Tailscale login that whois contradicts', answer, /^tailscale: Tailscale-User-Login says "alice@example\.com" but `tailscale whois 100\.101\.102\.103` says "bob@example\.com"/);
   });
 
   test('a tagged node naming a user is refused; through serve it gets no identity and must sign in', async () => {
     const forged = await api(tend.port, { 'tailscale-user-login': ALICE, 'x-forwarded-for': TAGGED_ADDRESS });
-    expectRefused('tagged Tailscale node claiming a user', forged, /^tailscale: .*tagged Tailscale node \(tag:ci\)/);
+    expectRefused(table, 'tagged Tailscale node claiming a user', forged, /^tailscale: .*tagged Tailscale node \(tag:ci\)/);
     serve.setClient({ address: TAGGED_ADDRESS, peer: { login: ALICE, tags: ['tag:ci'] } });
     const viaServe = await api(serve.port, {});
-    expectRefused('tagged Tailscale node through serve', viaServe, /sign in first/);
+    expectRefused(table, 'tagged Tailscale node through serve', viaServe, /sign in first/);
   });
 
   test('a tailnet user whois confirms but who is not on the list is refused', async () => {
     serve.setClient({ address: BOB_ADDRESS, peer: { login: 'bob@example.com' } });
-    expectRefused('Tailscale login not on the list', await api(serve.port, {}), /^tailscale: the Tailscale login "bob@example\.com" is not on this tend's list/);
+    expectRefused(table, 'Tailscale login not on the list', await api(serve.port, {}), /^tailscale: the Tailscale login "bob@example\.com" is not on this tend's list/);
   });
 
   test('a listed user on a Host that is not allowed (DNS rebinding) is refused before any identity', async () => {
     serve.setClient({ address: ALICE_ADDRESS, peer: { login: ALICE } });
     const answer = await httpCall(serve.port, { path: '/v1/sessions', headers: { host: 'rebind.attacker.example' } });
-    expectRefused('Tailscale user on a Host not allowed', answer, /the Host "rebind\.attacker\.example" is not one this tend server answers to/);
+    expectRefused(table, 'Tailscale user on a Host not allowed', answer, /the Host "rebind\.attacker\.example" is not one this tend server answers to/);
   });
 });
 
