@@ -5,6 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../../common/home-lock.js';
 import { serverArgs } from '../../common/node-flags.js';
 import { ensureRuntimeDirs } from '../../common/paths.js';
 import { parseReadyLine } from '../../protocol/ready-pipe.js';
@@ -23,15 +24,6 @@ const PID_POLL_MS = 25;
 /** The new server's descriptors: the ready pipe (as every starter gives it) and the take-over gate. */
 const READY_FD = 3;
 const GATE_FD = 4;
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Resolves true once `pid` has exited, false after `timeoutMs`. */
 export async function waitExit(pid: number, timeoutMs: number): Promise<boolean> {
