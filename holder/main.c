@@ -430,6 +430,8 @@ resume(struct holder *h, const char *fd_text)
 	int sig = -1;
 
 	conn_init_all(h);
+	/* No timer of the old image's runs on, but the grace the state carries. */
+	holder_reset_deadlines(h);
 	if (parse_number("resume-fd", fd_text, 0, INT_MAX, &fd, cause) != 0 ||
 	    state_file_read(h, (int)fd, cause) != 0 ||
 	    (sig = signals_setup(cause)) < 0) {

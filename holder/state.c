@@ -287,7 +287,7 @@ state_get_holder(struct holder *h, struct get *g, char *cause)
 	h->output_done = (flags & HOLDER_F_OUTPUT_DONE) != 0;
 	h->holding = (flags & HOLDER_F_HOLDING) != 0;
 	h->hold_deadline_ms = holder_now_ms() + HANDOVER_HOLD_MS;
-	holder_reset_deadlines(h);
+	/* The other deadlines were reset by the caller (resume in main.c). */
 	if (h->output_done)
 		h->grace_deadline_ms = holder_now_ms() + (int64_t)grace_left;
 	return 0;

@@ -191,6 +191,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fileno(file);
 	lseek(fd, 0, SEEK_SET);
 	memset(&holder, 0, sizeof holder);
+	holder_reset_deadlines(&holder);	/* as resume() does first */
 	if (state_file_read(&holder, fd, cause) == 0)
 		check_accepted(&holder);
 	else if (cause[0] == '\0')
