@@ -244,7 +244,9 @@ class SleepFollower extends DisposableBase {
       this.deps.log.warn(`session ${session.label}: could not put ${this.title} to sleep: ${ending.why}`);
       this.phase = 'awake';
       this.showLive();
-      void removeKeptScreen(this.file).catch(() => undefined);
+      // Gone before the agent reads idle again: a sleep given up leaves no kept screen behind.
+      await removeKeptScreen(this.file).catch(() => undefined);
+      if (this.isDisposed) return;
       agent.sleepRecord = undefined;
       agent.setState('idle');
       agent.setWarning(`tend could not put ${this.title} to sleep: ${ending.why}`);
