@@ -2,11 +2,18 @@
 // client, against a real server with real holders, shells and a python3 REPL.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, waitFor } from '../server/harness.js';
 import { endedCommand, mcpWithServer, type McpPeer } from './mcp-harness.js';
+
+/** The foreground process group of the terminal a process has (its /proc stat's tpgid). */
+function foregroundGroupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command's closing parenthesis: state, ppid, pgrp, session, tty_nr, tpgid.
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+}
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -79,6 +86,10 @@ describe('tend mcp: terminal tools', { timeout: TEST_TIMEOUT_MS }, () => {
     const prompt = await firstPrompt(mcp, session.id);
     await mcp.call('send', { session: session.id, text: 'sleep 100', enter: true });
     await waitFor('sleep to run', async () => (await server.api('GET', `/v1/sessions/${session.id}/commands`)).body[0]?.running === true);
+    // And to hold the terminal: the command's mark comes before bash hands the terminal to it, and a
+    // Ctrl-C in between reaches bash, not sleep (a person would not type that fast; a loaded machine does).
+    const shellPid = (await server.api<{ pid: number }>('GET', `/v1/sessions/${session.id}`)).body.pid;
+    await waitFor('sleep in the foreground', () => foregroundGroupOf(shellPid) !== shellPid);
     const stopped = await mcp.call('send', { session: session.id, keys: ['C-c'], screen_after: true });
     assert.equal(stopped.isError, false, stopped.text);
     assert.equal(stopped.value.bytes, 1, 'C-c is one byte, not the text "C-c"');
