@@ -49,14 +49,22 @@ const USAGE = `usage: npm run bench -- [--quick] [--rounds N] [--only SUITE,...]
   --only     run only these suites: ${SUITES.map((s) => s.name).join(', ')}`;
 
 function parseOptions(): { quick: boolean; rounds: number; only: string[] | null } {
-  const { values } = parseArgs({
-    options: {
-      quick: { type: 'boolean', default: false },
-      rounds: { type: 'string' },
-      only: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        rounds: { type: 'string' },
+        only: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    // A mistyped option is the person's, not a bug: say which and how it goes, no stack.
+    console.error(`tend bench: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values } = parsed;
   if (values.help) {
     console.log(USAGE);
     process.exit(0);

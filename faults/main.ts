@@ -31,17 +31,25 @@ const USAGE = `usage: npm run faults -- [--short] [--part NAME[,NAME...]] [--see
   naming any of these it was given (a run smaller than the full one says so).`;
 
 function parseOptions(): { short: boolean; parts: Part[]; seed: number; all: boolean; scale: Pick<RunOptions, 'kills' | 'soakMinutes' | 'fuzzShort'> } {
-  const { values } = parseArgs({
-    options: {
-      short: { type: 'boolean', default: false },
-      part: { type: 'string' },
-      seed: { type: 'string' },
-      kills: { type: 'string' },
-      'soak-minutes': { type: 'string' },
-      'fuzz-short': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        short: { type: 'boolean', default: false },
+        part: { type: 'string' },
+        seed: { type: 'string' },
+        kills: { type: 'string' },
+        'soak-minutes': { type: 'string' },
+        'fuzz-short': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    // A mistyped option is the person's, not a bug: say which and how it goes, no stack.
+    console.error(`tend faults: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const { values } = parsed;
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
