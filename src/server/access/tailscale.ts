@@ -15,6 +15,7 @@ import { execFile } from 'node:child_process';
 import { BlockList, isIP, isIPv4, type Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { loopbackPeerUid, peerLookupFor, type PeerLookup } from './peer-uid.js';
+import { isLoopbackAddress } from './hosts.js';
 import type { IdentityVerdict, IdentityVerifier, RemoteSettings } from './identity.js';
 
 /** whois answers from tailscaled's memory in milliseconds; past this the caller is refused rather than held. */
@@ -101,7 +102,7 @@ export function tailscaleVerifier(options: TailscaleVerifierOptions = {}): Ident
     if (claimedLogin === null) return refuse('Tailscale-User-Login is not a login `tailscale serve` would send (a malformed encoded word)');
 
     const peer = req.socket.remoteAddress;
-    if (peer === undefined || !isLoopback(peer)) {
+    if (peer === undefined || !isLoopbackAddress(peer)) {
       return refuse(`Tailscale identity headers are believed only from \`tailscale serve\` on this machine; this request came straight from ${peer ?? 'an unknown address'}`);
     }
     // Once per connection: a socket cannot change owner, and the table costs
@@ -146,11 +147,6 @@ export function isTailnetAddress(address: string): boolean {
   if (type === 4) return TAILNET_ADDRESSES.check(address, 'ipv4');
   if (type === 6) return TAILNET_ADDRESSES.check(address, 'ipv6');
   return false;
-}
-
-function isLoopback(address: string): boolean {
-  const bare = address.startsWith('::ffff:') && isIPv4(address.slice(7)) ? address.slice(7) : address;
-  return bare === '::1' || (isIPv4(bare) && bare.startsWith('127.'));
 }
 
 /** The loopback peer's socket belongs to tailscaled (root) or to this user; checked where the system's table says so (Linux). */
