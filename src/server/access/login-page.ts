@@ -47,24 +47,24 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/** The login page, with a line saying why it was shown when there is one. */
-export function loginPage(note: string | null): { html: string; headers: Record<string, string> } {
-  const html = `<!doctype html>
+/**
+ * The login page: the same bytes for every caller (the script reads the
+ * token in the browser), so it is put together once.
+ */
+export const LOGIN_PAGE: { readonly html: string; readonly headers: Readonly<Record<string, string>> } = {
+  html: `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>tend: sign in</title><style>${STYLE}</style></head>
 <body><h1>Sign in to tend</h1>
-<p id="state">${escapeHtml(note ?? 'This browser is not signed in.')}</p>
+<p id="state">This browser is not signed in.</p>
 <p>On the machine tend runs on, run <code>tend remote link</code> and open the link it prints here. Each link signs in one browser, once, within 10 minutes.</p>
 <script>${SCRIPT}</script></body></html>
-`;
-  return {
-    html,
-    headers: {
-      ...PAGE_SECURITY_HEADERS,
-      'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
-    },
-  };
-}
+`,
+  headers: {
+    ...PAGE_SECURITY_HEADERS,
+    'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+  },
+};
 
 /** A plain page for a refused page request: what happened and what to do. */
 export function refusalPage(message: string): { html: string; headers: Record<string, string> } {

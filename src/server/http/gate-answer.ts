@@ -9,7 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import { ApiError } from './errors.js';
 import { send } from './router.js';
 import type { GateRefusal } from '../access/gate.js';
-import { loginPage, refusalPage } from '../access/login-page.js';
+import { LOGIN_PAGE, refusalPage } from '../access/login-page.js';
 
 const SIGN_IN_STATUS = 401;
 
@@ -25,12 +25,12 @@ export function answerRefusal(req: IncomingMessage, res: ServerResponse, refusal
     send(res, { status: 403, json: new ApiError('forbidden', refusal.message).body() });
     return;
   }
-  const { html, headers } = refusal.signIn ? loginPage(null) : refusalPage(refusal.message);
+  const { html, headers } = refusal.signIn ? LOGIN_PAGE : refusalPage(refusal.message);
   send(res, { status: refusal.signIn ? SIGN_IN_STATUS : 403, text: req.method === 'HEAD' ? '' : html, contentType: 'text/html; charset=utf-8', headers });
 }
 
 export function serveLoginPage(req: IncomingMessage, res: ServerResponse): void {
-  const { html, headers } = loginPage(null);
+  const { html, headers } = LOGIN_PAGE;
   send(res, { status: 200, text: req.method === 'HEAD' ? '' : html, contentType: 'text/html; charset=utf-8', headers });
 }
 
