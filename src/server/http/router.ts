@@ -119,12 +119,20 @@ export class Router {
  * and a client of another build learns it without asking.
  */
 function sayWhichTend(res: ServerResponse): void {
-  for (const [name, value] of Object.entries(whichTendHeaders())) res.setHeader(name, value);
+  for (const [name, value] of WHICH_TEND_HEADER_ENTRIES) res.setHeader(name, value);
 }
 
+/** Which tend answers does not change while the process runs: built once, not on every request. */
+const WHICH_TEND_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  [VERSION_HEADER]: TEND_VERSION,
+  [BUILD_HEADER]: TEND_BUILD,
+  [API_HEADER]: formatVersionRange(API_VERSIONS),
+});
+const WHICH_TEND_HEADER_ENTRIES = Object.entries(WHICH_TEND_HEADERS);
+
 /** The headers that say which tend answers: also on the answers written before any route (client-errors.ts). */
-export function whichTendHeaders(): Record<string, string> {
-  return { [VERSION_HEADER]: TEND_VERSION, [BUILD_HEADER]: TEND_BUILD, [API_HEADER]: formatVersionRange(API_VERSIONS) };
+export function whichTendHeaders(): Readonly<Record<string, string>> {
+  return WHICH_TEND_HEADERS;
 }
 
 /**
