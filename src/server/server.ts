@@ -116,6 +116,7 @@ export class TendServer extends DisposableBase {
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
   recovered: Record<string, number> = {};
+  /** What recovery at start came to (the API answers only once it is done). */
   private recovery: RecoveryProgress = { total: 0, recovered: 0, cold: 0, done: false };
 
   constructor(private readonly options: ServerOptions) {
@@ -231,11 +232,6 @@ export class TendServer extends DisposableBase {
     void upgradeHoldersIfAsked({ registry: this.registry, log, holderPath: this.options.holderPath });
   }
 
-  /** What recovery at start came to (the API answers only once it is done). */
-  private recoveryProgress(): RecoveryProgress {
-    return this.recovery;
-  }
-
   /**
    * Of the sessions the store said were running, how many came back live (a
    * holder reattached: running, or exited with the status its holder kept)
@@ -278,7 +274,7 @@ export class TendServer extends DisposableBase {
           api: API_VERSIONS,
         },
         service: runningService(),
-        recovery: this.recoveryProgress(),
+        recovery: this.recovery,
         pid: process.pid,
         boot: this.boot,
         startedAt: this.startedAt,
