@@ -24,12 +24,12 @@ function describe(tend: ServerTend): string {
 }
 
 /** True when the server is not this build. */
-export function isOtherBuild(server: ServerTend): boolean {
+function isOtherBuild(server: ServerTend): boolean {
   return server.build !== TEND_BUILD || (server.version !== null && server.version !== TEND_VERSION);
 }
 
 /** The line for a server of another build whose API this tend speaks. */
-export function otherBuildLine(server: ServerTend): string {
+function otherBuildLine(server: ServerTend): string {
   return `tend: the server is ${describe(server)}, this is tend ${TEND_VERSION} (build ${TEND_BUILD}): ${REMEDY}`;
 }
 
