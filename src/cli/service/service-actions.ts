@@ -10,6 +10,7 @@ import type { ServiceKind } from './service-command.js';
 import { ServiceManagerError, type JobState, type ServiceManager } from './service-manager.js';
 import { UnitTextError } from './systemd-unit.js';
 import { PlistTextError } from './launchd-plist.js';
+import { stopGracefully } from '../upgrade/server-process.js';
 
 /** The manager's server has this long to answer after install (recovery of many sessions included). */
 const SERVICE_ANSWER_TIMEOUT_MS = 30_000;
@@ -71,17 +72,8 @@ async function health(client: TendClient): Promise<HealthReply | null> {
 
 /** Asks a running server to stop (it checkpoints; holders stay) and waits until its process is gone. */
 async function stopServer(client: TendClient, pid: number): Promise<void> {
-  await client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path);
-  const deadline = Date.now() + STOP_WAIT_MS;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    if (Date.now() > deadline) throw new CliError(`the server (pid ${pid}) did not stop within ${STOP_WAIT_MS / 1000} s, so the service was not started beside it; see ${client.paths.serverLog}`);
-    await sleep(POLL_MS);
-  }
+  if (await stopGracefully(client, pid, STOP_WAIT_MS)) return;
+  throw new CliError(`the server (pid ${pid}) did not stop within ${STOP_WAIT_MS / 1000} s, so the service was not started beside it; see ${client.paths.serverLog}`);
 }
 
 /** Waits until the server that answers is the job's main process. */
