@@ -49,7 +49,7 @@ const CARRIED_VARIABLES = ['TEND_RUNTIME_DIR', 'TEND_PORT', 'TEND_HOLDER', 'TEND
 /**
  * TEND_SERVICE tells the server which manager runs it (health's `service`,
  * and under systemd each holder in its own scope); the server checks it
- * against what the manager itself sets (src/server/service-manager.ts).
+ * against what the manager itself sets (src/server/running-service.ts).
  * `mainPath` names another build's server (tend upgrade moving the server
  * back under the service names the build it installed).
  */
