@@ -1,23 +1,15 @@
-import { spawn } from 'node:child_process';
 import type { Verb } from '../verb.js';
 import { jsonOption, printJson } from '../verb.js';
 import { CliError } from '../client.js';
 import { API_ROUTES, type HealthReply, type SessionInfo, type Workspace } from '../../protocol/api/index.js';
-import { APP_BROWSER_ARGS_ENV, planAppWindow, type OpenPlan } from '../open/app-window.js';
+import { APP_BROWSER_ARGS_ENV, defaultOpener, planAppWindow, type OpenPlan } from '../open/app-window.js';
 import { launchDetached } from '../open/launch.js';
 import { shellLine } from '../../common/command-line.js';
 
-/** Opens a URL with the desktop's opener, if there is one; never waits for it. */
-function openInBrowser(url: string): boolean {
-  const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
-  try {
-    const child = spawn(opener, [url], { detached: true, stdio: 'ignore' });
-    child.on('error', () => undefined);
-    child.unref();
-    return true;
-  } catch {
-    return false;
-  }
+/** Opens a URL with the desktop's opener, if there is one; never waits for it, and a failure is not the verb's. */
+async function openInBrowser(url: string): Promise<void> {
+  const opener = defaultOpener(url, process.env, process.platform);
+  if (opener !== null) await launchDetached(opener, process.env).catch(() => undefined);
 }
 
 /**
@@ -100,7 +92,7 @@ ${APP_BROWSER_ARGS_ENV} adds arguments to the browser's (for tests and scripts).
       return 0;
     }
     if (plan) await openAppWindow(plan, process.env, stderr);
-    else openInBrowser(url);
+    else await openInBrowser(url);
     return 0;
   },
 };
