@@ -169,19 +169,6 @@ handover_ready(const struct holder *h, char *cause)
 	return 0;
 }
 
-/* The socket's directory, where a state file without memfd is made. */
-static void
-handover_dir(const char *socket_path, char *dir, size_t room)
-{
-	const char *slash = strrchr(socket_path, '/');
-	size_t n = slash == NULL ? 0 : (size_t)(slash - socket_path);
-
-	if (slash == NULL)
-		snprintf(dir, room, ".");
-	else
-		snprintf(dir, room, "%.*s", (int)(n == 0 ? 1 : n), socket_path);
-}
-
 static int
 set_cloexec(int fd, bool on)
 {
@@ -203,7 +190,8 @@ handover_write_state(const struct holder *h, char *cause)
 	char dir[4096];
 	int fd;
 
-	handover_dir(h->listener.path, dir, sizeof dir);
+	/* The socket's directory: where a state file without memfd is made. */
+	listen_dirname(h->listener.path, dir, sizeof dir);
 	fd = sys_state_file(dir, cause);
 	if (fd < 0)
 		return -1;

@@ -202,6 +202,7 @@ struct listener {
 };
 
 int	 listen_check_path(const char *path, char *cause);
+void	 listen_dirname(const char *path, char *dir, size_t room);
 int	 listen_open(struct listener *, const char *path, char *cause);
 void	 listen_check_file(struct listener *);
 void	 listen_remove(struct listener *);

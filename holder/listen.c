@@ -31,7 +31,7 @@ listen_fill_address(struct sockaddr_un *sa, const char *path, char *cause)
 }
 
 /* The directory part of `path` into `dir` ("." when there is none). */
-static void
+void
 listen_dirname(const char *path, char *dir, size_t room)
 {
 	const char *slash = strrchr(path, '/');
