@@ -229,6 +229,13 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
       b.writeBigUInt64LE(BigInt(ringBytes), 16);
       return b;
     };
+    // The holder's fields all zero, then a PTY of a sane size whose descriptor is 3: in the new image, the state file itself.
+    const HOLDER_FIELDS_BYTES = 45;
+    const ptyFields = Buffer.alloc(HOLDER_FIELDS_BYTES + 25);
+    ptyFields.writeUInt32LE(3, HOLDER_FIELDS_BYTES);
+    ptyFields.writeUInt32LE(process.pid, HOLDER_FIELDS_BYTES + 4);
+    ptyFields.writeUInt16LE(80, HOLDER_FIELDS_BYTES + 8);
+    ptyFields.writeUInt16LE(24, HOLDER_FIELDS_BYTES + 10);
     const cases: Array<[string, Buffer, RegExp]> = [
       ['empty', Buffer.alloc(0), /ends inside its header/],
       ['another magic', Buffer.concat([Buffer.from('NOTSTATE'), Buffer.alloc(16)]), /does not start as a holder's state does/],
@@ -236,7 +243,8 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
       ['a prefix over the limit', header(0x7fff_ffff, 0), /a length over what a holder writes/],
       ['a prefix cut short', Buffer.concat([header(400, 0), Buffer.alloc(100)]), /ends inside its fields/],
       ['fields missing', Buffer.concat([header(20, 0), Buffer.alloc(20)]), /ends inside the holder's fields/],
-      ['descriptors that are not a PTY', Buffer.concat([header(200, 0), Buffer.alloc(200, 0x01)]), /not one this holder can resume/],
+      ['a grace left past the exit grace', Buffer.concat([header(200, 0), Buffer.alloc(200, 0x01)]), /an exit grace out of range/],
+      ['a PTY descriptor that is no terminal', Buffer.concat([header(ptyFields.length, 0), ptyFields]), /its PTY descriptor is not an open terminal/],
     ];
     for (const [name, bytes, reason] of cases) {
       const file = join(dir, name.replace(/\W+/g, '-'));
