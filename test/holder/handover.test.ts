@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { useTestScope, type TestScope } from '../support/test-scope.js';
+import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { HolderConnection, defaultHolderPath } from '../../src/holder-client/index.js';
@@ -58,11 +58,6 @@ function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
 
-/** Connects, says HELLO and takes the lease, asking again while the old controller's close is still on its way. */
-async function controllerAfterHandover(scope: TestScope, socketPath: string, from: number): Promise<RecordingController> {
-  return RecordingController.start(scope, socketPath, from);
-}
-
 describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }, () => {
   test('under a program writing without pause and reading input: same pid and child, no hang-up, every byte and every key once', async (t) => {
     const scope = useTestScope(t);
@@ -84,8 +79,8 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     assert.deepEqual(outcome, { outcome: 'closed' });
     const handedAt = first.endOffset;
 
-    // The new image takes the next controller; the stream goes on from where the first one stopped.
-    const second = await controllerAfterHandover(scope, h.socketPath, handedAt);
+    // The new image takes the next controller (start asks for the lease until the old close has reached it); the stream goes on from where the first one stopped.
+    const second = await RecordingController.start(scope, h.socketPath, handedAt);
     const after = second.conn.lastState;
     assert.equal(after.generation, before.generation, 'the generation carries over');
     assert.equal(after.childPid, h.childPid, 'the same child');
@@ -151,7 +146,7 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
       return steady >= 10 || offset - handedAt > 2 * ringBytes;
     }, { what: 'the new image to stop reading the PTY', intervalMs: 30, describe: () => `offset ${last}, handed over at ${handedAt}` });
     assert.ok(last - handedAt <= ringBytes, `the new image read ${last - handedAt} bytes past the controller's place, more than its ${ringBytes}-byte ring`);
-    const second = await controllerAfterHandover(scope, h.socketPath, handedAt);
+    const second = await RecordingController.start(scope, h.socketPath, handedAt);
     await second.waitForBytes(4 * ringBytes);
     assert.equal(second.gap, false, 'no byte left the ring before the controller came back');
     assert.equal(second.startOffset, handedAt);
@@ -172,7 +167,7 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     first.conn.inputFrom(writer, 0, input);
     await taken.waitForTotal(writer, SENT_BYTES);
     assert.deepEqual(await first.conn.exec(holderPath), { outcome: 'closed' });
-    const second = await controllerAfterHandover(scope, h.socketPath, first.endOffset);
+    const second = await RecordingController.start(scope, h.socketPath, first.endOffset);
     // The writer's count came along: asking again gives all of it.
     assert.equal(await new TakenLog(second.conn).ask(second.conn, writer, 0), SENT_BYTES);
     writeFileSync(join(h.dir, 'go'), '');
@@ -186,7 +181,7 @@ describe('holder hand-over to a new binary', { timeout: HOLDER_TEST_TIMEOUT_MS }
     const first = await RecordingController.start(scope, h.socketPath, 0);
     assert.deepEqual(await first.waitForExit(), { code: 7, signal: 0 });
     assert.deepEqual(await first.conn.exec(holderPath), { outcome: 'closed' });
-    const second = await controllerAfterHandover(scope, h.socketPath, 0);
+    const second = await RecordingController.start(scope, h.socketPath, 0);
     assert.equal(second.conn.lastState.exited, true);
     assert.equal(second.conn.lastState.exitCode, 7);
     assert.deepEqual(await second.waitForExit(), { code: 7, signal: 0 });
