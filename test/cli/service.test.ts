@@ -7,7 +7,6 @@
 // systemd user manager, a real install whose restart keeps every holder.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -17,38 +16,19 @@ import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { killQuietly } from '../support/processes.js';
 import { xmlProblem } from '../support/xml-well-formed.js';
 import { spawnHolder, type HolderLauncher } from '../../src/holder-client/spawn-holder.js';
+import { runTool } from '../../src/cli/service/run-tool.js';
+import { findOnPath } from '../../src/cli/open/find-program.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-  missing: boolean;
-}
-
-function run(program: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(program, args, { env, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1;
-      resolve({ code, stdout, stderr, missing: (err as NodeJS.ErrnoException | null)?.code === 'ENOENT' });
-    });
-  });
-}
-
 function has(program: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
+  return findOnPath(program, process.env) !== null;
 }
 
 /** Why this machine's user can have no systemd user unit, or null when it can. */
 async function noUserManager(): Promise<string | null> {
   if (process.platform !== 'linux') return `not Linux (${process.platform})`;
-  const r = await run('systemctl', ['--user', 'is-system-running']);
+  const r = await runTool('systemctl', ['--user', 'is-system-running']);
   if (r.missing) return 'systemctl is not installed';
   const state = r.stdout.trim();
   if (['running', 'degraded'].includes(state)) return null;
@@ -57,7 +37,7 @@ async function noUserManager(): Promise<string | null> {
 
 /** Why systemd-run cannot put a process in a scope of its own here, or null when it can. */
 async function noTransientScope(): Promise<string | null> {
-  const r = await run('systemd-run', ['--user', '--scope', '--quiet', '--collect', 'true']);
+  const r = await runTool('systemd-run', ['--user', '--scope', '--quiet', '--collect', 'true']);
   if (r.missing) return 'systemd-run is not installed';
   return r.code === 0 ? null : `systemd-run --user --scope fails here: ${r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`}`;
 }
@@ -114,14 +94,14 @@ test('the systemd unit passes systemd-analyze verify with no warning, for a TEND
   const file = join(dir, 'tend-verify.service');
   writeFileSync(file, unit);
   // Without a running manager `systemd-analyze verify` still loads and checks the file (system mode needs none).
-  const verified = await run('systemd-analyze', ['verify', file]);
+  const verified = await runTool('systemd-analyze', ['verify', file]);
   assert.equal(verified.code, 0, verified.stderr);
   assert.equal(verified.stderr.trim(), '', `systemd-analyze found something to say: ${verified.stderr}`);
 
   // The check is not blind: the same unit with one bad setting is reported.
   const broken = join(dir, 'tend-broken.service');
   writeFileSync(broken, unit.replace(/^KillMode=process$/m, 'KillMode=processes'));
-  const caught = await run('systemd-analyze', ['verify', broken]);
+  const caught = await runTool('systemd-analyze', ['verify', broken]);
   assert.match(caught.stderr, /kill mode/i);
 });
 
@@ -144,11 +124,11 @@ test('the launchd agent is a property list a real parser reads: KeepAlive on fai
   writeFileSync(file, printed.stdout);
   let parsed: Record<string, unknown>;
   if (parser === 'plutil') {
-    const lint = await run('plutil', ['-lint', file]);
+    const lint = await runTool('plutil', ['-lint', file]);
     assert.equal(lint.code, 0, lint.stdout + lint.stderr);
-    parsed = JSON.parse((await run('plutil', ['-convert', 'json', '-o', '-', file])).stdout) as Record<string, unknown>;
+    parsed = JSON.parse((await runTool('plutil', ['-convert', 'json', '-o', '-', file])).stdout) as Record<string, unknown>;
   } else {
-    const read = await run('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file]);
+    const read = await runTool('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', file]);
     assert.equal(read.code, 0, read.stderr);
     parsed = JSON.parse(read.stdout) as Record<string, unknown>;
   }
@@ -371,7 +351,7 @@ test('installed under a real systemd user manager: the server is the unit\'s, a 
   assert.equal(installed.code, 0, installed.stderr);
   const done = JSON.parse(installed.stdout) as { name: string; pid: number };
   unit = done.name;
-  const mainPid = async () => Number((await run('systemctl', ['--user', 'show', unit, '--property=MainPID', '--value'])).stdout.trim());
+  const mainPid = async () => Number((await runTool('systemctl', ['--user', 'show', unit, '--property=MainPID', '--value'])).stdout.trim());
   assert.equal(await mainPid(), done.pid);
   for (let i = 0; i < 3; i++) {
     const made = await cliWith(env, ['new', '--json', '--', 'sh', '-c', 'exec sleep 600']);
@@ -382,7 +362,7 @@ test('installed under a real systemd user manager: the server is the unit\'s, a 
   assert.equal(status.managedByService, true);
   assert.equal(status.job.active, true);
 
-  const restarted = await run('systemctl', ['--user', 'restart', unit]);
+  const restarted = await runTool('systemctl', ['--user', 'restart', unit]);
   assert.equal(restarted.code, 0, restarted.stderr);
   const newPid = await waitFor('the restarted unit\'s server to answer', async () => {
     const pid = await serverPidOf(env);
