@@ -8,17 +8,25 @@
 export type LoginMethod = 'link' | 'tailscale' | 'cloudflare';
 
 export interface RemoteCloudflare {
+  /** The team's issuer, e.g. "https://myteam.cloudflareaccess.com"; keys are fetched from `${issuer}/cdn-cgi/access/certs`. */
   issuer: string;
+  /** The Access application's AUD tag. */
   audience: string;
+  /** Emails let in. */
   emails: string[];
 }
 
 /** The settings as stored (TEND_HOME/remote/settings.json). */
 export interface RemoteSettingsView {
+  /** Off: every caller that is not local is refused, as before `tend remote enable`. */
   enabled: boolean;
+  /** Addresses beyond 127.0.0.1 to listen on ("HOST:PORT"); empty when reached only through a proxy on this machine. */
   listen: string[];
+  /** Host header values (a name, or name:port) that a caller that is not local may use; any other is refused. */
   allowedHosts: string[];
+  /** Tailscale logins (e.g. "alice@example.com") let in on `tailscale whois`'s word; empty turns the method off. */
   tailscaleLogins: string[];
+  /** Cloudflare Access; null turns the method off. */
   cloudflare: RemoteCloudflare | null;
 }
 

@@ -7,6 +7,7 @@
 // algorithm, issuer, audience and expiry pinned) and then the login must be
 // on tend's own list. Only a verified identity earns the login cookie.
 import type { IncomingMessage } from 'node:http';
+import type { RemoteCloudflare, RemoteSettingsView } from '../../protocol/api/index.js';
 
 /** Who is calling, before any credential is looked at. */
 export type CallerClass =
@@ -19,28 +20,13 @@ export type CallerClass =
 
 export type IdentityMethod = 'tailscale' | 'cloudflare';
 
-/** The remote-access settings (TEND_HOME/remote/settings.json, mode 0600), changed only by local callers. */
-export interface RemoteSettings {
-  /** Off: every caller that is not local is refused, as before `tend remote enable`. */
-  enabled: boolean;
-  /** Addresses beyond 127.0.0.1 to listen on ("HOST:PORT"); empty when reached only through a proxy on this machine. */
-  listen: string[];
-  /** Host header values (a name, or name:port) that a caller that is not local may use; any other is refused. */
-  allowedHosts: string[];
-  /** Tailscale logins (e.g. "alice@example.com") let in on `tailscale whois`'s word; empty turns the method off. */
-  tailscaleLogins: string[];
-  /** Cloudflare Access; null turns the method off. */
-  cloudflare: CloudflareSettings | null;
-}
-
-export interface CloudflareSettings {
-  /** The team's issuer, e.g. "https://myteam.cloudflareaccess.com"; keys are fetched from `${issuer}/cdn-cgi/access/certs`. */
-  issuer: string;
-  /** The Access application's AUD tag. */
-  audience: string;
-  /** Emails let in. */
-  emails: string[];
-}
+/**
+ * The remote-access settings (TEND_HOME/remote/settings.json, mode 0600),
+ * changed only by local callers: stored as the API shows them
+ * (protocol/api/remote.ts says what each field means).
+ */
+export type RemoteSettings = RemoteSettingsView;
+export type CloudflareSettings = RemoteCloudflare;
 
 export type IdentityVerdict =
   /** The request carries nothing for this method (no such headers): try the next. */
