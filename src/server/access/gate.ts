@@ -14,7 +14,7 @@
 // An upgrade is judged by its cookie alone (steps 1-5): a browser loads the
 // page, and so gets its cookie, before it opens a terminal's socket.
 import type { IncomingMessage } from 'node:http';
-import type { CallerClass, IdentityVerifier } from './identity.js';
+import type { IdentityVerifier } from './identity.js';
 import type { Classification } from './classify.js';
 import type { RemoteSettingsStore } from './settings.js';
 import type { LoginStore } from './logins.js';
@@ -145,5 +145,3 @@ export class AccessGate {
 function methodIsOn(method: IdentityVerifier['method'], settings: RemoteSettingsStore['current']): boolean {
   return method === 'tailscale' ? settings.tailscaleLogins.length > 0 : settings.cloudflare !== null;
 }
-
-export type { CallerClass };
