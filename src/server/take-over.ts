@@ -11,6 +11,7 @@
 // says so; the upgrade then stops the old server first and starts this one after.
 import { writeSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { isAlive } from '../common/home-lock.js';
 import { TAKEN_LINE, TAKE_OVER_GATE_FD_ENV, TAKE_OVER_PID_ENV, WAITING_LINE } from '../protocol/take-over.js';
 
 /** Longest wait for the old server to end (it saves every screen first). */
@@ -21,15 +22,6 @@ const OLD_SERVER_POLL_MS = 5;
 export interface TakeOver {
   /** Says TAKEN, then resolves on the upgrade's line; rejects when the gate closes without one. */
   locked(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function say(readyFd: number | null, line: string): void {
@@ -55,7 +47,7 @@ export async function awaitOldServer(env: NodeJS.ProcessEnv, readyFd: number | n
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(gateFd) || gateFd < 0) return null;
   say(readyFd, `${WAITING_LINE} ${pid}`);
   const deadline = performance.now() + OLD_SERVER_WAIT_MS;
-  while (alive(pid)) {
+  while (isAlive(pid)) {
     if (performance.now() > deadline) throw new Error(`the server this one takes over from (pid ${pid}) did not exit within ${OLD_SERVER_WAIT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, OLD_SERVER_POLL_MS));
   }
