@@ -14,6 +14,7 @@ import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js'
 import { API_ROUTES } from '../../src/protocol/api/index.js';
 import { makeOtherBuild } from '../../test/support/other-build.js';
 import { launcherPath, tendEnv } from '../lib/attach-viewer.js';
+import { isAlive } from '../lib/child-process.js';
 import { BenchServer, serverMissing, waitUntil } from '../lib/server-instance.js';
 import { formatSummary, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
@@ -174,7 +175,7 @@ export const upgradeSuite: Suite = {
       const health = await server.client.raw<{ pid: number }>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
       if (health?.status === 200) {
         await server.client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path).catch(() => null);
-        await waitUntil('the upgraded server to stop', () => !alive(health.body.pid), 30_000, 20).catch(() => process.kill(health.body.pid, 'SIGKILL'));
+        await waitUntil('the upgraded server to stop', () => !isAlive(health.body.pid), 30_000, 20).catch(() => process.kill(health.body.pid, 'SIGKILL'));
       }
       await server.close();
     }
@@ -205,12 +206,3 @@ export const upgradeSuite: Suite = {
     };
   },
 };
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
