@@ -80,6 +80,20 @@ export async function checkServer(client: TendClient, expected: { build: string;
   return result;
 }
 
+/**
+ * The health of the server answering on this home's socket, whatever its
+ * build and API (client.isRunning() would take a server that refuses this
+ * tend's API for none); null when none answers.
+ */
+export async function healthOf(client: TendClient): Promise<HealthReply | null> {
+  try {
+    const res = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, API_ANSWER_TIMEOUT_MS);
+    return res.status === 200 ? res.body : null;
+  } catch {
+    return null;
+  }
+}
+
 async function answer<T>(client: TendClient, path: string): Promise<T> {
   const res = await client.rawAnyVersion<T>('GET', path, undefined, API_ANSWER_TIMEOUT_MS);
   if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);

@@ -11,7 +11,7 @@ import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import type { TendClient } from '../client.js';
 import { UNKNOWN_BUILD, readBuildIdentity, type BuildIdentity } from './build-tree.js';
-import { checkServer, sessionsBefore, type HealthResult, type SessionsBefore } from './health-check.js';
+import { checkServer, healthOf, sessionsBefore, type HealthResult, type SessionsBefore } from './health-check.js';
 import { ServerStart, startServerFrom, stopForcibly, stopGracefully, treeOfServer, SERVER_STOP_WAIT_MS, type StartOutcome } from './server-process.js';
 import { TAKEN_LINE, WAITING_LINE } from '../../protocol/take-over.js';
 import { describeSource, prepareBuild, type UpgradeSource } from './source.js';
@@ -211,12 +211,11 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
 }
 
 async function readRunningServer(client: TendClient): Promise<RunningServer | null> {
-  const alive = await serverAnswering(client);
-  if (!alive) return null;
-  const health = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
+  const health = await healthOf(client);
+  if (health === null) return null;
   const list = await client.rawAnyVersion<ListedSession[]>(API_ROUTES.listSessions.method, API_ROUTES.listSessions.path, undefined, 5_000);
-  if (health.status !== 200 || list.status !== 200) throw new CliError(`the running server (pid ${alive.pid}) did not say its health and sessions (${health.status}, ${list.status}); nothing was changed`, EXIT.failed);
-  return { pid: alive.pid, health: health.body, before: sessionsBefore(list.body) };
+  if (list.status !== 200) throw new CliError(`the running server (pid ${health.pid}) did not list its sessions (${list.status}); nothing was changed`, EXIT.failed);
+  return { pid: health.pid, health, before: sessionsBefore(list.body) };
 }
 
 /**
@@ -294,7 +293,7 @@ async function handOver(
       return phase('start', () => next.outcome(progressSayer(say)));
     }
     await next.abort(); // another server got the home first: the way without a take-over
-    const stray = await serverAnswering(client);
+    const stray = await healthOf(client);
     if (stray) {
       say(`another server (pid ${stray.pid}) started meanwhile; stopping it`);
       await stopForcibly(client, stray.pid);
@@ -340,28 +339,12 @@ async function startWithRetries(client: TendClient, root: string, identity: Buil
   return last;
 }
 
-/**
- * The server answering on this home's socket, whatever its build and API
- * (client.isRunning() would take a server that refuses this tend's API for none).
- */
-async function serverAnswering(client: TendClient): Promise<{ pid: number } | null> {
-  try {
-    const res = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
-    return res.status === 200 ? { pid: res.body.pid } : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The server that holds the home once it answers; null if none does within the wait. */
 async function waitAnswering(client: TendClient): Promise<{ pid: number; build: string } | null> {
   const deadline = performance.now() + SERVER_STOP_WAIT_MS;
   while (performance.now() < deadline) {
-    const running = await serverAnswering(client);
-    if (running) {
-      const health = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
-      if (health?.status === 200) return { pid: health.body.pid, build: health.body.build };
-    }
+    const health = await healthOf(client);
+    if (health !== null) return { pid: health.pid, build: health.build };
     if (!existsSync(client.paths.homeLockFile)) return null;
     await new Promise((r) => setTimeout(r, 100));
   }

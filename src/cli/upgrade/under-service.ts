@@ -15,7 +15,6 @@
 // run.
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_ROUTES, type HealthReply } from '../../protocol/api/index.js';
 import type { TendClient } from '../client.js';
 import { runTool, toolFailure } from '../service/run-tool.js';
 import { renderLaunchdPlist } from '../service/launchd-plist.js';
@@ -25,7 +24,7 @@ import { serviceManagerFor } from '../service/service-for.js';
 import type { ServiceManager } from '../service/service-manager.js';
 import { serviceStartCommand } from '../service/start-through-service.js';
 import { SERVER_MAIN } from './build-tree.js';
-import { checkServer, type SessionsBefore } from './health-check.js';
+import { checkServer, healthOf, type SessionsBefore } from './health-check.js';
 import { SERVER_STOP_WAIT_MS, startServerFrom, stopGracefully } from './server-process.js';
 
 /** The manager's server has this long to answer once started (recovery of many sessions included). */
@@ -94,15 +93,6 @@ function renderNaming(manager: ServiceManager, home: string, mainPath: string, e
   return manager.kind === 'systemd' ? renderSystemdUnit(command, home) : renderLaunchdPlist(command, manager.name, join(home, 'logs'));
 }
 
-async function answering(client: TendClient): Promise<HealthReply | null> {
-  try {
-    const res = await client.rawAnyVersion<HealthReply>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000);
-    return res.status === 200 ? res.body : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The manager's main pid once the server answering is it; else why not. */
 async function waitForManagersServer(client: TendClient, manager: ServiceManager): Promise<{ pid: number } | { why: string }> {
   const deadline = performance.now() + SERVICE_ANSWER_TIMEOUT_MS;
@@ -110,7 +100,7 @@ async function waitForManagersServer(client: TendClient, manager: ServiceManager
   for (;;) {
     const job = await manager.state().catch(() => null);
     said = job?.state ?? said;
-    const health = await answering(client);
+    const health = await healthOf(client);
     if (health !== null && job?.pid === health.pid) return { pid: health.pid };
     if (health !== null && job !== null && !job.active) {
       return { why: `another server (pid ${health.pid}) took the home while ${manager.name} was starting, and the manager says ${job.state}` };
@@ -150,7 +140,7 @@ export async function moveUnderService(request: MoveRequest): Promise<ServiceMov
   try {
     return await move(request);
   } catch (err) {
-    const now = await answering(request.client);
+    const now = await healthOf(request.client);
     return outsideOf(request, now?.pid ?? null, (err as Error).message, false);
   }
 }
@@ -162,7 +152,7 @@ async function move(request: MoveRequest): Promise<ServiceMove> {
   const base = { kind: manager.kind, name: manager.name, file: manager.file };
   const outside = (pid: number | null, problem: string, rewritten: boolean, when = ''): ServiceMove => outsideOf(request, pid, problem, rewritten, when);
 
-  const running = await answering(request.client);
+  const running = await healthOf(request.client);
   const unavailable = await manager.unavailable();
   if (unavailable !== null) return outside(running?.pid ?? null, unavailable, false, ' once the manager runs');
 
@@ -236,7 +226,7 @@ async function bringBack(
   why: string,
   rewritten: boolean,
 ): Promise<ServiceMove> {
-  const now = await answering(request.client);
+  const now = await healthOf(request.client);
   if (now !== null) return outside(now.pid, why, rewritten);
   request.say(`${request.manager.name} did not start the server (${why}); starting ${request.label} again without it`);
   const again = await startServerFrom(request.client, request.root, () => {});
