@@ -5,7 +5,7 @@ import { CliError, type TendClient } from '../client.js';
 import { usageError } from '../cli-error.js';
 import { nearest } from '../../common/nearest.js';
 import { API_ROUTES } from '../../protocol/api/index.js';
-import { serviceNames } from '../service/service-names.js';
+import { serviceManagerFor } from '../service/service-for.js';
 
 const STOP_WAIT_MS = 15_000;
 
@@ -33,8 +33,7 @@ async function stop(client: TendClient): Promise<number | null> {
 /** Which service runs the server, in `tend server status`'s words. */
 function serviceLine(service: unknown, home: string): string {
   if (service !== 'systemd' && service !== 'launchd') return 'service: none runs it (`tend service install` makes one)';
-  const names = serviceNames(home);
-  return `service: run by ${service} (${service === 'systemd' ? names.systemdUnit : names.launchdLabel}; \`tend service status\` says more)`;
+  return `service: run by ${service} (${serviceManagerFor(home, service).name}; \`tend service status\` says more)`;
 }
 
 /** The service that runs the server now, if one does (its health says). */
@@ -42,9 +41,8 @@ async function runningService(client: TendClient): Promise<{ kind: 'systemd' | '
   try {
     const h = (await client.raw<{ service?: unknown }>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5000)).body;
     if (h.service !== 'systemd' && h.service !== 'launchd') return null;
-    const names = serviceNames(client.paths.home);
-    const installed = existsSync(h.service === 'systemd' ? names.systemdUnitFile : names.launchdPlistFile);
-    return { kind: h.service, name: h.service === 'systemd' ? names.systemdUnit : names.launchdLabel, installed };
+    const manager = serviceManagerFor(client.paths.home, h.service);
+    return { kind: h.service, name: manager.name, installed: existsSync(manager.file) };
   } catch {
     return null;
   }
