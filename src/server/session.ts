@@ -663,8 +663,10 @@ export class Session extends DisposableBase {
 
   /** Bytes for the program, queued; for the screen's own answers to queries. Scripts and viewers use inputAt(). */
   input(bytes: Uint8Array): void {
-    if (this.afterHandover(() => this.input(bytes.slice()))) return;
-    this.requireHolder().input(bytes);
+    // Copied now, not once the hand-over is done: by then the caller may have reused its buffer.
+    const copy = this.handover === null ? bytes : bytes.slice();
+    if (this.afterHandover(() => this.input(copy))) return;
+    this.requireHolder().input(copy);
   }
 
   /** Unacknowledged input, when running; during a hand-over it waits for the new holder. */
