@@ -184,10 +184,10 @@ async function move(request: MoveRequest): Promise<ServiceMove> {
       }
     }
     const started = await startUnit(manager, home, rewritten, env);
-    if (started !== null) return bringBack(request, outside, started, rewritten);
+    if (started !== null) return bringBack(request, started, rewritten);
   }
   const serving = await waitForManagersServer(client, manager);
-  if ('why' in serving) return bringBack(request, outside, serving.why, rewritten);
+  if ('why' in serving) return bringBack(request, serving.why, rewritten);
   const check = await checkServer(client, { build: request.build, before: request.before });
   if (!check.ok) {
     // It is the manager's, but not a server to leave there unsaid: the same remedy rewrites the file and restarts it.
@@ -220,15 +220,10 @@ async function startUnit(manager: ServiceManager, home: string, rewritten: boole
  * manager's, late, or a viewer's); if nothing does, the build is started
  * again here, so the home is served whatever the manager did.
  */
-async function bringBack(
-  request: MoveRequest,
-  outside: (pid: number | null, problem: string, rewritten: boolean, when?: string) => ServiceMove,
-  why: string,
-  rewritten: boolean,
-): Promise<ServiceMove> {
+async function bringBack(request: MoveRequest, why: string, rewritten: boolean): Promise<ServiceMove> {
   const now = await healthOf(request.client);
-  if (now !== null) return outside(now.pid, why, rewritten);
+  if (now !== null) return outsideOf(request, now.pid, why, rewritten);
   request.say(`${request.manager.name} did not start the server (${why}); starting ${request.label} again without it`);
   const again = await startServerFrom(request.client, request.root, () => {});
-  return outside(again.ok ? again.pid : null, again.ok ? why : `${why}; starting it without the service failed too (${again.message})`, rewritten);
+  return outsideOf(request, again.ok ? again.pid : null, again.ok ? why : `${why}; starting it without the service failed too (${again.message})`, rewritten);
 }
