@@ -10,10 +10,9 @@ import { startTestServer, repoRoot } from '../server/harness.js';
 import { makeOtherBuild } from '../support/other-build.js';
 import { useTestScope } from '../support/test-scope.js';
 import type { UpgradeReport } from '../../src/cli/upgrade/run-upgrade.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 
 const TEST_TIMEOUT_MS = 300_000;
-/** EXIT.incompatible (src/cli/exit-codes.ts). */
-const EXIT_INCOMPATIBLE = 76;
 const thisBuild = (JSON.parse(readFileSync(join(repoRoot, 'dist', 'build-id.json'), 'utf8')) as { build: string }).build;
 
 describe('tend upgrade across an API change', { timeout: TEST_TIMEOUT_MS }, () => {
@@ -42,7 +41,7 @@ describe('tend upgrade across an API change', { timeout: TEST_TIMEOUT_MS }, () =
     assert.equal((JSON.parse(up.stdout) as UpgradeReport).outcome, 'upgraded');
     // The break is real: any other verb of this tree is refused by that server.
     const ls = await server.cli(['ls']);
-    assert.equal(ls.code, EXIT_INCOMPATIBLE, `tend ls against an API-2 server: ${ls.stdout}${ls.stderr}`);
+    assert.equal(ls.code, EXIT.incompatible, `tend ls against an API-2 server: ${ls.stdout}${ls.stderr}`);
 
     const back = await server.cli(['upgrade', '--rollback', '--json'], { timeoutMs: 120_000 });
     assert.equal(back.code, 0, `${back.stdout}\n${back.stderr}`);
