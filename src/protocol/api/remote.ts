@@ -107,6 +107,9 @@ export interface ExchangeLoginLinkReply {
   expiresAt: number;
 }
 
+/** The gate's login page: a one-time link opens it (https://HOST/login#t=TOKEN), and a remote page that lost its sign-in goes there. */
+export const LOGIN_PAGE_PATH = '/login';
+
 /** How long a one-time link may be used. */
 export const LOGIN_LINK_TTL_MS = 10 * 60 * 1000;
 /** How long a login cookie is good for. */

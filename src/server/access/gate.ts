@@ -19,11 +19,10 @@ import type { Classification } from './classify.js';
 import type { RemoteSettingsStore } from './settings.js';
 import type { LoginStore } from './logins.js';
 import type { GateLog } from './refusal-log.js';
-import { API_ROUTES, LOGIN_COOKIE_TTL_MS } from '../../protocol/api/index.js';
+import { API_ROUTES, LOGIN_COOKIE_TTL_MS, LOGIN_PAGE_PATH } from '../../protocol/api/index.js';
 import { canonicalHost, hostAllowed } from './hosts.js';
 import { originRefusal } from './origin.js';
 import { clearLoginCookieHeaders, loginCookieHeader, loginCookiesOf, requestIsHttps } from './cookie.js';
-import { LOGIN_PAGE_PATH } from './login-page.js';
 import type { RemoteSockets } from './remote-sockets.js';
 
 export interface GateRefusal {

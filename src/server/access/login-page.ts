@@ -9,8 +9,6 @@
 import { createHash } from 'node:crypto';
 import { API_ROUTES } from '../../protocol/api/index.js';
 
-export const LOGIN_PAGE_PATH = '/login';
-
 const SCRIPT = `
 (function () {
   var say = function (text) { document.getElementById('state').textContent = text; };

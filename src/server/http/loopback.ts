@@ -28,7 +28,7 @@ import { markCaller } from '../access/caller-mark.js';
 import { originRefusal } from '../access/origin.js';
 import { isLoopbackAddress } from '../access/hosts.js';
 import { answerRefusal, serveLoginPage } from './gate-answer.js';
-import { LOGIN_PAGE_PATH } from '../access/login-page.js';
+import { LOGIN_PAGE_PATH } from '../../protocol/api/index.js';
 import type { AccessGate } from '../access/gate.js';
 
 export const LOOPBACK_HOST = '127.0.0.1';

@@ -15,6 +15,7 @@ import { canonicalHost, hostAllowed, parseHost, parseListenAddress } from '../ac
 import { loginCookieHeader, requestIsHttps } from '../access/cookie.js';
 import {
   LOGIN_COOKIE_TTL_MS,
+  LOGIN_PAGE_PATH,
   type ExchangeLoginLinkReply,
   type LoginLinkReply,
   type LoginMethod,
@@ -23,7 +24,6 @@ import {
   type RemoteStatus,
   type RevokeLoginReply,
 } from '../../protocol/api/index.js';
-import { LOGIN_PAGE_PATH } from '../access/login-page.js';
 
 /** Bodies here are a few settings or a token. */
 const REMOTE_BODY_LIMIT_BYTES = 64 * 1024;

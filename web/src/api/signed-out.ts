@@ -7,8 +7,7 @@
 // machine (127.0.0.1 or localhost) is let in without a cookie, so it never
 // leaves for this reason.
 
-/** The gate's login page (src/server/access/login-page.ts). */
-const LOGIN_PAGE_PATH = '/login';
+import { API_ROUTES, LOGIN_PAGE_PATH } from '../../../src/protocol/api/index.js';
 
 function isLocalPage(): boolean {
   const host = window.location.hostname;
@@ -32,7 +31,7 @@ export function leaveWhenSignedOut(status: number, code: string): boolean {
 export async function checkSignedIn(): Promise<void> {
   if (isLocalPage() || leaving) return;
   try {
-    const res = await fetch('/v1/health', { headers: { accept: 'application/json' } });
+    const res = await fetch(API_ROUTES.health.path, { headers: { accept: 'application/json' } });
     if (res.status !== 403) return;
     const body = (await res.json()) as { error?: { code?: string } };
     leaveWhenSignedOut(res.status, body.error?.code ?? '');
