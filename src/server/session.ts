@@ -847,11 +847,15 @@ export class Session extends DisposableBase {
 
   private handleHolderClosed(holder: HolderConnection): void {
     if (this.holder !== holder || this.handover !== null) return; // a hand-over closes it on purpose
+    this.holderGone('its holder went away without an exit status');
+  }
 
+  /** The holder is gone and told no exit status (`why`, for the log): a running session is cold. */
+  private holderGone(why: string): void {
     this.holder = null;
     this.durableInput = null;
     if (this._status === 'running') {
-      this.deps.log.warn(`session ${this.id}: its holder went away without an exit status; the session is cold`);
+      this.deps.log.warn(`session ${this.id}: ${why}; the session is cold`);
       this.becomeCold();
       this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the holder went away');
       void this.checkpoint();
@@ -946,13 +950,8 @@ export class Session extends DisposableBase {
       if (outcome.outcome === 'refused') return { result: 'failed', message: outcome.reason };
       const next = await reconnectAfterHandover(holder.socketPath, this.record.generation, { readBuffer: HOLDER_READ_BUFFER, timeoutMs: HOLDER_CONNECT_TIMEOUT_MS });
       if ('error' in next) {
-        this.deps.log.warn(`session ${this.id}: ${next.error}; the session is cold`);
-        this.holder = null;
-        this.durableInput = null;
-        this.becomeCold();
-        this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the holder went away');
-        void this.checkpoint();
-        return { result: 'failed', message: `${next.error}; the session is cold` };
+        this.holderGone(next.error);
+        return { result: 'failed', message: `${next.error}; the session is ${this._status}` };
       }
       this.attachHolder(next.holder, this.fedOffset, { answerReplay: true });
       if (this.holderPaused) next.holder.pause();

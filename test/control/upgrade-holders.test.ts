@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -197,6 +197,33 @@ describe('POST /v1/holders/upgrade', { timeout: TEST_TIMEOUT_MS }, () => {
       assert.equal(reply.skipped, 2);
       assert.deepEqual(reply.sessions.map((s) => s.result === 'skipped' && s.reason), ['same-build', 'same-build']);
     } finally {
+      await server.dispose();
+    }
+  });
+
+  test('a binary that answers --version as a holder but cannot resume: the holder is gone, the session cold, its viewer told, the reply says so', async () => {
+    const server = startTestServer();
+    let viewer: RecordingViewer | null = null;
+    try {
+      const impostor = join(dir, 'impostor-holder');
+      writeFileSync(impostor, '#!/bin/sh\nif [ "$1" = --version ]; then echo "tend-holder impostor protocol 3 resume 2-2"; exit 0; fi\nexit 1\n', { mode: 0o755 });
+      assert.equal((await server.cli(['server', 'start'])).code, 0);
+      const session = (await server.api<SessionInfo>('POST', '/v1/sessions', { argv: ['sh', '-c', 'echo up; exec cat'] })).body;
+      await waitFor('the program', async () => (await server.api<{ text: string }>('GET', `/v1/sessions/${session.id}/screen`)).body.text.includes('up'));
+      viewer = await RecordingViewer.attach(server, session.id);
+      await waitFor('the viewer\'s snapshot', () => viewer!.peer.received.some((f) => f.type === 'snapshot'));
+
+      const res = await server.api<UpgradeHoldersReply>('POST', '/v1/holders/upgrade', { holderPath: impostor, sessions: [session.id] });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.failed, 1);
+      const outcome = res.body.sessions[0]!;
+      assert.equal(outcome.result, 'failed');
+      assert.match(outcome.result === 'failed' ? outcome.message : '', /the new holder binary did not take over .*; the session is cold$/);
+      assert.equal((await server.api<SessionInfo>('GET', `/v1/sessions/${session.id}`)).body.status, 'cold');
+      await waitFor('the viewer to be told the session ended', () => viewer!.closedFrames().length === 1);
+      assert.match(readFileSync(server.client.paths.serverLog, 'utf8'), new RegExp(`session ${session.id}: the new holder binary did not take over .*; the session is cold`));
+    } finally {
+      viewer?.close();
       await server.dispose();
     }
   });
