@@ -104,7 +104,7 @@ async function answer<T>(client: TendClient, path: string): Promise<T> {
  * Opens the viewer socket as `tend attach` does, read-only, subscribes to the
  * session and waits for its SNAPSHOT. Null when one came, else why not.
  */
-export function viewerGetsSnapshot(socketPath: string, sessionId: string): Promise<string | null> {
+function viewerGetsSnapshot(socketPath: string, sessionId: string): Promise<string | null> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (why: string | null) => {

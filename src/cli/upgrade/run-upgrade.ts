@@ -62,7 +62,7 @@ interface RunningServer {
 }
 
 /** Version strings compared as numbers, part by part (0.10.0 > 0.9.1); pre-release tags ignored. */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const parts = (v: string) => v.split(/[-+]/)[0]!.split('.').map((p) => Number.parseInt(p, 10) || 0);
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < Math.max(x.length, y.length); i++) {

@@ -26,7 +26,7 @@ const READY_FD = 3;
 const GATE_FD = 4;
 
 /** Resolves true once `pid` has exited, false after `timeoutMs`. */
-export async function waitExit(pid: number, timeoutMs: number): Promise<boolean> {
+async function waitExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (isAlive(pid)) {
     if (performance.now() >= deadline) return false;

@@ -32,7 +32,7 @@ const SERVICE_ANSWER_TIMEOUT_MS = 30_000;
 const POLL_MS = 100;
 
 /** What `tend service install` does, and so what to run when the server is left outside the service. */
-export const SERVICE_REMEDY = 'tend service install';
+const SERVICE_REMEDY = 'tend service install';
 
 export interface ServiceMove {
   kind: ServiceKind;
