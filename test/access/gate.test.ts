@@ -9,11 +9,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startTestServer, waitFor, type TestServer } from '../server/harness.js';
+import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { OTHER_USER, runsAsRoot } from '../support/as-another-user.js';
 import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 import { attackTable } from './attack-table.js';
@@ -97,7 +97,7 @@ function refused(attack: string, got: { status: number; code?: string; message?:
 
 describe('the access gate', { timeout: TEST_TIMEOUT_MS }, () => {
   before(async () => {
-    clockDir = mkdtempSync(join(tmpdir(), 'tend-gate-clock-'));
+    clockDir = makeTempDir('tend-gate-clock-');
     clockFile = join(clockDir, 'skew-ms');
     moveClock(0);
     server = startTestServer({ TEND_TEST_CLOCK_FILE: clockFile });
@@ -109,7 +109,7 @@ describe('the access gate', { timeout: TEST_TIMEOUT_MS }, () => {
   after(async () => {
     await proxy?.dispose();
     await server?.dispose();
-    rmSync(clockDir, { recursive: true, force: true });
+    removeTempDir(clockDir);
   });
 
   test('with remote access off, a caller through a proxy is refused, and this user is let in as before', async () => {
