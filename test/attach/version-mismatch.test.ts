@@ -10,14 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import WebSocket from 'ws';
 import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { makeOtherBuild } from '../support/other-build.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
-import { startTestServer, repoRoot, type TestServer } from '../server/harness.js';
+import { cliOf, startTestServer, repoRoot, type TestServer } from '../server/harness.js';
 import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, newSession, waitForSessionText } from './attach-harness.js';
 import { TEND_BUILD, TEND_VERSION } from '../../src/common/version.js';
 import { ViewerErrorCode, decodeFrameFromServer, encodeFrameToServer, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
@@ -68,22 +67,17 @@ before(() => {
 
 after(() => removeTempDir(scratch));
 
-/** The CLI of the tree at root, with the test server's environment; rejects on a non-zero exit. */
-function tendOf(root: string, server: TestServer, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'tend.js'), ...args], { env: server.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`tend ${args.join(' ')} exited ${code}: ${out}`))));
-  });
+/** `tend server start` of the tree at root, for the test server's home. */
+async function startServerOf(root: string, server: TestServer): Promise<void> {
+  const started = await cliOf(root, server.env, ['server', 'start']);
+  assert.equal(started.code, 0, `tend server start (${root}): ${started.stderr}`);
 }
 
 /** A test server of another tree's build, started by that tree's CLI, disposed with the scope. */
 async function serverOf(scope: TestScope, root: string): Promise<TestServer> {
   const server = startTestServer();
   scope.defer(() => server.dispose());
-  await tendOf(root, server, ['server', 'start']);
+  await startServerOf(root, server);
   return server;
 }
 
@@ -114,7 +108,7 @@ describe('tend attach and a server of another build', () => {
       const scope = useTestScope(t);
       const server = startTestServer();
       scope.defer(() => server.dispose());
-      await tendOf(repoRoot, server, ['server', 'start']);
+      await startServerOf(repoRoot, server);
       const id = await newSession(server, { argv: BASH });
       await waitForSessionText(server, id, PROMPT);
       const attached = await AttachedTerminal.start(scope, server, [id], { env: viewer.env });
@@ -126,7 +120,7 @@ describe('tend attach and a server of another build', () => {
       const old = homeLockPid(server);
       process.kill(old, 'SIGKILL');
       await waitFor(() => !isProcessAlive(old), { what: 'the server to die' });
-      await tendOf(other, server, ['server', 'start']);
+      await startServerOf(other, server);
       scope.trackPid(homeLockPid(server));
       process.kill(attached.pid, 'SIGCONT');
       await waitFor(async () => (await server.api<{ viewers: number }>('GET', `/v1/sessions/${id}`)).body.viewers === 1, {
@@ -159,7 +153,7 @@ describe('tend attach and a server of another build', () => {
     const scope = useTestScope(t);
     const server = startTestServer();
     scope.defer(() => server.dispose());
-    await tendOf(repoRoot, server, ['server', 'start']);
+    await startServerOf(repoRoot, server);
     const ws = new WebSocket(`ws+unix://${server.client.paths.serverSocket}:/v1/viewer`, { perMessageDeflate: false });
     scope.own({ dispose: () => ws.terminate() });
     const frames: FrameFromServer[] = [];
@@ -183,7 +177,7 @@ describe('tend attach and a server of another build', () => {
     const scope = useTestScope(t);
     const server = startTestServer();
     scope.defer(() => server.dispose());
-    await tendOf(repoRoot, server, ['server', 'start']);
+    await startServerOf(repoRoot, server);
     const welcomeFor = async (asksBuild: boolean): Promise<Uint8Array> => {
       const ws = new WebSocket(`ws+unix://${server.client.paths.serverSocket}:/v1/viewer`, { perMessageDeflate: false });
       scope.own({ dispose: () => ws.terminate() });

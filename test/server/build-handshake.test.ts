@@ -7,11 +7,11 @@
 // other builds are real runnable copies of this tree (test/support/other-build.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { startTestServer, repoRoot, type CliResult, type TestServer } from './harness.js';
+import { cliOf, startTestServer, repoRoot, type CliResult, type TestServer } from './harness.js';
 import { makeOtherBuild } from '../support/other-build.js';
 import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { isProcessAlive, pidsWithEnv } from '../support/processes.js';
@@ -24,24 +24,11 @@ const OTHER_BUILD = 'test-900';
 /** What every line about another build ends with: the remedy. */
 const REMEDY = '`tend upgrade` moves the server to this build without closing a terminal (`tend server restart` also works)';
 
-/** `tend ARGS` of the tree at root (this one or a copy), with exactly this environment. */
-function tendOf(root: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<CliResult & { ms: number }> {
-  return new Promise((resolve, reject) => {
-    const startedAt = Date.now();
-    const child = spawn(process.execPath, [join(root, 'bin', 'tend.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tend ${args.join(' ')} (${root}) did not finish in ${timeoutMs} ms; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - startedAt });
-    });
-  });
+/** `tend ARGS` of the tree at root (this one or a copy), with exactly this environment, and how long it took. */
+async function tendOf(root: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<CliResult & { ms: number }> {
+  const startedAt = Date.now();
+  const result = await cliOf(root, env, args, timeoutMs);
+  return { ...result, ms: Date.now() - startedAt };
 }
 
 /** The tend server processes started with this TEND_HOME. */

@@ -18,27 +18,44 @@ export interface CliResult {
   stderr: string;
 }
 
+/** `node BIN ARGS` with exactly this environment: stdin is `input` (none when absent), killed after timeoutMs. */
+function runCli(
+  bin: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; input?: string; as?: { uid: number; gid: number; cwd: string } | undefined },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const stdin = opts.input === undefined ? 'ignore' : 'pipe';
+    const child = spawn(process.execPath, [bin, ...args], { env: opts.env, stdio: [stdin, 'pipe', 'pipe'], ...opts.as });
+    let stdout = '';
+    let stderr = '';
+    // setEncoding: a character split across chunks stays whole.
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
+    }, opts.timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
+  });
+}
+
+/** `tend ARGS` of the tree at root (this one, or a copy saying another build) with exactly this environment. */
+export function cliOf(root: string, env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<CliResult> {
+  return runCli(join(root, 'bin', 'tend.js'), args, { env, timeoutMs });
+}
+
 /**
  * The real CLI with exactly this environment (the harness's `cli` always has
  * the test's own runtime directory): for a verb started as another shell,
  * service or agent would start it.
  */
 export function cliWith(env: NodeJS.ProcessEnv, args: string[], timeoutMs = 60_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tendBin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr });
-    });
-  });
+  return cliOf(repoRoot, env, args, timeoutMs);
 }
 
 export interface TestServer {
@@ -97,27 +114,10 @@ export function startTestServer(extraEnv: Record<string, string> = {}, options: 
 
   // Another user runs tend from a copy it can read, in a directory it may enter:
   // the checkout may be in a home directory closed to it.
-  const asUser = options.asUser ? { ...options.asUser, cwd: home } : {};
+  const asUser = options.asUser ? { ...options.asUser, cwd: home } : undefined;
   const bin = options.asUser ? readableByAnotherUser(tendBin) : tendBin;
   const cli = (args: string[], opts: { input?: string; timeoutMs?: number } = {}) =>
-    new Promise<CliResult>((resolvePromise, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...asUser });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8'); // a character split across chunks stays whole
-      child.stdout.on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8'); // a character split across chunks stays whole
-      child.stderr.on('data', (c: string) => (stderr += c));
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`tend ${args.join(' ')} did not finish in time; stderr: ${stderr}`));
-      }, opts.timeoutMs ?? 60_000);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolvePromise({ code: code ?? -1, stdout, stderr });
-      });
-      child.stdin.end(opts.input ?? '');
-    });
+    runCli(bin, args, { env, timeoutMs: opts.timeoutMs ?? 60_000, input: opts.input ?? '', as: asUser });
 
   const serverPid = () => {
     let text: string;
