@@ -114,6 +114,12 @@ export function visibleText(terminal: HeadlessTerminal): string {
   return rows.join('\n');
 }
 
+/** Every row the outer terminal holds, scrollback and screen, oldest first. */
+export function allRows(terminal: HeadlessTerminal): string[] {
+  const buffer = terminal.buffer.active;
+  return Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)?.translateToString(true) ?? '');
+}
+
 function normalized(text: string): string {
   return text.split('\n').map((l) => l.replace(/\s+$/, '')).join('\n').replace(/\n+$/, '');
 }

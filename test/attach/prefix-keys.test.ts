@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, allRows, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 import type { TestServer } from '../server/harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
@@ -17,12 +17,6 @@ const BURST = [
   '-e',
   "process.stdin.setRawMode(true); process.stdout.write('ready\\r\\n'); process.stdin.on('data', () => { let rows = ''; for (let i = 1; i <= 300; i++) rows += i + '\\r\\n'; process.stdout.write(rows); });",
 ];
-
-/** Every row the outer terminal holds, scrollback and screen, oldest first. */
-function allLines(viewer: AttachedTerminal): string[] {
-  const buffer = viewer.terminal.buffer.active;
-  return Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)?.translateToString(true) ?? '');
-}
 
 /** What a HEX_ECHO program has read, every read's bytes in hex, run together. */
 async function bytesRead(server: TestServer, target: string): Promise<string> {
@@ -100,7 +94,7 @@ describe('tend attach: the keys after the prefix', () => {
     await server.api('POST', `/v1/sessions/${id}/input`, { text: 'x' });
     await waitForSessionText(server, id, /^300$/m);
     await viewer.waitForServerScreen(server, id);
-    const lines = allLines(viewer);
+    const lines = allRows(viewer.terminal);
     const notOnce = [];
     for (let n = 1; n <= 300; n++) if (lines.filter((l) => l === String(n)).length !== 1) notOnce.push(n);
     assert.deepEqual(notOnce, [], 'rows not in the outer terminal exactly once');

@@ -13,19 +13,11 @@ import { join } from 'node:path';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, newSession, serverFor, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, allRows, newSession, serverFor, waitForSessionText } from './attach-harness.js';
 
 const RESTARTS = 3;
 /** Pieces of the status line, any of which on a row means the line (or part of it) was left there. */
 const STATUS_PIECES = ['tend:', 'reconnect', 'connecting', 'keeps running', 'what you type', 'is back'];
-
-/** Every row the outer terminal holds, scrollback and screen, oldest first. */
-function allRows(terminal: HeadlessTerminal): string[] {
-  const buffer = terminal.buffer.active;
-  const rows: string[] = [];
-  for (let y = 0; y < buffer.length; y++) rows.push(buffer.getLine(y)?.translateToString(true) ?? '');
-  return rows;
-}
 
 function occurrences(text: string, piece: string): number {
   return text.split(piece).length - 1;

@@ -11,16 +11,8 @@ import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import { TmuxOuter } from './tmux-outer.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, launcherCommand, newSession, serverFor, serverScreen, waitForSessionText, type HeadlessTerminal } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, PROMPT, RawViewer, allRows, launcherCommand, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 
-
-/** Every line the outer terminal holds, scrollback and screen, oldest first. */
-function allLines(terminal: HeadlessTerminal): string[] {
-  const buffer = terminal.buffer.active;
-  const lines: string[] = [];
-  for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
-  return lines;
-}
 
 function countOf(lines: string[], text: string): number {
   return lines.filter((l) => l === text).length;
@@ -35,8 +27,8 @@ test('after `tend server restart` the outer terminal\'s scrollback holds every r
   await waitForSessionText(server, id, /^500\n\$/m);
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
-  const rowsBefore = allLines(viewer.terminal).length;
-  for (const n of [1, 250, 500]) assert.equal(countOf(allLines(viewer.terminal), String(n)), 1, `row ${n} before the restart`);
+  const rowsBefore = allRows(viewer.terminal).length;
+  for (const n of [1, 250, 500]) assert.equal(countOf(allRows(viewer.terminal), String(n)), 1, `row ${n} before the restart`);
 
   const restarted = await server.cli(['server', 'restart']);
   assert.equal(restarted.code, 0, restarted.stderr);
@@ -46,7 +38,7 @@ test('after `tend server restart` the outer terminal\'s scrollback holds every r
   await waitForSessionText(server, id, /^after-the-restart$/m);
   await viewer.waitForServerScreen(server, id);
 
-  const lines = allLines(viewer.terminal);
+  const lines = allRows(viewer.terminal);
   const twice = [];
   for (let n = 1; n <= 500; n++) if (countOf(lines, String(n)) !== 1) twice.push(n);
   assert.deepEqual(twice, [], `rows not there exactly once (outer history ${rowsBefore} → ${lines.length} rows)`);
@@ -95,7 +87,7 @@ test('a screen recovered with a ring gap is said so on the bottom row, then repa
   await waitForSessionText(server, id, /^flood-done$/m, 60_000);
   // The notice goes and the screen is the server's, with no trace of the notice in it or in the history.
   await viewer.waitForServerScreen(server, id, 30_000);
-  assert.equal(allLines(viewer.terminal).some((l) => l.includes('output was lost')), false);
+  assert.equal(allRows(viewer.terminal).some((l) => l.includes('output was lost')), false);
 });
 
 
