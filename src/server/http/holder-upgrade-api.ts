@@ -3,12 +3,11 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { MAX_UPGRADE_TARGETS, type UpgradeHoldersReply } from '../../protocol/api/index.js';
+import { EXEC_PATH_MAX_BYTES } from '../../protocol/holder-frames.js';
 import { thisServersHolder, upgradeHolders, type HolderUpgradeDeps } from '../holder-upgrade.js';
 import { badRequest } from './errors.js';
 import type { Router } from './router.js';
 import { optString, optStringArray } from './validate.js';
-
-const PATH_MAX_CHARS = 4095;
 
 function checkHolderPath(path: string): string {
   if (!isAbsolute(path)) throw badRequest(`"holderPath" must be an absolute path, not ${JSON.stringify(path)}`);
@@ -24,7 +23,7 @@ function checkHolderPath(path: string): string {
 export function addHolderUpgradeRoute(router: Router, deps: HolderUpgradeDeps): void {
   router.add('upgradeHolders', async (req) => {
     const body = await req.json();
-    const holderPath = checkHolderPath(optString(body, 'holderPath', { max: PATH_MAX_CHARS }) ?? thisServersHolder(deps));
+    const holderPath = checkHolderPath(optString(body, 'holderPath', { max: EXEC_PATH_MAX_BYTES }) ?? thisServersHolder(deps));
     const names = optStringArray(body, 'sessions', { maxItems: MAX_UPGRADE_TARGETS, maxLength: 200 });
     // A named session is resolved (a 404 for one that is not there); by default, every running one.
     const targets = names === undefined ? deps.registry.list().filter((s) => s.status === 'running') : names.map((t) => deps.registry.resolve(t));
