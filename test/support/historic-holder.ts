@@ -8,7 +8,7 @@ import { findPackageRoot } from '../../src/common/package-root.js';
 /** The last commit whose holder speaks protocol version 1 only. */
 export const LAST_VERSION_1_COMMIT = '237841cedd1c73ed3ab52e6348389fbb9f68fa2e';
 /** The last commit whose holder speaks protocol version 2 (INPUT_FROM, no EXEC). */
-export const LAST_VERSION_2_COMMIT = '08dae51';
+export const LAST_VERSION_2_COMMIT = '08dae512e09ac4e4947b141074030341b0fe6289';
 
 /**
  * Builds the holder of `commit` into dir: its path, or why it cannot be had
