@@ -10,10 +10,10 @@ import type { Logger } from './log.js';
 import type { RunningService } from './running-service.js';
 
 /** `systemd-run --user --scope` in front of a holder, unit named after its session. */
-export function scopeCommand(sessionId: string, now: number = Date.now()): string[] {
+function scopeCommand(sessionId: string): string[] {
   // The time keeps names unique: a session's earlier scope may live on while a program it left behind runs.
   return ['systemd-run', '--user', '--scope', '--quiet', '--collect',
-    `--unit=tend-holder-${sessionId}-${now.toString(36)}`, `--description=tend holder of session ${sessionId}`, '--'];
+    `--unit=tend-holder-${sessionId}-${Date.now().toString(36)}`, `--description=tend holder of session ${sessionId}`, '--'];
 }
 
 export function holderLauncherFor(service: RunningService, log: Logger): HolderLauncher | undefined {
