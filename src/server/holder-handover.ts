@@ -4,12 +4,12 @@
 // its backlog for the new image; a refused one means the new image could not
 // resume and the holder is gone.
 import { HolderConnection } from '../holder-client/index.js';
-import type { HolderUpgradeSkip } from '../protocol/api/index.js';
+import type { HolderUpgradeOutcome } from '../protocol/api/index.js';
 
-export type HandOverResult =
-  | { result: 'upgraded'; fromBuild: string; toBuild: string; stallMs: number }
-  | { result: 'skipped'; reason: HolderUpgradeSkip; message: string }
-  | { result: 'failed'; message: string };
+/** Each kind of outcome without the session's id and name (distributes over the union). */
+type WithoutSession<T> = T extends unknown ? Omit<T, 'session' | 'name'> : never;
+/** What became of one session's holder: the API's outcome, before the session is named in it. */
+export type HandOverResult = WithoutSession<HolderUpgradeOutcome>;
 
 /** How long the lease is asked for again while the old image's connections are still closing. */
 const LEASE_RETRY_MS = 2000;
