@@ -18,7 +18,7 @@ export class NotAHolderError extends Error {}
 /** How long `tend-holder --version` may take. */
 const PROBE_TIMEOUT_MS = 5000;
 /** The environment variable that asks a starting server to upgrade every holder. */
-export const UPGRADE_HOLDERS_ENV = 'TEND_UPGRADE_HOLDERS';
+const UPGRADE_HOLDERS_ENV = 'TEND_UPGRADE_HOLDERS';
 
 export interface HolderUpgradeDeps {
   registry: SessionRegistry;
@@ -28,7 +28,7 @@ export interface HolderUpgradeDeps {
 }
 
 /** The build id `tend-holder --version` says, or why the path is not a holder that can take over. */
-export function probeHolder(path: string): Promise<{ build: string } | { error: string }> {
+function probeHolder(path: string): Promise<{ build: string } | { error: string }> {
   return new Promise((done) => {
     execFile(path, ['--version'], { timeout: PROBE_TIMEOUT_MS, maxBuffer: 4096 }, (err, stdout) => {
       const m = /^tend-holder (\S+) protocol (\d+) resume (\d+)-(\d+)$/m.exec(String(stdout));
