@@ -24,6 +24,8 @@ import { isShellProgram } from './shell-program.js';
 
 /** Output quiet this long before a check: an agent's start settles, and a busy session is never asked. */
 export const DETECT_QUIET_MS = 500;
+/** How many times in a row a check that found the terminal's group leader gone is asked again unprompted. */
+const ASK_AGAIN_TIMES = 3;
 /** At most one check per session this often, however the output comes and goes. */
 export const DETECT_MIN_INTERVAL_MS = 5_000;
 
@@ -158,6 +160,8 @@ class SessionFollower implements Disposable {
   private shellSeenAt = 0;
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
+  /** Checks left to ask again after one found the terminal's group leader gone. */
+  private asksAgainLeft = ASK_AGAIN_TIMES;
   private disposed = false;
   private readonly output: Disposable;
 
@@ -196,7 +200,12 @@ class SessionFollower implements Disposable {
     void this.check(purpose)
       .then((answer) => {
         // A program caught on its way out is asked about again: the quiet that follows its exit brings no output to arm a check.
-        if (answer === 'ask-again' && this.timer === null && !this.disposed) this.arm(this.deps.quietMs);
+        // A few times only: a group whose leader is gone for good (`echo x | less`) is not asked about for as long as it runs.
+        if (answer === 'answered') this.asksAgainLeft = ASK_AGAIN_TIMES;
+        else if (this.asksAgainLeft > 0 && this.timer === null && !this.disposed) {
+          this.asksAgainLeft--;
+          this.arm(this.deps.quietMs);
+        }
       })
       .catch((err: Error) => this.deps.log.warn(`session ${this.session.label}: could not tell which program holds its terminal: ${err.message}`))
       .finally(() => {
