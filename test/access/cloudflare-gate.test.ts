@@ -17,7 +17,8 @@ import { TEST_CLOCK_ENV } from '../../src/server/access/clock.js';
 import { attackTable } from './attack-table.js';
 import { startPassThroughProxy } from './tailscale-stand-in.js';
 import { accessClaims, makeSelfSignedCert, makeTeamKey, publicKeyHmacToken, signToken, startAccessTeam, unsignedToken, type AccessTeam, type TeamKey } from './cloudflare-stand-in.js';
-import { expectRefused, httpCall, loginCookieFrom, openTerminal, startRemoteTend, type RemoteTend } from './proxy-identity-harness.js';
+import { expectRefused, openTerminal, startRemoteTend, type RemoteTend } from './proxy-identity-harness.js';
+import { call, cookieSet } from './http-client.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const HOST = 'tend.example.com';
@@ -39,7 +40,7 @@ const claims = (email = ALICE) => accessClaims(team, email, nowSeconds());
 
 /** A request as the tunnel delivers it: the public Host, https, and the Access token. */
 const viaAccess = (token: string, host = HOST) =>
-  httpCall(tunnel.port, { path: '/v1/sessions', headers: { host, 'x-forwarded-proto': 'https', 'cf-access-jwt-assertion': token } });
+  call(tunnel.port, { path: '/v1/sessions', host, headers: { 'x-forwarded-proto': 'https', 'cf-access-jwt-assertion': token } });
 
 before(async () => {
   dir = makeTempDir('tend-cfg-');
@@ -65,7 +66,7 @@ describe('cloudflare access identity through the gate', { timeout: TEST_TIMEOUT_
   test("a listed email with a token signed by the team's key signs in, and the cookie alone opens a terminal", async () => {
     const signedIn = await viaAccess(signToken(claims(), teamKey));
     assert.equal(signedIn.status, 200, signedIn.text);
-    const cookie = loginCookieFrom(signedIn);
+    const cookie = cookieSet(signedIn);
     assert.ok(cookie !== null, `no login cookie: ${JSON.stringify(signedIn.headers['set-cookie'])}`);
     assert.match(cookie, /^__Host-tend_login=/);
     assert.equal(team.fetches(), 1, 'the keys were fetched once, over HTTPS');

@@ -15,10 +15,13 @@ export interface Answer {
 }
 
 export interface CallOptions {
+  /** Where to connect; 127.0.0.1 by default (another of this machine's addresses to come from outside loopback). */
+  address?: string;
   method?: string;
   path?: string;
   host: string;
-  headers?: Record<string, string>;
+  /** More headers; a list sends the header once per value. */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer;
 }
 
@@ -40,9 +43,9 @@ function withError(status: number, headers: Answer['headers'], text: string): An
 
 export function call(port: number, options: CallOptions): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { host: options.host, ...options.headers };
+    const headers: Record<string, string | string[]> = { host: options.host, ...options.headers };
     if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
-    const req = request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers, agent: false }, (res) => {
+    const req = request({ host: options.address ?? '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));

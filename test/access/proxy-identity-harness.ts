@@ -1,15 +1,15 @@
 // Test support for the proxy-identity tests end to end (issue 28): a real
-// tend server with remote access on, plain HTTP requests and a terminal's
-// WebSocket sent to its 127.0.0.1 port (straight, or through a proxy the test
-// started) with whatever Host, headers and cookie an attack or a sign-in
-// needs, and the login cookie picked out of an answer.
+// tend server with remote access on, a terminal's WebSocket opened on its
+// 127.0.0.1 port (straight, or through a proxy the test started) with
+// whatever Host, headers and cookie an attack or a sign-in needs, and the
+// refusal an attack must meet (plain requests are http-client.ts's).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startTestServer, waitFor, type TestServer } from '../server/harness.js';
 import type { AttackTable } from './attack-table.js';
+import { cookieSet, type Answer } from './http-client.js';
 import { decodeFrameFromServer, encodeFrameToServer, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../src/protocol/viewer-frames.js';
 
 export interface RemoteTend {
@@ -54,51 +54,6 @@ export async function startRemoteTend(options: { env?: Record<string, string>; h
     await t.dispose();
     throw err;
   }
-}
-
-export interface HttpAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  /** The API error's message, when the answer is one. */
-  message: string | undefined;
-  code: string | undefined;
-}
-
-/** One HTTP request to port on 127.0.0.1 (or `address`), every header as given (Host included). */
-export function httpCall(port: number, options: { address?: string; method?: string; path?: string; headers?: Record<string, string | string[]>; body?: string }): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: options.address ?? '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        let message: string | undefined;
-        let code: string | undefined;
-        try {
-          const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-          message = body.error?.message;
-          code = body.error?.code;
-        } catch {
-          /* a page, not JSON */
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, message, code });
-      });
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
-/** The login cookie an answer sets, as "name=value" for a Cookie header; null when it sets none (or only clears one). */
-export function loginCookieFrom(answer: HttpAnswer): string | null {
-  for (const line of answer.headers['set-cookie'] ?? []) {
-    const pair = line.split(';')[0] ?? '';
-    const eq = pair.indexOf('=');
-    const name = pair.slice(0, eq);
-    if ((name === 'tend_login' || name === '__Host-tend_login') && pair.slice(eq + 1) !== '') return pair;
-  }
-  return null;
 }
 
 export type TerminalOpening = { opened: true; screen: string } | { opened: false; status: number; message: string };
@@ -154,8 +109,8 @@ export function openTerminal(port: number, headers: Record<string, string>, sess
  * Asserts the gate refused the request with the identity check's reason (why) and set no cookie,
  * and records the attack as a row of the file's table.
  */
-export function expectRefused(table: AttackTable, attack: string, answer: HttpAnswer, why: RegExp): void {
-  const cookie = loginCookieFrom(answer);
+export function expectRefused(table: AttackTable, attack: string, answer: Answer, why: RegExp): void {
+  const cookie = cookieSet(answer);
   const held = answer.status === 403 && why.test(answer.message ?? '') && cookie === null;
   table.record(attack, { status: 403, code: 'forbidden', words: 'no cookie' }, { status: answer.status, code: answer.code, note: `${cookie === null ? '' : 'COOKIE SET; '}${answer.message ?? answer.text.slice(0, 60)}` }, held);
   assert.equal(answer.status, 403, answer.text);

@@ -14,7 +14,8 @@ import { makeTempDir, removeTempDir } from '../support/temp-dir.js';
 import { OTHER_USER, runsAsRoot } from '../support/as-another-user.js';
 import { attackTable } from './attack-table.js';
 import { startPassThroughProxy, startServeStandIn, writeTailscaleStandIn, type ServeStandIn } from './tailscale-stand-in.js';
-import { expectRefused, httpCall, loginCookieFrom, openTerminal, startRemoteTend, type HttpAnswer, type RemoteTend } from './proxy-identity-harness.js';
+import { expectRefused, openTerminal, startRemoteTend, type RemoteTend } from './proxy-identity-harness.js';
+import { call, cookieSet, type Answer } from './http-client.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 const HOST = 'box.tail1234.ts.net';
@@ -31,7 +32,7 @@ let serve: ServeStandIn;
 let proxy: { port: number; close(): Promise<void> };
 let sessionId: string;
 
-const api = (port: number, headers: Record<string, string | string[]>) => httpCall(port, { path: '/v1/sessions', headers: { host: HOST, ...headers } });
+const api = (port: number, headers: Record<string, string | string[]>) => call(port, { path: '/v1/sessions', host: HOST, headers });
 
 before(async () => {
   dir = makeTempDir('tend-tsg-');
@@ -59,7 +60,7 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
     serve.setClient({ address: ALICE_ADDRESS, peer: { login: ALICE } });
     const signedIn = await api(serve.port, {});
     assert.equal(signedIn.status, 200, signedIn.text);
-    const cookie = loginCookieFrom(signedIn);
+    const cookie = cookieSet(signedIn);
     assert.ok(cookie !== null, `no login cookie: ${JSON.stringify(signedIn.headers['set-cookie'])}`);
     // serve says https (X-Forwarded-Proto from a loopback peer): the cookie is Secure and __Host-.
     assert.match(cookie, /^__Host-tend_login=/);
@@ -93,9 +94,9 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     await new Promise<void>((resolve) => child.on('close', () => resolve()));
-    const raw = JSON.parse(out) as { status: number; headers: HttpAnswer['headers']; text: string };
+    const raw = JSON.parse(out) as { status: number; headers: Answer['headers']; text: string };
     const body = JSON.parse(raw.text) as { error: { code: string; message: string } };
-    const answer: HttpAnswer = { ...raw, message: body.error.message, code: body.error.code };
+    const answer: Answer = { ...raw, message: body.error.message, code: body.error.code };
     expectRefused(table, 'forged Tailscale headers from another local user', answer, new RegExp(`^tailscale: .*from a process of uid ${OTHER_USER.uid} on this machine`));
   });
 
@@ -104,7 +105,7 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
     if (outside === undefined) return t.skip('this machine has no address outside loopback');
     const port = await freePort(outside);
     await tend.remote('enable', '--listen', `${outside}:${port}`);
-    const answer = await httpCall(port, { address: outside, path: '/v1/sessions', headers: { host: HOST, 'tailscale-user-login': ALICE, 'x-forwarded-for': ALICE_ADDRESS } });
+    const answer = await call(port, { address: outside, path: '/v1/sessions', host: HOST, headers: { 'tailscale-user-login': ALICE, 'x-forwarded-for': ALICE_ADDRESS } });
     expectRefused(table, `forged Tailscale headers from ${outside}`, answer, new RegExp(`^tailscale: .*came straight from ${outside.replace(/\./g, '\\.')}`));
   });
 
@@ -128,7 +129,7 @@ describe('tailscale identity through the gate', { timeout: TEST_TIMEOUT_MS }, ()
 
   test('a listed user on a Host that is not allowed (DNS rebinding) is refused before any identity', async () => {
     serve.setClient({ address: ALICE_ADDRESS, peer: { login: ALICE } });
-    const answer = await httpCall(serve.port, { path: '/v1/sessions', headers: { host: 'rebind.attacker.example' } });
+    const answer = await call(serve.port, { path: '/v1/sessions', host: 'rebind.attacker.example' });
     expectRefused(table, 'Tailscale user on a Host not allowed', answer, /the Host "rebind\.attacker\.example" is not one this tend server answers to/);
   });
 });
