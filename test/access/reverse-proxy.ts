@@ -5,7 +5,7 @@
 // (the address it says it forwards for), X-Forwarded-Proto, X-Forwarded-Host,
 // and any extra ones a test wants (identity headers). Requests reach tend
 // from a real loopback socket of this process, as a proxy's do.
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
 export interface ReverseProxyOptions {
@@ -24,8 +24,8 @@ export interface ReverseProxy {
   dispose(): Promise<void>;
 }
 
-function forwardedHeaders(req: IncomingMessage, options: ReverseProxyOptions): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
+function forwardedHeaders(req: IncomingMessage, options: ReverseProxyOptions): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = value;
   headers['x-forwarded-for'] = options.forwardedFor;
   headers['x-forwarded-proto'] = options.proto ?? 'https';
@@ -35,16 +35,28 @@ function forwardedHeaders(req: IncomingMessage, options: ReverseProxyOptions): R
 }
 
 export async function startReverseProxy(options: ReverseProxyOptions): Promise<ReverseProxy> {
+  const proxy = await startRewritingProxy(options.targetPort, (req) => forwardedHeaders(req, options));
+  return { port: proxy.port, dispose: () => proxy.close() };
+}
+
+export interface RewritingProxy {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy on 127.0.0.1 to 127.0.0.1:targetPort passing each request and
+ * WebSocket upgrade on with the headers `rewrite` gives (the Host among
+ * them); the proxies of these tests differ only in those headers.
+ */
+export async function startRewritingProxy(targetPort: number, rewrite: (req: IncomingMessage) => IncomingHttpHeaders): Promise<RewritingProxy> {
   const sockets = new Set<Socket>();
   // Headers up to 64 KiB are passed on, so tend, not the proxy, answers an oversized request.
   const server: Server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
-    const upstream = request(
-      { host: '127.0.0.1', port: options.targetPort, method: req.method, path: req.url, headers: forwardedHeaders(req, options), agent: false },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-        answer.pipe(res);
-      },
-    );
+    const upstream = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: rewrite(req), agent: false }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      answer.pipe(res);
+    });
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();
@@ -57,11 +69,12 @@ export async function startReverseProxy(options: ReverseProxyOptions): Promise<R
   });
   // An upgrade is passed on as bytes: the request head rewritten, then both ways piped.
   server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
-    const upstream = connect(options.targetPort, '127.0.0.1');
+    const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
-    const lines = [`${req.method} ${req.url} HTTP/1.1`];
-    for (const [name, value] of Object.entries(forwardedHeaders(req, options))) {
+    const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
+    for (const [name, value] of Object.entries(rewrite(req))) {
+      if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
     }
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -80,7 +93,7 @@ export async function startReverseProxy(options: ReverseProxyOptions): Promise<R
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
     port,
-    dispose: () =>
+    close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());

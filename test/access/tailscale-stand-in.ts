@@ -15,8 +15,8 @@
 // not ASCII) for a user, none for a tagged node. The tailnet address is
 // the one a test says the client has, as no real tailnet exists here.
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startRewritingProxy, type RewritingProxy } from './reverse-proxy.js';
 import { join } from 'node:path';
 
 export interface WhoisPeer {
@@ -169,52 +169,11 @@ export async function startServeStandIn(targetPort: number): Promise<ServeStandI
  * gains the client's address. What an attacker's forged headers meet when
  * another proxy on the machine fronts tend.
  */
-export function startPassThroughProxy(targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
+export function startPassThroughProxy(targetPort: number): Promise<RewritingProxy> {
   return startRewritingProxy(targetPort, (req) => {
     const headers: IncomingHttpHeaders = { ...req.headers };
     const from = req.socket.remoteAddress ?? '';
     headers['x-forwarded-for'] = req.headers['x-forwarded-for'] === undefined ? from : `${req.headers['x-forwarded-for']}, ${from}`;
     return headers;
   });
-}
-
-/** A proxy on 127.0.0.1 to 127.0.0.1:targetPort passing requests and WebSocket upgrades with the headers `rewrite` gives. */
-async function startRewritingProxy(targetPort: number, rewrite: (req: IncomingMessage) => IncomingHttpHeaders): Promise<{ port: number; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const out = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: rewrite(req) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.writeHead(502).end());
-    req.pipe(out);
-  });
-  // A WebSocket goes through as proxies pass it: the head rewritten, then bytes both ways.
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    const upstream = connect(targetPort, '127.0.0.1', () => {
-      const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
-      for (const [name, value] of Object.entries(rewrite(req))) {
-        for (const v of Array.isArray(value) ? value : [value ?? '']) lines.push(`${name}: ${v}`);
-      }
-      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    const end = () => {
-      upstream.destroy();
-      socket.destroy();
-    };
-    upstream.on('error', end);
-    socket.on('error', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
