@@ -11,10 +11,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { HolderConnection, spawnHolder } from '../../src/holder-client/index.js';
-import { API_ROUTES } from '../../src/protocol/api/index.js';
+import { healthOf } from '../../src/cli/upgrade/health-check.js';
+import { stopGracefully } from '../../src/cli/upgrade/server-process.js';
 import { makeOtherBuild } from '../../test/support/other-build.js';
 import { launcherPath, tendEnv } from '../lib/attach-viewer.js';
-import { isAlive } from '../lib/child-process.js';
 import { BenchServer, serverMissing, waitUntil } from '../lib/server-instance.js';
 import { formatSummary, summarize } from '../lib/stats.js';
 import { skipped, type BenchContext, type Suite, type SuiteReport } from '../lib/suite.js';
@@ -172,11 +172,9 @@ export const upgradeSuite: Suite = {
         }
       }
       // The server now running is the upgrade's, not the one BenchServer started: stopped here.
-      const health = await server.client.raw<{ pid: number }>(API_ROUTES.health.method, API_ROUTES.health.path, undefined, 5_000).catch(() => null);
-      if (health?.status === 200) {
-        await server.client.raw(API_ROUTES.stopServer.method, API_ROUTES.stopServer.path).catch(() => null);
-        await waitUntil('the upgraded server to stop', () => !isAlive(health.body.pid), 30_000, 20).catch(() => process.kill(health.body.pid, 'SIGKILL'));
-      }
+      // Asked as `tend upgrade` asks it: it is of another build on purpose (no notice of that, whatever its API).
+      const upgraded = await healthOf(server.client);
+      if (upgraded !== null && !(await stopGracefully(server.client, upgraded.pid))) process.kill(upgraded.pid, 'SIGKILL');
       await server.close();
     }
     const f = (pick: (s: Sample) => number): string => formatSummary(summarize(samples.map(pick)));
