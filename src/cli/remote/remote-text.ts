@@ -2,14 +2,7 @@
 // and who may sign in) and the signed-in browsers. --json prints the API's
 // answers instead (docs/api.md "Remote access").
 import type { LoginView, RemoteStatus } from '../../protocol/api/index.js';
-
-function ago(ms: number, now: number): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 90) return `${s} s ago`;
-  if (s < 90 * 60) return `${Math.round(s / 60)} min ago`;
-  if (s < 36 * 3600) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} days ago`;
-}
+import { ago, table } from '../format.js';
 
 export function statusText(status: RemoteStatus): string {
   const { settings } = status;
@@ -42,8 +35,5 @@ export function statusText(status: RemoteStatus): string {
 export function loginsText(logins: LoginView[], now: number = Date.now()): string {
   if (logins.length === 0) return 'no browser is signed in\n';
   const rows = logins.map((l) => [l.id, l.host, l.login === null ? l.method : `${l.method} ${l.login}`, ago(l.lastUsedAt, now), (l.userAgent ?? '').slice(0, 60)]);
-  const head = ['ID', 'HOST', 'SIGNED IN BY', 'LAST USED', 'BROWSER'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return `${[line(head), ...rows.map(line)].join('\n')}\n`;
+  return table([['ID', 'HOST', 'SIGNED IN BY', 'LAST USED', 'BROWSER'], ...rows]);
 }
