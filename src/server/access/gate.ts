@@ -14,12 +14,12 @@
 // An upgrade is judged by its cookie alone (steps 1-5): a browser loads the
 // page, and so gets its cookie, before it opens a terminal's socket.
 import type { IncomingMessage } from 'node:http';
-import type { IdentityVerifier } from './identity.js';
+import type { IdentityVerifier, RemoteSettings } from './identity.js';
 import type { Classification } from './classify.js';
 import type { RemoteSettingsStore } from './settings.js';
 import type { LoginStore } from './logins.js';
 import type { GateLog } from './refusal-log.js';
-import { API_ROUTES, LOGIN_COOKIE_TTL_MS, LOGIN_PAGE_PATH } from '../../protocol/api/index.js';
+import { API_ROUTES, LOGIN_COOKIE_TTL_MS, LOGIN_PAGE_PATH, type LoginMethod } from '../../protocol/api/index.js';
 import { canonicalHost, hostAllowed } from './hosts.js';
 import { originRefusal } from './origin.js';
 import { clearLoginCookieHeaders, loginCookieHeader, loginCookiesOf, requestIsHttps } from './cookie.js';
@@ -124,8 +124,9 @@ export class AccessGate {
     const settings = this.options.settings.current;
     const secure = requestIsHttps(req);
     const clear = first.ask.length > 0 ? clearLoginCookieHeaders(secure) : [];
+    const methods = signInMethods(settings);
     for (const verifier of this.options.verifiers) {
-      if (!methodIsOn(verifier.method, settings)) continue;
+      if (!methods.includes(verifier.method)) continue;
       const verdict = await verifier.verify(req, settings);
       if (verdict.kind === 'absent') continue;
       if (verdict.kind === 'refused') {
@@ -141,6 +142,11 @@ export class AccessGate {
   }
 }
 
-function methodIsOn(method: IdentityVerifier['method'], settings: RemoteSettingsStore['current']): boolean {
-  return method === 'tailscale' ? settings.tailscaleLogins.length > 0 : settings.cloudflare !== null;
+/** The ways a caller that is not local can sign in under these settings: a link whenever remote access is on, a proxy identity once it is set up. */
+export function signInMethods(settings: RemoteSettings): LoginMethod[] {
+  if (!settings.enabled) return [];
+  const methods: LoginMethod[] = ['link'];
+  if (settings.tailscaleLogins.length > 0) methods.push('tailscale');
+  if (settings.cloudflare !== null) methods.push('cloudflare');
+  return methods;
 }

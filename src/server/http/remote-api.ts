@@ -10,6 +10,7 @@ import { optString } from './validate.js';
 import type { Access } from '../access/index.js';
 import type { ExtraListeners } from '../access/extra-listeners.js';
 import { SettingsError } from '../access/settings.js';
+import { signInMethods } from '../access/gate.js';
 import { callerOf } from '../access/caller-mark.js';
 import { canonicalHost, hostAllowed, parseHost, parseListenAddress } from '../access/hosts.js';
 import { loginCookieHeader, requestIsHttps } from '../access/cookie.js';
@@ -18,7 +19,6 @@ import {
   LOGIN_PAGE_PATH,
   type ExchangeLoginLinkReply,
   type LoginLinkReply,
-  type LoginMethod,
   type LoginView,
   type RemoteListener,
   type RemoteStatus,
@@ -54,13 +54,10 @@ export function addRemoteRoutes(router: Router, options: RemoteRoutesOptions): v
     const settings = access.settings.current;
     const loopback = options.loopbackAddress();
     const listeners: RemoteListener[] = loopback === null ? [] : [{ address: loopback, kind: 'loopback' }];
-    const methods: LoginMethod[] = settings.enabled ? ['link'] : [];
-    if (settings.enabled && settings.tailscaleLogins.length > 0) methods.push('tailscale');
-    if (settings.enabled && settings.cloudflare !== null) methods.push('cloudflare');
     return {
       settings,
       listeners: [...listeners, ...extraListeners.status()],
-      methods,
+      methods: signInMethods(settings),
       logins: access.logins.count,
       pendingLinks: access.links.pendingCount,
       settingsProblem: access.settings.problem,
