@@ -5,7 +5,7 @@
 // changed: it is fetched again, but at most once per cooldown, so a stream of
 // tokens with made-up key ids cannot make tend hammer the team's endpoint.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isLoopbackAddress } from './hosts.js';
 
 /** Keys are kept this long before the set is fetched again. */
 export const JWKS_CACHE_MS = 10 * 60 * 1000;
@@ -98,7 +98,7 @@ function insecureUrlReason(url: string): string | null {
   }
   if (parsed.protocol === 'https:') return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const loopback = host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  const loopback = host === 'localhost' || isLoopbackAddress(host);
   if (parsed.protocol === 'http:' && loopback) return null;
   return `the Cloudflare issuer must be an https URL (keys fetched over ${parsed.protocol} could be anyone's)`;
 }
