@@ -19,7 +19,8 @@ import type { Classification } from './classify.js';
 import type { RemoteSettingsStore } from './settings.js';
 import type { LoginStore } from './logins.js';
 import type { GateLog } from './refusal-log.js';
-import { API_ROUTES, LOGIN_COOKIE_TTL_MS, LOGIN_PAGE_PATH, type LoginMethod } from '../../protocol/api/index.js';
+import { API_ROUTES, LOGIN_COOKIE_TTL_MS, type LoginMethod } from '../../protocol/api/index.js';
+import { isLoginPageRequest } from './login-page.js';
 import { canonicalHost, hostAllowed } from './hosts.js';
 import { originRefusal } from './origin.js';
 import { clearLoginCookieHeaders, loginCookieHeader, loginCookiesOf, requestIsHttps } from './cookie.js';
@@ -55,11 +56,9 @@ function pathOf(req: IncomingMessage): string {
 
 /** Routes and pages a caller may reach before signing in (after the Host and Origin checks). */
 function isOpenBeforeSignIn(req: IncomingMessage): boolean {
-  const path = pathOf(req);
-  const method = req.method ?? 'GET';
   if (req.headers.upgrade !== undefined) return false;
-  if (path === LOGIN_PAGE_PATH && (method === 'GET' || method === 'HEAD')) return true;
-  return path === API_ROUTES.exchangeLoginLink.path && method === API_ROUTES.exchangeLoginLink.method;
+  if (isLoginPageRequest(req)) return true;
+  return pathOf(req) === API_ROUTES.exchangeLoginLink.path && req.method === API_ROUTES.exchangeLoginLink.method;
 }
 
 export class AccessGate {

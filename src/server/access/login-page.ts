@@ -7,7 +7,14 @@
 // lets only this script run (by its hash), fetch only this origin, and the
 // page be framed by nobody.
 import { createHash } from 'node:crypto';
-import { API_ROUTES } from '../../protocol/api/index.js';
+import type { IncomingMessage } from 'node:http';
+import { API_ROUTES, LOGIN_PAGE_PATH } from '../../protocol/api/index.js';
+
+/** A request for the login page itself: GET or HEAD of its path, whatever the query. */
+export function isLoginPageRequest(req: IncomingMessage): boolean {
+  const method = req.method ?? 'GET';
+  return (req.url ?? '/').split('?')[0] === LOGIN_PAGE_PATH && (method === 'GET' || method === 'HEAD');
+}
 
 const SCRIPT = `
 (function () {

@@ -28,7 +28,7 @@ import { markCaller } from '../access/caller-mark.js';
 import { originRefusal } from '../access/origin.js';
 import { isLoopbackAddress } from '../access/hosts.js';
 import { answerRefusal, serveLoginPage } from './gate-answer.js';
-import { LOGIN_PAGE_PATH } from '../../protocol/api/index.js';
+import { isLoginPageRequest } from '../access/login-page.js';
 import type { AccessGate } from '../access/gate.js';
 
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -75,10 +75,6 @@ export function loopbackPortFromEnv(value: string | undefined): number {
     throw new Error(`TEND_PORT must be a port number from 0 to 65535 (0: any free port), not "${value}"`);
   }
   return port;
-}
-
-function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?')[0] ?? '/';
 }
 
 export async function startGatedListener(options: GatedListenerOptions): Promise<GatedListener> {
@@ -130,8 +126,7 @@ export async function startGatedListener(options: GatedListenerOptions): Promise
   };
 
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const method = req.method ?? 'GET';
-    if (pathOf(req) === LOGIN_PAGE_PATH && (method === 'GET' || method === 'HEAD')) serveLoginPage(req, res);
+    if (isLoginPageRequest(req)) serveLoginPage(req, res);
     else options.handle(req, res);
   };
 
