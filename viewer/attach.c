@@ -146,6 +146,20 @@ loop(struct attach *a)
 	}
 }
 
+/* How the exit line and the entry hint name the session: ":name (id)" and ":name", or the id. */
+static void
+name_session(struct attach *a)
+{
+	/* Cut to fit the label (ids are 8 characters; names this long are not typed). */
+	if (a->session_name[0] != '\0') {
+		snprintf(a->label, sizeof a->label, ":%.250s (%.250s)", a->session_name, a->session_id);
+		snprintf(a->target, sizeof a->target, ":%.255s", a->session_name);
+	} else {
+		snprintf(a->label, sizeof a->label, "%s", a->session_id);
+		snprintf(a->target, sizeof a->target, "%s", a->session_id);
+	}
+}
+
 int
 attach_run(const struct attach_options *o)
 {
@@ -156,14 +170,10 @@ attach_run(const struct attach_options *o)
 	memset(a, 0, sizeof *a);
 	a->o = o;
 	snprintf(a->socket_path, sizeof a->socket_path, "%s", o->socket_path);
-	if (o->session_name != NULL && o->session_name[0] != '\0') {
-		snprintf(a->label, sizeof a->label, ":%s (%s)", o->session_name, o->session_id);
-		snprintf(a->target, sizeof a->target, ":%s", o->session_name);
-	} else {
-		snprintf(a->label, sizeof a->label, "%s", o->session_id);
-		snprintf(a->target, sizeof a->target, "%s", o->session_id);
+	if (o->session_id != NULL) {
+		snprintf(a->session_id, sizeof a->session_id, "%s", o->session_id);
+		snprintf(a->session_name, sizeof a->session_name, "%s", o->session_name != NULL ? o->session_name : "");
 	}
-	overlays_init(&a->ov, o->read_only, o->detach_prefix, a->target);
 	buf_init(&a->term, TERM_MAX_BYTES);
 	buf_init(&a->scratch, FRAME_SCRATCH_MAX_BYTES);
 	buf_init(&a->forward, STDIN_READ_BYTES + 16);
@@ -181,8 +191,16 @@ attach_run(const struct attach_options *o)
 		return 1;
 	}
 	attach_read_size();
+	/* Before the terminal is touched: a refusal hands the whole command over as it was typed. */
+	if (a->session_id[0] == '\0' && link_open_naming(a) != 0)
+		return ATTACH_HAND_OVER;
+	name_session(a);
+	overlays_init(&a->ov, o->read_only, o->detach_prefix, a->target);
 	a->raw = outer_raw_mode(&a->saved) == 0;
-	link_connect(a);
+	if (!a->link)
+		link_connect(a);
+	else
+		link_flush(a);
 	input_freed_seen(a);
 	loop(a);
 	if (!a->finished)

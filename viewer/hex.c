@@ -1,8 +1,9 @@
 /*
  * hex.c -- the value of one hex digit, for every reader that meets them: a
- * chunked body's sizes (http.c), a JSON string's \u escapes (json.c) and
- * the test oracles' hex arguments.  In one place so that they all accept
- * the same digits (either case).
+ * chunked body's sizes (http.c), a JSON string's \u escapes (json.c), a
+ * percent-encoded header (the session's name in the viewer socket's 101)
+ * and the test oracles' hex arguments.  In one place so that they all
+ * accept the same digits (either case).
  */
 #include "viewer.h"
 
@@ -16,4 +17,28 @@ hex_digit_value(uint8_t c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
+}
+
+int
+percent_decode(const char *s, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (const char *p = s; *p != '\0'; p++) {
+		int c = (unsigned char)*p;
+
+		if (c == '%') {
+			int hi = hex_digit_value((uint8_t)p[1]), lo = hi < 0 ? -1 : hex_digit_value((uint8_t)p[2]);
+
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				return -1;
+			c = hi * 16 + lo;
+			p += 2;
+		}
+		if (o + 1 >= outlen)
+			return -1;
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return 0;
 }

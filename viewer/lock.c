@@ -69,6 +69,14 @@ is_tend_server(long pid)
 int
 lock_server_socket(char *socket_path, size_t len)
 {
+	char build[128];
+
+	return lock_server(socket_path, len, build, sizeof build);
+}
+
+int
+lock_server(char *socket_path, size_t len, char *build, size_t build_len)
+{
 	const char *home = getenv("TEND_HOME");
 	const char *user_home = getenv("HOME");
 	char lock_path[PATH_MAX_BYTES], text[LOCK_MAX_BYTES];
@@ -91,5 +99,7 @@ lock_server_socket(char *socket_path, size_t len)
 		return -1;
 	if (json_string(text, (size_t)n, "socket", socket_path, len, NULL) != 1 || socket_path[0] == '\0')
 		return -1;
+	if (json_string(text, (size_t)n, "build", build, build_len, NULL) != 1)
+		build[0] = '\0';
 	return is_tend_server((long)pid) ? 0 : -1;
 }

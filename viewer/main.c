@@ -1,5 +1,8 @@
 /*
- * main.c -- `tend attach TARGET` as a person types it: the arguments, the
+ * main.c -- the `tend` on PATH (bin/tend links to this binary; launch.c
+ * finds its tree): every verb but `attach` is handed at once to the Node
+ * CLI (`node bin/tend.js ARGS`), and so is `attach` with TEND_VIEWER=node.
+ * `tend attach TARGET` as a person types it: the arguments, the
  * server of TEND_HOME (lock.c), the session looked up, then the attach
  * (attach.c). Only the everyday case is done here, where every millisecond
  * of start-up shows: a terminal on both ends, a running server, a running
@@ -42,21 +45,35 @@ node_path(void)
 	return node != NULL && node[0] != '\0' ? node : "node";
 }
 
-/* The CLI's entry point (bin/tend.js), as the launcher names it; NULL when it did not. */
+/* The CLI's entry point (bin/tend.js); NULL when it cannot be found. */
 static const char *tend_js;
 
 /*
- * Reads TEND_CLI_JS and takes it out of the environment: it is the
- * launcher's word to this process alone, and must not reach a server this
- * viewer starts, nor the sessions that server starts.
+ * The CLI this binary hands to: TEND_CLI_JS when a caller names it (one that
+ * starts the viewer directly), taken out of the environment since it is
+ * that caller's word to this process alone and must not reach a server this
+ * viewer starts, nor the sessions that server starts. Else this binary is
+ * the `tend` on PATH (bin/tend links to it), and launch.c finds its tree, or
+ * runs the build `tend upgrade` made current.
  */
 static void
-take_cli_js(void)
+take_cli_js(int argc, char **argv)
 {
 	const char *value = getenv("TEND_CLI_JS");
 
 	tend_js = value != NULL && value[0] != '\0' ? strdup(value) : NULL;
 	unsetenv("TEND_CLI_JS");
+	if (tend_js == NULL)
+		tend_js = launch_locate(argc, argv);
+}
+
+/* TEND_VIEWER=node: `tend attach` runs the TypeScript viewer, as every other verb runs the CLI. */
+static bool
+wants_node_viewer(void)
+{
+	const char *viewer = getenv("TEND_VIEWER");
+
+	return viewer != NULL && strcmp(viewer, "node") == 0;
 }
 
 /*
@@ -99,8 +116,8 @@ static int
 hand_over(int argc, char **argv)
 {
 	if (tend_js == NULL) {
-		fprintf(stderr, "tend: TEND_CLI_JS is not set: run `tend attach` through the tend "
-		    "command (bin/tend), which names the CLI for this viewer\n");
+		fprintf(stderr, "tend: cannot find the tend tree this binary belongs to (its bin/tend.js, "
+		    "above the binary's own path); run it as bin/tend of a built checkout\n");
 		return 1;
 	}
 	handoff_exec_args(node_path(), tend_js, argc, argv);
@@ -186,59 +203,80 @@ percent_encode(const char *s, char *out, size_t outlen)
 	return 0;
 }
 
+/* GET /v1/sessions/TARGET: the running session's id and name; -1 for anything else. */
+static int
+look_session_up(const char *socket_path, const char *encoded, char *id, size_t idlen, char *name, size_t namelen)
+{
+	static char path[3 * PATH_MAX_BYTES + 32];
+	char err[256], status[64];
+	struct buf body;
+	bool name_null = false;
+	int http_status, r = -1;
+
+	snprintf(path, sizeof path, "/v1/sessions/%s", encoded);
+	buf_init(&body, LOOKUP_REPLY_MAX_BYTES);
+	if (http_get(socket_path, path, LOOKUP_TIMEOUT_MS, &http_status, &body, err, sizeof err) == 0 &&
+	    http_status == 200 &&
+	    json_string((const char *)body.data, body.len, "id", id, idlen, NULL) == 1 && id[0] != '\0' &&
+	    json_string((const char *)body.data, body.len, "name", name, namelen, &name_null) == 1 &&
+	    json_string((const char *)body.data, body.len, "status", status, sizeof status, NULL) == 1 &&
+	    strcmp(status, "running") == 0) {
+		if (name_null)
+			name[0] = '\0';
+		r = 0;
+	}
+	buf_free(&body);
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
-	static char socket_path[PATH_MAX_BYTES], encoded[3 * PATH_MAX_BYTES], path[3 * PATH_MAX_BYTES + 32];
-	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], status[64], own_version[128], own_build[128];
+	static char socket_path[PATH_MAX_BYTES], encoded[3 * PATH_MAX_BYTES], server_build[128];
+	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], own_version[128], own_build[128];
 	struct attach_args a;
 	struct attach_options o;
-	struct buf body;
-	char err[256];
 	const char *self;
-	bool name_null = false;
-	int http_status;
+	int status;
 
-	take_cli_js();
-	if (parse_args(argc, argv, &a) != 0 || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	take_cli_js(argc, argv);
+	if (wants_node_viewer() || parse_args(argc, argv, &a) != 0 || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return hand_over(argc, argv);
-	if (lock_server_socket(socket_path, sizeof socket_path) != 0)
+	if (tend_js == NULL || lock_server(socket_path, sizeof socket_path, server_build, sizeof server_build) != 0)
 		return hand_over(argc, argv);
 	if (percent_encode(a.target, encoded, sizeof encoded) != 0)
 		return hand_over(argc, argv);
 	/* A server gone mid-write is an error of that write, not the end of this process (wire.c writes with write()). */
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(path, sizeof path, "/v1/sessions/%s", encoded);
-	buf_init(&body, LOOKUP_REPLY_MAX_BYTES);
-	if (http_get(socket_path, path, LOOKUP_TIMEOUT_MS, &http_status, &body, err, sizeof err) != 0 ||
-	    http_status != 200 ||
-	    json_string((const char *)body.data, body.len, "id", id, sizeof id, NULL) != 1 || id[0] == '\0' ||
-	    json_string((const char *)body.data, body.len, "name", name, sizeof name, &name_null) != 1 ||
-	    json_string((const char *)body.data, body.len, "status", status, sizeof status, NULL) != 1 ||
-	    strcmp(status, "running") != 0) {
-		/* Not found, exited, cold, elsewhere, unreadable: the TypeScript viewer says which, in its words. */
-		buf_free(&body);
-		return hand_over(argc, argv);
-	}
-	buf_free(&body);
+	read_own_build(own_version, sizeof own_version, own_build, sizeof own_build);
 	self = getenv("TEND_SESSION");
-	/* Attaching a session to itself is refused, in the TypeScript viewer's words. */
-	if (self != NULL && strcmp(self, id) == 0)
-		return hand_over(argc, argv);
 
 	memset(&o, 0, sizeof o);
 	o.socket_path = socket_path;
-	o.session_id = id;
-	o.session_name = name_null || name[0] == '\0' ? NULL : name;
+	o.target_encoded = encoded;
+	/*
+	 * A server of this very build names the session in the viewer socket's
+	 * upgrade (attach.c: no GET first). Any other build, and any attach from
+	 * inside a session (which must not subscribe to itself even for a
+	 * moment), looks it up first.
+	 */
+	if (strcmp(server_build, own_build) != 0 || strcmp(own_build, "unknown") == 0 || self != NULL) {
+		/* Not found, exited, cold, elsewhere, unreadable: the TypeScript viewer says which, in its words. */
+		if (look_session_up(socket_path, encoded, id, sizeof id, name, sizeof name) != 0)
+			return hand_over(argc, argv);
+		/* Attaching a session to itself is refused, in the TypeScript viewer's words. */
+		if (self != NULL && strcmp(self, id) == 0)
+			return hand_over(argc, argv);
+		o.session_id = id;
+		o.session_name = name[0] == '\0' ? NULL : name;
+	}
 	o.read_only = a.read_only;
 	o.detach_prefix = a.detach_prefix;
 	o.tend_js = tend_js;
 	o.node = node_path();
 	o.self_session = self != NULL && self[0] != '\0' ? self : NULL;
-	if (o.tend_js == NULL)
-		return hand_over(argc, argv);
-	read_own_build(own_version, sizeof own_version, own_build, sizeof own_build);
 	o.own_version = own_version;
 	o.own_build = own_build;
-	return attach_run(&o);
+	status = attach_run(&o);
+	return status == ATTACH_HAND_OVER ? hand_over(argc, argv) : status;
 }

@@ -185,7 +185,7 @@ received(struct attach *a, const struct server_frame *f)
 		    f->u.welcome.server_version_len : SERVER_NAME_BYTES - 1), f->u.welcome.server_version);
 		snprintf(a->server_build, sizeof a->server_build, "%.*s", (int)(f->u.welcome.server_build_len < SERVER_NAME_BYTES ?
 		    f->u.welcome.server_build_len : SERVER_NAME_BYTES - 1), f->u.welcome.server_build != NULL ? f->u.welcome.server_build : "");
-		link_subscribe(a);
+		/* The subscription went with HELLO (link.c). */
 		return;
 	case FT_SNAPSHOT:
 		on_snapshot(a, f);

@@ -35,6 +35,8 @@
 
 enum outcome_kind { OUT_NONE, OUT_DETACHED, OUT_EXITED, OUT_LOST, OUT_ERROR, OUT_SIGNAL };
 
+/* A session's id or name, as the server names it. */
+#define SESSION_ID_BYTES 256
 /* A server version or build as WELCOME names it, kept for the exit line (longer ones are cut). */
 #define SERVER_NAME_BYTES 128
 
@@ -58,6 +60,9 @@ struct attach {
 
 	/* The socket. */
 	struct ws ws;
+	/* The session: from main.c's lookup, or named by the first link's upgrade. */
+	char session_id[SESSION_ID_BYTES];
+	char session_name[SESSION_ID_BYTES]; /* "": none */
 	/* Where the server listens: found at the start, followed through the home's lock on each reconnect. */
 	char socket_path[SOCKET_PATH_MAX_BYTES];
 	bool link;
@@ -152,6 +157,14 @@ void term_wrote_stream(struct attach *a, const char *boot, size_t boot_len, uint
 
 /* link.c */
 void link_connect(struct attach *a);
+/*
+ * The first link when main.c did not look the session up: the upgrade names
+ * it (?session=), HELLO and SUBSCRIBE ride with the handshake, and the 101
+ * fills session_id and session_name. 0; -1 when the server refused (no such
+ * session, not running) or did not answer, with nothing written to the
+ * terminal and no server started: the TypeScript viewer says why.
+ */
+int link_open_naming(struct attach *a);
 /* A retry: the socket the home's lock names now (lock.c), then link_connect. */
 void link_reconnect(struct attach *a);
 /* link_connect, link_reconnect, link_settle and link_child_done may lose the link: input_freed says so. */

@@ -262,8 +262,8 @@ hand_off(struct attach *a, enum prefix_command command, const uint8_t *rest, siz
 		link_flush(a);
 	}
 	memset(&s, 0, sizeof s);
-	s.session_id = a->o->session_id;
-	s.session_name = a->o->session_name;
+	s.session_id = a->session_id;
+	s.session_name = a->session_name[0] != '\0' ? a->session_name : NULL;
 	s.read_only = a->o->read_only;
 	s.detach_prefix = a->o->detach_prefix;
 	s.writer = a->writer;

@@ -39,6 +39,8 @@
  *   outer.c    the outer terminal (raw mode, size, writes) and the signals
  *   backoff.c  when a lost server is retried
  *   handoff.c  exec of the TypeScript viewer (`node bin/tend.js attach …`)
+ *   launch.c   this binary as the `tend` on PATH (bin/tend links here):
+ *              its tree's CLI, the upgraded build to follow
  *   main.c     arguments, finding the server, looking the session up
  *
  * Every buffer has a limit and every parser is a state machine over bytes
@@ -80,6 +82,8 @@ void buf_clear(struct buf *b);
 
 /* The value of one hex digit, either case (0-15); -1 when c is not one. */
 int hex_digit_value(uint8_t c);
+/* encodeURIComponent's text decoded into out, NUL-ended; -1 when malformed, holding a NUL, or too long. */
+int percent_decode(const char *s, char *out, size_t outlen);
 
 /* ----------------------------------------------------------------- json.c */
 
@@ -140,6 +144,12 @@ struct ws {
 	 * (the server sends nothing before HELLO, so in practice this is empty).
 	 */
 	struct buf early;
+	/* Between ws_open_begin and ws_open_finish: the handshake's key and deadline. */
+	char open_key[25];
+	long long open_deadline;
+	int open_timeout_ms;
+	/* The 101's head, for ws_reply_header; emptied by ws_forget_reply. */
+	struct buf reply;
 };
 
 /*
@@ -147,6 +157,20 @@ struct ws {
  * timeout_ms (blocking); the fd is then non-blocking. 0, or -1 with err.
  */
 int ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen);
+/*
+ * ws_open in two steps, so the first frames ride with the handshake (one
+ * write, no round trip waited for: the server reads them once it has
+ * upgraded). ws_open_begin connects and queues the request (0, or -1 with
+ * err); ws_send then queues frames behind it; ws_open_finish writes it all
+ * and reads the answer within the timeout (0, or -1 with err). After a -1
+ * from either, ws_close.
+ */
+int ws_open_begin(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen);
+int ws_open_finish(struct ws *ws, char *err, size_t errlen);
+/* A header of the handshake's 101 (name in any case) into out, NUL-ended: 1, 0 when absent, -1 when it does not fit. */
+int ws_reply_header(const struct ws *ws, const char *name, char *out, size_t outlen);
+/* Lets the 101's head go (ws_close does too). */
+void ws_forget_reply(struct ws *ws);
 /* Queues one binary message (masked with fresh random keys). -1 when over the out buffer's cap. */
 int ws_send(struct ws *ws, const uint8_t *payload, size_t len);
 /* Writes what is queued as far as the socket takes; 0, or -1 (the socket is dead) with err. */
@@ -371,8 +395,11 @@ void untaken_send_unsent(struct untaken *u, void (*send)(void *ctx, const struct
 
 struct attach_options {
 	const char *socket_path;
+	/* The session, when main.c looked it up (GET); NULL: the first link's upgrade names it (?session=). */
 	const char *session_id;
 	const char *session_name; /* NULL: none */
+	/* The target as typed, percent-encoded: what the upgrade's ?session= names when session_id is NULL. */
+	const char *target_encoded;
 	bool read_only;
 	int detach_prefix;
 	/* The CLI's entry point (bin/tend.js) and node, for the hand-off and to start a server. */
@@ -385,7 +412,9 @@ struct attach_options {
 	const char *self_session; /* TEND_SESSION, or NULL */
 };
 
-/* Runs the attach until it ends; returns the process's exit status. */
+/* attach_run's answer when the server did not name the session for the first link (no such session, not running): main.c hands over. */
+#define ATTACH_HAND_OVER (-2)
+/* Runs the attach until it ends; returns the process's exit status, or ATTACH_HAND_OVER before anything was written. */
 int attach_run(const struct attach_options *o);
 
 /*
@@ -396,6 +425,15 @@ int attach_run(const struct attach_options *o);
  * undefined.
  */
 int lock_server_socket(char *socket_path, size_t len);
+/* lock_server_socket, and the server's build as the lock names it into build ("" when it names none). */
+int lock_server(char *socket_path, size_t len, char *build, size_t build_len);
+/*
+ * launch.c (main.c's): this tree's bin/tend.js (malloc'd), found from the
+ * binary's own path with links resolved; NULL when it cannot be told. First
+ * runs TEND_HOME/versions/current/bin/tend instead (exec, no return) when
+ * `tend upgrade` made another tree current and argv[1] is not "upgrade".
+ */
+char *launch_locate(int argc, char **argv);
 /* lock.c: a small file read whole into out (NUL-ended, cut at outlen - 1): the lock, and main.c's build id. Its length, or -1. */
 ssize_t read_small_file(const char *path, char *out, size_t outlen);
 

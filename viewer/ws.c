@@ -127,6 +127,7 @@ ws_init(struct ws *ws)
 	buf_init(&ws->out, WIRE_MAX_OUT_BYTES);
 	buf_init(&ws->msg, WIRE_MAX_MESSAGE_BYTES);
 	buf_init(&ws->early, HTTP_MAX_HEAD_BYTES);
+	buf_init(&ws->reply, HTTP_MAX_HEAD_BYTES);
 	ws->state = WS_HEADER;
 	ws->hdr_need = 2;
 }
@@ -140,7 +141,37 @@ ws_close(struct ws *ws)
 	buf_free(&ws->out);
 	buf_free(&ws->msg);
 	buf_free(&ws->early);
+	buf_free(&ws->reply);
 	ws->closed = true;
+}
+
+void
+ws_forget_reply(struct ws *ws)
+{
+	buf_free(&ws->reply);
+}
+
+int
+ws_reply_header(const struct ws *ws, const char *name, char *out, size_t outlen)
+{
+	const char *head = (const char *)ws->reply.data;
+	const char *line_end = head != NULL ? memchr(head, '\n', ws->reply.len) : NULL;
+	struct http_header_field f;
+	size_t at;
+
+	if (line_end == NULL)
+		return 0;
+	at = (size_t)(line_end - head) + 1;
+	while (http_header_next(head, ws->reply.len, &at, &f)) {
+		if (!http_same_ci(f.name, f.name_len, name))
+			continue;
+		if (f.value_len >= outlen)
+			return -1;
+		memcpy(out, f.value, f.value_len);
+		out[f.value_len] = '\0';
+		return 1;
+	}
+	return 0;
 }
 
 /* Checks the reply to the upgrade (its head is head[0..head_len)); 0, or -1 with err. */
@@ -190,41 +221,53 @@ ws_check_reply(const char *key, const char *head, size_t head_len, const uint8_t
 }
 
 int
-ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen)
+ws_open_begin(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen)
 {
-	long long deadline = wire_now_ms() + timeout_ms;
-	char request[HTTP_MAX_PATH_BYTES + 256], key[25];
 	uint8_t nonce[16];
-	struct buf head;
-	size_t end = 0;
-	int n;
 
 	ws_init(ws);
 	if (strlen(path) > HTTP_MAX_PATH_BYTES) {
 		wire_set_err(err, errlen, "the viewer socket's path is over %d bytes", HTTP_MAX_PATH_BYTES);
 		return -1;
 	}
+	ws->open_timeout_ms = timeout_ms;
+	ws->open_deadline = wire_now_ms() + timeout_ms;
 	wire_random(nonce, sizeof nonce);
-	wire_base64(nonce, sizeof nonce, key);
-	n = snprintf(request, sizeof request,
-	    "GET %s HTTP/1.1\r\n"
-	    "Host: localhost\r\n"
-	    "Upgrade: websocket\r\n"
-	    "Connection: Upgrade\r\n"
-	    "Sec-WebSocket-Key: %s\r\n"
-	    "Sec-WebSocket-Version: 13\r\n\r\n", path, key);
-	ws->fd = wire_connect_within(socket_path, deadline, err, errlen);
+	wire_base64(nonce, sizeof nonce, ws->open_key);
+	ws->fd = wire_connect_within(socket_path, ws->open_deadline, err, errlen);
 	if (ws->fd < 0)
-		goto fail_early;
+		return -1;
+	/* The request heads the out buffer; frames queued before ws_open_finish follow it in the same write. */
+	if (buf_printf(&ws->out,
+		"GET %s HTTP/1.1\r\n"
+		"Host: localhost\r\n"
+		"Upgrade: websocket\r\n"
+		"Connection: Upgrade\r\n"
+		"Sec-WebSocket-Key: %s\r\n"
+		"Sec-WebSocket-Version: 13\r\n\r\n", path, ws->open_key) != 0) {
+		wire_set_err(err, errlen, "the WebSocket handshake's request does not fit");
+		return -1;
+	}
+	return 0;
+}
+
+int
+ws_open_finish(struct ws *ws, char *err, size_t errlen)
+{
+	struct buf head;
+	size_t end = 0;
+	int timeout_ms = ws->open_timeout_ms;
+
 	buf_init(&head, HTTP_MAX_HEAD_BYTES);
-	if (wire_send_all(ws->fd, request, (size_t)n, deadline, err, errlen) != 0)
+	if (wire_send_all(ws->fd, (const char *)ws->out.data, ws->out.len, ws->open_deadline, err, errlen) != 0)
 		goto fail;
+	buf_clear(&ws->out);
 	while (end == 0) {
 		size_t from = head.len >= 3 ? head.len - 3 : 0;
-		ssize_t got = wire_recv_within(ws->fd, &head, deadline, "the WebSocket handshake's answer", err, errlen);
+		ssize_t got = wire_recv_within(ws->fd, &head, ws->open_deadline, "the WebSocket handshake's answer", err, errlen);
 
 		if (got == -1) {
-			if (wire_ms_left(deadline) == 0)
+			if (wire_ms_left(ws->open_deadline) == 0)
 				wire_set_err(err, errlen, "the server did not answer the WebSocket handshake within %d ms", timeout_ms);
 			goto fail;
 		}
@@ -240,18 +283,26 @@ ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms
 		if (end != 0)
 			end += from;
 	}
-	if (ws_check_reply(key, (const char *)head.data, end, head.data + end, head.len - end, err, errlen) != 0)
+	if (ws_check_reply(ws->open_key, (const char *)head.data, end, head.data + end, head.len - end, err, errlen) != 0)
 		goto fail;
 	/* Frames that came with the answer: the first ws_read decodes them. */
-	if (buf_append(&ws->early, head.data + end, head.len - end) != 0)
+	if (buf_append(&ws->early, head.data + end, head.len - end) != 0 || buf_append(&ws->reply, head.data, end) != 0)
 		goto fail;
 	buf_free(&head);
 	return 0;
 fail:
 	buf_free(&head);
-fail_early:
-	ws_close(ws);
 	return -1;
+}
+
+int
+ws_open(struct ws *ws, const char *socket_path, const char *path, int timeout_ms, char *err, size_t errlen)
+{
+	if (ws_open_begin(ws, socket_path, path, timeout_ms, err, errlen) != 0 || ws_open_finish(ws, err, errlen) != 0) {
+		ws_close(ws);
+		return -1;
+	}
+	return 0;
 }
 
 /* to = from XOR the mask, 8 bytes a step (a 64 KiB paste frame is masked in microseconds). */

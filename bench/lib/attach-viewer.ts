@@ -40,12 +40,12 @@ export type ViewerKind = 'native' | 'node';
 /** Quiet after the first paint that means the viewer has finished painting. */
 export const VIEWER_SETTLE_MS = 300;
 
-/** The launcher on PATH (bin/tend, POSIX sh). */
+/** The launcher on PATH (bin/tend: a link to the native viewer, which is the launcher too). */
 export function launcherPath(root: string): string {
   return join(root, 'bin', 'tend');
 }
 
-/** The native viewer bin/tend execs for `attach`. */
+/** The native viewer, which bin/tend links to. */
 export function nativeViewerPath(root: string): string {
   return join(root, 'viewer', 'build', 'tend-attach');
 }
@@ -109,8 +109,9 @@ export function tendAttachLaunch(ctx: BenchContext, server: BenchServer, session
 }
 
 /**
- * The native viewer started directly, without the sh launcher in front (as
- * bin/tend execs it): the launcher's share of a first paint is the difference.
+ * The native viewer started directly, with TEND_CLI_JS naming the CLI, so
+ * it skips the launcher's work (its path through the link, its tree, TEND_HOME's
+ * current build): the launcher's share of a first paint is the difference.
  */
 export function nativeViewerDirectLaunch(ctx: BenchContext, server: BenchServer, sessionId: string): Launch {
   const env = tendEnv(ctx, server, 'native');

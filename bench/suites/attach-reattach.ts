@@ -1,11 +1,11 @@
 // Reattach: from spawning a viewer to its first byte and to its last byte
 // before a quiet spell (ptytool attach), on sessions holding 3 000 and 10 000
-// rows of scrollback: `tend attach` as a user types it (bin/tend, which execs
-// the native viewer), the same with the Node viewer (TEND_VIEWER=node), and
+// rows of scrollback: `tend attach` as a user types it (bin/tend, a link to
+// the native viewer, which is the launcher too), the same with the Node viewer (TEND_VIEWER=node), and
 // `tmux attach` on panes with the same history (tmux-reattach's method), all
 // alternating in each round. The pieces in front of the attach are measured
-// in the same rounds: the native viewer started without the sh launcher (the
-// launcher's share), Node's own start-up (`node -e` writing one byte),
+// in the same rounds: the native viewer started directly with TEND_CLI_JS
+// given (the launcher's share: finding its tree and the current build), Node's own start-up (`node -e` writing one byte),
 // `tend --version` and `tend ls` (the CLI, and the CLI plus one API call).
 // A start of a few ms is at the mercy of the machine's other work, so every
 // side runs several times a round, interleaved, and a round's figure is the
@@ -128,10 +128,10 @@ export const attachReattachSuite: Suite = {
             columns: ['comparison', 'first byte', 'last byte'],
             rows: compareRows,
             notes: [
-              `tend: private server (scrollback ${SCROLLBACK_ROWS} rows), a session that ran \`head -n N fill-80.bin; exec cat\`, every row parsed; \`ptytool attach -q ${QUIET_MS} -- bin/tend attach ID\` with node's directory first on PATH and the server's TEND_HOME in the environment (no \`env\` in front), as a user's shell starts the \`tend\` on PATH: the sh launcher execs the native viewer (viewer/build/tend-attach). "Node viewer": the same with TEND_VIEWER=node, which the launcher turns into \`node bin/tend.js attach ID\`. One unmeasured attach of each viewer to each session first.`,
-              `tend-attach without the launcher: viewer/build/tend-attach started directly with the launcher's TEND_CLI_JS, the same environment otherwise; the difference to \`tend attach\` is what the sh launcher costs.`,
+              `tend: private server (scrollback ${SCROLLBACK_ROWS} rows), a session that ran \`head -n N fill-80.bin; exec cat\`, every row parsed; \`ptytool attach -q ${QUIET_MS} -- bin/tend attach ID\` with node's directory first on PATH and the server's TEND_HOME in the environment (no \`env\` in front), as a user's shell starts the \`tend\` on PATH: a link to the native viewer (viewer/build/tend-attach), which is the launcher too. "Node viewer": the same with TEND_VIEWER=node, which the launcher turns into \`node bin/tend.js attach ID\` (an exec). One unmeasured attach of each viewer to each session first.`,
+              `tend-attach without the launcher: viewer/build/tend-attach started directly with TEND_CLI_JS naming the CLI, the same environment otherwise; the difference to \`tend attach\` is what the launcher's own work costs (resolving its path through the link, finding its tree, looking for TEND_HOME's current build).`,
               `tmux: private server (history-limit ${SCROLLBACK_ROWS}), a pane that ran the same; \`ptytool attach -q ${QUIET_MS} -- tmux attach -t ID\`.`,
-              `${NODE_START}: \`node -e 'process.stdout.write("x")'\`, bare Node start-up. ${TEND_VERSION} and ${TEND_LS}: through bin/tend (the launcher plus \`node bin/tend.js\`), the CLI's start-up with no server call and with one HTTP request. "Node viewer − tend --version" is the Node viewer's own share.`,
+              `${NODE_START}: \`node -e 'process.stdout.write("x")'\`, bare Node start-up. ${TEND_VERSION} and ${TEND_LS}: through bin/tend (the launcher, then \`node bin/tend.js\`), the CLI's start-up with no server call and with one HTTP request. "Node viewer − tend --version" is the Node viewer's own share.`,
               'tend paints the screen and up to 1 000 rows of scrollback (the server\'s first-attach snapshot), so the outer terminal\'s own scrollback holds them; tmux paints the screen only.',
               'Targets: issue 29, first paint ≤ 10 ms on a 10 000-row session, ≤ 1× tmux attach in the same round (issues 4, 7: under 100 ms).',
               ...(nativeMissing ? [`The native viewer's rows are left out: ${nativeMissing}.`] : []),

@@ -10,6 +10,7 @@ import type { Logger } from './log.js';
 import { Store } from './store/index.js';
 import { CheckpointWriter, collectStale } from './checkpoint/index.js';
 import { SessionRegistry } from './session-registry.js';
+import type { Session } from './session.js';
 import { DEFAULT_SCROLLBACK_ROWS } from './screen/index.js';
 import { Router } from './http/router.js';
 import { type HealthReply, type RecoveryProgress, type StopReply } from '../protocol/api/index.js';
@@ -21,7 +22,8 @@ import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
 import { runningService } from './running-service.js';
 import { holderLauncherFor } from './holder-scope.js';
 import { API_VERSIONS } from '../protocol/api/versions.js';
-import { attachViewerSocket } from './http/viewer-socket.js';
+import { attachViewerSocket, type UpgradeRefusal, type UpgradeSession } from './http/viewer-socket.js';
+import { AmbiguousTargetError, EmptyTargetError, NoSuchSessionError } from './targets.js';
 import { join } from 'node:path';
 import { addCommandRoutes, awaitSession } from './http/commands-api.js';
 import { addWorkspaceRoutes } from './http/workspaces-api.js';
@@ -317,12 +319,26 @@ export class TendServer extends DisposableBase {
     return { address: listener.address, dispose: () => { sockets.dispose(); listener.dispose(); } };
   }
 
+  /** The running session a viewer socket's upgrade names (`?session=TARGET`), or why not: the viewer then asks the API. */
+  private upgradeSession(target: string): UpgradeSession | UpgradeRefusal {
+    let session: Session;
+    try {
+      session = this.registry.resolve(target);
+    } catch (err) {
+      if (err instanceof NoSuchSessionError || err instanceof AmbiguousTargetError || err instanceof EmptyTargetError) return { status: 404, reason: err.message };
+      throw err;
+    }
+    if (session.status !== 'running') return { status: 409, reason: `session ${session.id} is ${session.status}` };
+    return { id: session.id, name: session.name };
+  }
+
   private viewerSocketsOn(listener: GatedListener) {
     return attachViewerSocket(listener.http, {
       boot: this.boot,
       version: TEND_VERSION,
       log: this.options.log,
       findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
+      resolveSession: (target) => this.upgradeSession(target),
       refuseUpgrade: (req) => listener.upgradeRefusal(req),
     });
   }
@@ -364,6 +380,7 @@ export class TendServer extends DisposableBase {
       version: TEND_VERSION,
       log,
       findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
+      resolveSession: (target) => this.upgradeSession(target),
     }));
     // Browsers reach the same API on 127.0.0.1, behind the same-user gate. A
     // port in use is logged, and the unix socket still serves.

@@ -17,7 +17,7 @@ import {
 } from '../../src/protocol/viewer-frames.js';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { ATTACH_TEST_TIMEOUT_MS, serverFor } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, newSession, serverFor } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
@@ -230,4 +230,69 @@ test('a ping from the viewer is answered with a pong carrying its payload', T, a
   const pong = new Promise<string>((resolve) => ws.once('pong', (data: Buffer) => resolve(data.toString())));
   ws.ping('still there?');
   assert.equal(await pong, 'still there?');
+});
+
+/** Opens /v1/viewer?session=TARGET: the 101's headers, or the refusal's status and body. */
+async function openNaming(socketPath: string, target: string): Promise<{ ws: WebSocket; headers: Record<string, string | string[] | undefined> } | { status: number; body: string }> {
+  const ws = open(socketPath, `/v1/viewer?session=${encodeURIComponent(target)}`);
+  return new Promise((resolve) => {
+    ws.once('upgrade', (res) => resolve({ ws, headers: res.headers }));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+  });
+}
+
+test('an upgrade naming a session (?session=TARGET) gets its id and name in the 101, and an empty-id SUBSCRIBE sent before WELCOME subscribes to it; a target that names no running session is refused 404 or 409 with why', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const name = 'named.one_2';
+  const id = await newSession(server, { name, argv: ['sh', '-c', 'printf "named-one\\n"; exec cat'] });
+  const done = await newSession(server, { name: 'done', argv: ['true'] });
+  await waitFor(async () => (await server.api<{ status: string }>('GET', `/v1/sessions/${done}`)).body.status === 'exited', { what: 'the short session to exit' });
+
+  for (const target of [`:${name}`, id.slice(0, 5), id]) {
+    const opened = await openNaming(server.client.paths.serverSocket, target);
+    assert.ok('ws' in opened, `upgrade for ${target} refused: ${JSON.stringify(opened)}`);
+    const { ws, headers } = opened;
+    scope.own({ dispose: () => ws.terminate() });
+    assert.equal(headers['tend-session-id'], id);
+    assert.equal(decodeURIComponent(String(headers['tend-session-name'])), name);
+    const frames: ReturnType<typeof decodeFrameFromServer>[] = [];
+    ws.on('message', (data: Buffer) => frames.push(decodeFrameFromServer(data)));
+    // Both at once, as `tend attach` sends them behind its handshake.
+    ws.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: true }));
+    ws.send(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: '', cols: 80, rows: 24 }));
+    await waitFor(() => frames.some((f) => f.type === 'snapshot'), { what: `the snapshot of ${target}` });
+    assert.equal(frames[0]?.type, 'welcome');
+    const snapshot = frames.find((f) => f.type === 'snapshot');
+    assert.ok(snapshot && snapshot.type === 'snapshot' && Buffer.from(snapshot.data).toString('utf8').includes('named-one'));
+    assert.equal(frames.some((f) => f.type === 'error'), false, JSON.stringify(frames));
+    ws.terminate();
+  }
+
+  // Without ?session=, an empty id names nothing, as before.
+  const plain = open(server.client.paths.serverSocket, '/v1/viewer');
+  scope.own({ dispose: () => plain.terminate() });
+  const frames: ReturnType<typeof decodeFrameFromServer>[] = [];
+  plain.on('message', (data: Buffer) => frames.push(decodeFrameFromServer(data)));
+  await new Promise((resolve) => plain.once('open', resolve));
+  plain.send(encodeFrameToServer({ type: 'hello', protocolVersion: VIEWER_PROTOCOL_VERSION, clientKind: 'cli', readOnly: true }));
+  plain.send(encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: '', cols: 80, rows: 24 }));
+  await waitFor(() => frames.some((f) => f.type === 'error'), { what: 'the refusal of an empty id' });
+  const refusal = frames.find((f) => f.type === 'error');
+  assert.ok(refusal && refusal.type === 'error' && refusal.code === ViewerErrorCode.NO_SUCH_SESSION);
+
+  for (const [target, status, said] of [
+    [':nosuch', 404, /no session is named ":nosuch"/],
+    ['', 404, /an empty session target/],
+    [':done', 409, new RegExp(`session ${done} is exited`)],
+  ] as const) {
+    const refused = await openNaming(server.client.paths.serverSocket, target);
+    assert.ok('status' in refused, `${target} was upgraded`);
+    assert.equal(refused.status, status);
+    assert.match(refused.body, said);
+  }
 });

@@ -36,7 +36,7 @@ export function makeOtherBuild(options: OtherBuildOptions): string {
   for (const part of RUNNABLE_PARTS) {
     const from = join(source, part);
     if (!existsSync(from)) continue; // web/dist is absent until `npm run build:web`
-    cpSync(from, join(root, part), { recursive: true, dereference: false, preserveTimestamps: true });
+    cpSync(from, join(root, part), { recursive: true, dereference: false, verbatimSymlinks: true, preserveTimestamps: true });
   }
   // findPackageRoot() needs holder/ beside package.json; holder/build is there.
   symlinkSync(join(source, 'node_modules'), join(root, 'node_modules'), 'dir');

@@ -66,6 +66,8 @@ export function copyRunnableTree(from: string, to: string): void {
     cpSync(source, join(to, dir), {
       recursive: true,
       preserveTimestamps: true,
+      // bin/tend is a relative link to viewer/build/tend-attach: kept as it is, it names the copy's own binary.
+      verbatimSymlinks: true,
       filter: (path) => !DIST_LEFT_OUT.includes(relative(from, path)),
     });
   }

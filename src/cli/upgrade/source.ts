@@ -70,7 +70,7 @@ export async function prepareBuild(source: UpgradeSource, versionsDir: string, s
   try {
     if (source.kind === 'path') {
       say(`copying ${source.path} to build it`);
-      cpSync(source.path, staging, { recursive: true, filter: (p) => p === source.path || !SOURCE_LEFT_OUT.has(basename(p)) || !isTopLevel(source.path, p) });
+      cpSync(source.path, staging, { recursive: true, verbatimSymlinks: true, filter: (p) => p === source.path || !SOURCE_LEFT_OUT.has(basename(p)) || !isTopLevel(source.path, p) });
     } else {
       say(`cloning ${source.url}${source.ref ? ` at ${source.ref}` : ''}`);
       await run('git', ['clone', '--quiet', source.url, staging], process.cwd(), log);

@@ -1,6 +1,6 @@
 import { describe, test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Versions } from './versions.js';
@@ -19,9 +19,12 @@ function tempDir(): string {
 function tree(root: string, build: string, deps: Record<string, string> = {}): string {
   mkdirSync(join(root, 'dist'), { recursive: true });
   mkdirSync(join(root, 'bin'), { recursive: true });
+  mkdirSync(join(root, 'viewer', 'build'), { recursive: true });
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'tend', version: '1.2.3', dependencies: deps }));
   writeFileSync(join(root, 'dist', 'build-id.json'), JSON.stringify({ version: '1.2.3', build }));
-  writeFileSync(join(root, 'bin', 'tend'), '#!/bin/sh\n');
+  // As in a checkout: the tend on PATH is a relative link to the native binary.
+  writeFileSync(join(root, 'viewer', 'build', 'tend-attach'), '#!/bin/sh\n');
+  symlinkSync('../viewer/build/tend-attach', join(root, 'bin', 'tend'));
   return root;
 }
 
@@ -78,6 +81,8 @@ describe('versions', { timeout: TEST_TIMEOUT_MS }, () => {
     const { root: installed } = versions.install(root, { version: '1.2.3', build: 'cccc' });
     assert.ok(existsSync(join(installed, 'node_modules', 'left', 'node_modules', 'shared', 'package.json')));
     assert.equal(existsSync(join(installed, 'node_modules', 'dev-only')), false);
+    // The launcher's link stays relative: it names the copy's own binary, not the tree it came from.
+    assert.equal(readlinkSync(join(installed, 'bin', 'tend')), '../viewer/build/tend-attach');
     assert.ok(existsSync(join(installed, 'bin', 'tend')));
   });
 });

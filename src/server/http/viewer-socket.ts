@@ -41,6 +41,15 @@ export interface ViewerSocketOptions {
   version: string;
   /** The session a SUBSCRIBE names (by id). */
   findSession(sessionId: string): SessionViewers | undefined;
+  /**
+   * The running session an upgrade's `?session=TARGET` names, as `tend attach
+   * TARGET` means it, or why there is none (the upgrade is then refused with
+   * that status and reason). The 101 names the session (Tend-Session-Id, and
+   * Tend-Session-Name percent-encoded), and a SUBSCRIBE with an empty id on
+   * that socket subscribes to it: `tend attach` asks no GET first, and sends
+   * HELLO and SUBSCRIBE in the handshake's write.
+   */
+  resolveSession?(target: string): UpgradeSession | UpgradeRefusal;
   maxFrameBytes?: number;
   socketBufferCapBytes?: number;
   /**
@@ -53,6 +62,16 @@ export interface ViewerSocketOptions {
   forceReadOnly?(req: IncomingMessage): boolean;
   /** Where to say why a socket was closed by the server. */
   log?: { warn(message: string): void };
+}
+
+export interface UpgradeSession {
+  id: string;
+  name: string | null;
+}
+
+export interface UpgradeRefusal {
+  status: 404 | 409;
+  reason: string;
 }
 
 export interface ViewerSocketEndpoint extends Disposable {
@@ -71,7 +90,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
   const sockets = new Set<ServerWebSocket>();
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = (req.url ?? '').split('?')[0];
+    const [path, query] = splitUrl(req.url ?? '');
     if (path !== VIEWER_SOCKET_PATH) {
       refuseUpgrade(socket, 404, `no WebSocket endpoint at ${path}; viewers connect to ${VIEWER_SOCKET_PATH}`);
       return;
@@ -86,16 +105,29 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
       refuseUpgrade(socket, verdict.status, verdict.reason);
       return;
     }
+    const target = query === null ? null : new URLSearchParams(query).get('session');
+    let named: UpgradeSession | undefined;
+    if (target !== null && options.resolveSession !== undefined) {
+      const found = options.resolveSession(target);
+      if ('status' in found) {
+        refuseUpgrade(socket, found.status, found.reason);
+        return;
+      }
+      named = found;
+    }
     // The client may have gone while the request was checked.
     if (!socket.readable || !socket.writable) {
       socket.destroy();
       return;
     }
-    acceptUpgrade(socket, verdict.accept);
-    serve(socket, head, req);
+    acceptUpgrade(socket, verdict.accept, named === undefined ? {} : {
+      'Tend-Session-Id': named.id,
+      ...(named.name === null ? {} : { 'Tend-Session-Name': encodeURIComponent(named.name) }),
+    });
+    serve(socket, head, req, named?.id);
   };
 
-  const serve = (socket: Duplex, head: Buffer, req: IncomingMessage) => {
+  const serve = (socket: Duplex, head: Buffer, req: IncomingMessage, upgradeSessionId: string | undefined) => {
     // Frames from the viewer wait in the socket until this function returns,
     // so the connection can use `ws` from its first frame on.
     let ws: ServerWebSocket;
@@ -106,6 +138,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
       maxFrameBytes,
       forceReadOnly: options.forceReadOnly?.(req) ?? false,
       findSession: options.findSession,
+      ...(upgradeSessionId === undefined ? {} : { upgradeSessionId }),
       send(bytes) {
         if (!ws.isOpen) return;
         if (ws.bufferedAmount + bytes.length > bufferCap) {
@@ -155,4 +188,10 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     },
     dispose: () => disposable.dispose(),
   };
+}
+
+/** The path and the query (null without a '?') of a request's URL. */
+function splitUrl(url: string): [string, string | null] {
+  const at = url.indexOf('?');
+  return at < 0 ? [url, null] : [url.slice(0, at), url.slice(at + 1)];
 }

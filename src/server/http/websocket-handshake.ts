@@ -36,19 +36,21 @@ export function checkUpgrade(req: IncomingMessage): UpgradeVerdict {
 }
 
 /** Writes the 101 that opens the WebSocket. */
-export function acceptUpgrade(socket: Duplex, accept: string): void {
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+export function acceptUpgrade(socket: Duplex, accept: string, headers: Readonly<Record<string, string>> = {}): void {
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n${extra}\r\n`);
 }
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',
   404: 'Not Found',
+  409: 'Conflict',
   426: 'Upgrade Required',
 };
 
 /** Refuses an upgrade with a status and a plain-text reason, and ends the socket. */
-export function refuseUpgrade(socket: Duplex, status: 400 | 403 | 404 | 426, reason: string): void {
+export function refuseUpgrade(socket: Duplex, status: 400 | 403 | 404 | 409 | 426, reason: string): void {
   const body = `${reason}\n`;
   // 426 names the version that would be accepted (§4.4).
   const version = status === 426 ? `Sec-WebSocket-Version: ${WEBSOCKET_VERSION}\r\n` : '';

@@ -29,6 +29,12 @@ export interface ViewerConnectionOptions {
   /** Close the socket: called after a fatal error has been sent. */
   close(reason: string): void;
   findSession(sessionId: string): SessionViewers | undefined;
+  /**
+   * The session the socket's upgrade named (`/v1/viewer?session=TARGET`,
+   * resolved then): a SUBSCRIBE naming no session (an empty id) means it,
+   * so a viewer can subscribe in the same write as its handshake.
+   */
+  upgradeSessionId?: string;
   /** Frames longer than this are refused before decoding (see DEFAULT_MAX_FRAME_FROM_VIEWER_BYTES). */
   maxFrameBytes?: number;
   /** Read-only no matter what the viewer's HELLO says (e.g. a shared link). */
@@ -173,7 +179,8 @@ export class ViewerConnection extends DisposableBase {
       this.channelError(frame.channel, ViewerErrorCode.CHANNEL_IN_USE, `channel ${frame.channel} is already subscribed`);
       return;
     }
-    const session = this.options.findSession(frame.sessionId);
+    const sessionId = frame.sessionId === '' ? this.options.upgradeSessionId ?? '' : frame.sessionId;
+    const session = this.options.findSession(sessionId);
     if (!session) {
       this.channelError(frame.channel, ViewerErrorCode.NO_SUCH_SESSION, `no session ${JSON.stringify(frame.sessionId)}`);
       return;
