@@ -1,6 +1,6 @@
 // What the attach suites share: how a `tend` command is started as a user
-// starts it (the `tend` on PATH, bin/tend, which execs the native viewer for
-// `attach` and Node for every other verb), the same with the TypeScript
+// starts it (the `tend` on PATH, bin/tend, a link to the native viewer, which runs
+// `attach` itself and execs Node for every other verb), the same with the TypeScript
 // viewer forced (TEND_VIEWER=node), the ptytool modes that wait for a
 // viewer's first paint (`attach`, `echo --await-paint`, `watch`) with the
 // environment each side needs, and programs held back by a FIFO so a stream

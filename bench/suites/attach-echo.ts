@@ -101,7 +101,7 @@ export const attachEchoSuite: Suite = {
             notes: [
               'raw PTY: `ptytool echo -- cat` (the kernel echoes).',
               `tmux: private server, a fresh \`new-session -d cat\` each round, \`ptytool echo --await-paint --settle-ms ${VIEWER_SETTLE_MS} -- tmux attach -t ID\`.`,
-              `tend: private server, a fresh \`cat\` session each round, \`ptytool echo --await-paint --settle-ms ${VIEWER_SETTLE_MS} -- bin/tend attach ID\` (the launcher execs the native viewer); "Node viewer": the same with TEND_VIEWER=node (\`node bin/tend.js attach ID\`). --await-paint: no key is sent before the viewer's first paint, so none is echoed by a still-cooked tty.`,
+              `tend: private server, a fresh \`cat\` session each round, \`ptytool echo --await-paint --settle-ms ${VIEWER_SETTLE_MS} -- bin/tend attach ID\` (bin/tend links to the native viewer); "Node viewer": the same with TEND_VIEWER=node (\`node bin/tend.js attach ID\`). --await-paint: no key is sent before the viewer's first paint, so none is echoed by a still-cooked tty.`,
               'A key with no echo within 1 s is a timeout and is left out of the percentiles.',
               'Targets: issue 29, tend p50 ≤ 300 µs and p99 ≤ 2× tmux\'s in the same round (issue 7: p50 within 1 ms of tmux, p99 under 5 ms).',
               ...(nativeMissing ? [`The native viewer's rows are left out: ${nativeMissing}.`] : []),
