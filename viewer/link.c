@@ -183,6 +183,7 @@ link_connect(struct attach *a)
 		link_lost(a, err);
 		return;
 	}
+	ws_forget_reply(&a->ws);
 	a->link_opened = true;
 	link_flush(a);
 }
@@ -190,7 +191,8 @@ link_connect(struct attach *a)
 int
 link_open_naming(struct attach *a)
 {
-	static char path[sizeof VIEWER_ENDPOINT + 16 + 3 * SESSION_ID_BYTES * 4];
+	/* Room past a request's longest path (2 KiB): ws_open_begin refuses those, as no session has such a target. */
+	static char path[4096];
 	char err[256], raw_name[3 * SESSION_ID_BYTES];
 	int r;
 
