@@ -100,12 +100,20 @@ loop(struct attach *a)
 		struct pollfd pfd[3];
 		int nfds = 0, stdin_at = -1, sock_at = -1, timeout = -1;
 		int64_t due = earliest(earliest(a->ack_deadline, a->carry_deadline), earliest(a->ov.deadline_ms, a->link ? 0 : a->retry_deadline));
+		/*
+		 * Frames that came in the handshake's read (HELLO and SUBSCRIBE go
+		 * with the request, so WELCOME and a whole small snapshot can come
+		 * with the 101): the socket may hold nothing more to wake poll.
+		 */
+		bool early = a->link && a->ws.early.len > 0;
 
 		if (due != 0) {
 			int64_t left = due - outer_now_ms();
 
 			timeout = left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 		}
+		if (early)
+			timeout = 0;
 		pfd[nfds].fd = signal_fd;
 		pfd[nfds++].events = POLLIN;
 		if (!a->input_paused && !a->stdin_done) {
@@ -129,7 +137,7 @@ loop(struct attach *a)
 			link_settle(a);
 			input_freed_seen(a);
 		}
-		if (!a->finished && sock_at >= 0 && a->link && (pfd[sock_at].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0) {
+		if (!a->finished && sock_at >= 0 && a->link && (early || (pfd[sock_at].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0)) {
 			char err[256];
 
 			if (ws_read(&a->ws, received_message, a, err, sizeof err) != 0 && !a->lost_pending) {

@@ -140,8 +140,9 @@ struct ws {
 	bool closed;
 	/*
 	 * Bytes that came with the handshake's reply, after its headers: the
-	 * first frames. The first ws_read decodes them before it reads the socket
-	 * (the server sends nothing before HELLO, so in practice this is empty).
+	 * first frames (WELCOME and more, when HELLO went with the request). The
+	 * first ws_read decodes them before it reads the socket; the caller must
+	 * not wait for the socket to be readable while they are here.
 	 */
 	struct buf early;
 	/* Between ws_open_begin and ws_open_finish: the handshake's key and deadline. */
