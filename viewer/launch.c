@@ -127,19 +127,10 @@ tree_root(const char *binary, char *root, size_t rootlen)
 static void
 follow_current(const char *root, char **argv)
 {
-	const char *home = getenv("TEND_HOME"), *user_home = getenv("HOME");
 	char current[PATH_MAX], launcher[PATH_MAX + 16], *real;
 	int n;
 
-	if (argv[1] != NULL && strcmp(argv[1], "upgrade") == 0)
-		return;
-	if (home != NULL && home[0] != '\0')
-		n = snprintf(current, sizeof current, "%s/versions/current", home);
-	else if (user_home != NULL && user_home[0] != '\0')
-		n = snprintf(current, sizeof current, "%s/.tend/versions/current", user_home);
-	else
-		return;
-	if (n <= 0 || (size_t)n >= sizeof current)
+	if ((argv[1] != NULL && strcmp(argv[1], "upgrade") == 0) || home_path("versions/current", current, sizeof current) != 0)
 		return;
 	real = realpath(current, NULL);
 	if (real == NULL)

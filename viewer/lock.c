@@ -75,22 +75,28 @@ lock_server_socket(char *socket_path, size_t len)
 }
 
 int
-lock_server(char *socket_path, size_t len, char *build, size_t build_len)
+home_path(const char *name, char *out, size_t outlen)
 {
-	const char *home = getenv("TEND_HOME");
-	const char *user_home = getenv("HOME");
-	char lock_path[PATH_MAX_BYTES], text[LOCK_MAX_BYTES];
-	ssize_t n;
-	double pid;
+	const char *home = getenv("TEND_HOME"), *user_home = getenv("HOME");
 	int r;
 
 	if (home != NULL && home[0] != '\0')
-		r = snprintf(lock_path, sizeof lock_path, "%s/server.lock", home);
+		r = snprintf(out, outlen, "%s/%s", home, name);
 	else if (user_home != NULL && user_home[0] != '\0')
-		r = snprintf(lock_path, sizeof lock_path, "%s/.tend/server.lock", user_home);
+		r = snprintf(out, outlen, "%s/.tend/%s", user_home, name);
 	else
 		return -1;
-	if (r < 0 || (size_t)r >= sizeof lock_path)
+	return r < 0 || (size_t)r >= outlen ? -1 : 0;
+}
+
+int
+lock_server(char *socket_path, size_t len, char *build, size_t build_len)
+{
+	char lock_path[PATH_MAX_BYTES], text[LOCK_MAX_BYTES];
+	ssize_t n;
+	double pid;
+
+	if (home_path("server.lock", lock_path, sizeof lock_path) != 0)
 		return -1;
 	n = read_small_file(lock_path, text, sizeof text);
 	if (n <= 0)

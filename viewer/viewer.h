@@ -426,6 +426,8 @@ int attach_run(const struct attach_options *o);
  * undefined.
  */
 int lock_server_socket(char *socket_path, size_t len);
+/* TEND_HOME/name (~/.tend/name without TEND_HOME) into out; 0, or -1 when neither is set or it does not fit. */
+int home_path(const char *name, char *out, size_t outlen);
 /* lock_server_socket, and the server's build as the lock names it into build ("" when it names none). */
 int lock_server(char *socket_path, size_t len, char *build, size_t build_len);
 /*
