@@ -20,6 +20,12 @@
 #define CONN_LINGER_MS 2000
 /* Read at most this many chunks per connection per turn, to be fair. */
 #define CONN_READS_PER_TURN 4
+/*
+ * Input this short is a key (or a mouse report, a short escape): its
+ * answer waits for the output that follows it, up to ANSWER_HOLD_MS.
+ */
+#define KEY_INPUT_BYTES 64
+#define ANSWER_HOLD_MS 4
 
 /* Scratch for socket reads: every chunk is parsed before the next read. */
 static uint8_t conn_chunk[CONN_READ_BYTES];
@@ -49,6 +55,8 @@ conn_setup(struct holder *h, struct conn *c, int fd)
 	c->out_length = c->out_sent = 0;
 	c->streaming = c->replaying = c->dump_pending = false;
 	c->exit_sent = c->frame_active = false;
+	c->answers_held_until_ms = NEVER_MS;
+	c->typist = false;
 	c->cursor = h->ring.offset;
 	frame_reader_reset(&c->reader);
 }
@@ -341,6 +349,31 @@ conn_answer_taken(struct holder *h, struct conn *c, const uint8_t *writer,
 	    total));
 }
 
+/*
+ * After a key, the controller streaming this session is about to be sent its
+ * echo.  Its answer waits for that echo (or ANSWER_HOLD_MS), so the echo is
+ * not queued behind the answer at the controller: a controller busy with the
+ * answer when the echo comes shows the echo that much later.  Only when
+ * nothing else is unsent, so every held frame is whole and a stream frame may
+ * go before them.
+ */
+static void
+conn_hold_answers(struct holder *h, struct conn *c, size_t taken)
+{
+	if (taken == 0 || taken > KEY_INPUT_BYTES || c != h->controller ||
+	    !c->streaming || c->out_sent != c->out_length ||
+	    c->answers_held_until_ms != NEVER_MS)
+		return;
+	c->answers_held_until_ms = holder_now_ms() + ANSWER_HOLD_MS;
+}
+
+static bool
+conn_answers_held(const struct conn *c)
+{
+	/* An ERROR is never held: the connection closes after it. */
+	return c->answers_held_until_ms != NEVER_MS && !c->closing;
+}
+
 /* Takes the part of the writer's bytes the holder has not had yet. */
 static void
 conn_on_input_from(struct holder *h, struct conn *c, const struct frame *f)
@@ -371,11 +404,13 @@ conn_on_input_from(struct holder *h, struct conn *c, const struct frame *f)
 		    writers_count(&h->writers, writer, at));
 		return;
 	}
+	c->typist = c != h->controller;
 	w = writers_use(&h->writers, writer, at);
 	take = writers_plan(w, at, length);
 	if (take.length > 0)
 		w->taken += pty_write_input(&h->pty, f->payload +
 		    INPUT_FROM_PREFIX_BYTES + take.skip, take.length);
+	conn_hold_answers(h, c, take.length);
 	conn_answer_taken(h, c, writer, w->taken);
 }
 
@@ -474,7 +509,8 @@ static const struct frame_rule frame_rules[] = {
 	{ FRAME_RELEASE, 0, true, conn_on_release },
 	{ FRAME_DUMP_SINCE, 8, true, conn_on_dump_since },
 	{ FRAME_INPUT, -1, true, conn_on_input },
-	{ FRAME_INPUT_FROM, -1, true, conn_on_input_from },
+	/* Counted input is safe from anyone: the writers' counts keep it once. */
+	{ FRAME_INPUT_FROM, -1, false, conn_on_input_from },
 	{ FRAME_RESIZE, 4, true, conn_on_resize },
 	{ FRAME_SIGNAL, 4, true, conn_on_signal },
 	{ FRAME_REDRAW, 0, true, conn_on_redraw },
@@ -550,7 +586,8 @@ conn_parse(struct holder *h, struct conn *c, const uint8_t *data, size_t n)
 static bool
 conn_may_read(const struct holder *h, const struct conn *c)
 {
-	if (c != h->controller || c->closing)
+	/* A typist's input waits for room as the controller's does. */
+	if ((c != h->controller && !c->typist) || c->closing)
 		return true;
 	return pty_input_room(&h->pty) >=
 	    MAX_INBOUND_PAYLOAD_BYTES + CONN_READ_BYTES;
@@ -626,7 +663,7 @@ conn_flush(struct holder *h, struct conn *c)
 			r = stream_write_frame(h, c);
 			if (r < 0)
 				conn_close(h, c);
-		} else if (c->out_sent < c->out_length)
+		} else if (c->out_sent < c->out_length && !conn_answers_held(c))
 			r = conn_write_control(h, c);
 		else if (c->closing) {
 			if (!c->shut && shutdown(c->fd, SHUT_WR) != 0)
@@ -638,6 +675,8 @@ conn_flush(struct holder *h, struct conn *c)
 
 			if (next == STREAM_NONE)
 				return;
+			/* The echo goes first; the answers follow it. */
+			c->answers_held_until_ms = NEVER_MS;
 			if (next == STREAM_EXIT)
 				conn_send_exit(h, c);
 		}
@@ -653,8 +692,8 @@ conn_poll_events(const struct holder *h, const struct conn *c)
 		return 0;
 	if (conn_may_read(h, c))
 		events |= POLLIN;
-	if (c->frame_active || c->out_sent < c->out_length ||
-	    stream_pending(h, c))
+	if (c->frame_active || stream_pending(h, c) ||
+	    (c->out_sent < c->out_length && !conn_answers_held(c)))
 		events |= POLLOUT;
 	return events;
 }
@@ -667,7 +706,31 @@ conn_expire(struct holder *h, int64_t now_ms)
 
 		if (c->fd >= 0 && c->closing && now_ms >= c->close_deadline_ms)
 			conn_close(h, c);
+		else if (c->fd >= 0 && now_ms >= c->answers_held_until_ms) {
+			/* No echo came: the answers go alone. */
+			c->answers_held_until_ms = NEVER_MS;
+			conn_flush(h, c);
+		}
 	}
+}
+
+/* The soonest a connection's timer is due: a closing one's, held answers'. */
+int64_t
+conn_next_deadline(const struct holder *h)
+{
+	int64_t next = NEVER_MS;
+
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		const struct conn *c = &h->conns[i];
+
+		if (c->fd < 0)
+			continue;
+		if (c->closing && c->close_deadline_ms < next)
+			next = c->close_deadline_ms;
+		if (c->answers_held_until_ms < next)
+			next = c->answers_held_until_ms;
+	}
+	return next;
 }
 
 /* True once nothing is waiting to be written to any connection. */

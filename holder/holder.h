@@ -225,6 +225,13 @@ struct conn {
 	size_t out_length;
 	size_t out_sent;
 	uint8_t out[CONN_OUT_BYTES];
+	/*
+	 * A key's INPUT_TAKEN waits (in out) for the key's echo, so the
+	 * controller reads the echo first: NEVER_MS when nothing is held.
+	 */
+	int64_t answers_held_until_ms;
+	/* Sent INPUT_FROM without the lease: read only while the PTY's input has room, as the controller. */
+	bool typist;
 
 	/* The stream, for the connection holding the lease. */
 	bool streaming;
@@ -252,6 +259,7 @@ void	 conn_flush(struct holder *, struct conn *);
 short	 conn_poll_events(const struct holder *, const struct conn *);
 void	 conn_close(struct holder *, struct conn *);
 void	 conn_expire(struct holder *, int64_t now_ms);
+int64_t	 conn_next_deadline(const struct holder *);
 bool	 conn_flushed(const struct holder *);
 void	 conn_send_exit(struct holder *, struct conn *);
 

@@ -168,10 +168,7 @@ holder_timeout(const struct holder *h)
 		next = earliest(next, h->grace_deadline_ms);
 	if (h->holding)
 		next = earliest(next, h->hold_deadline_ms);
-	for (size_t i = 0; i < CONN_MAX; i++) {
-		if (h->conns[i].fd >= 0 && h->conns[i].closing)
-			next = earliest(next, h->conns[i].close_deadline_ms);
-	}
+	next = earliest(next, conn_next_deadline(h));
 	wait = next - holder_now_ms();
 	return wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : (int)wait;
 }

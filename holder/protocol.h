@@ -21,13 +21,17 @@
  *   2  INPUT_FROM and INPUT_TAKEN: input acknowledged once it is taken
  *   3  EXEC and EXEC_FAILED: the holder replaces its own binary in place;
  *      STATE ends with the holder's build id
+ *   4  INPUT_FROM from any greeted connection, not only the controller's:
+ *      a viewer may type straight to the holder (a typist)
  * A controller refused with ERROR_VERSION says HELLO again, one version
  * lower, on a new connection, down to OLDEST_PROTOCOL_VERSION.
  */
-#define PROTOCOL_VERSION 3
+#define PROTOCOL_VERSION 4
 #define OLDEST_PROTOCOL_VERSION 1
 /* The first version whose holder can hand over to a new binary (EXEC). */
 #define EXEC_PROTOCOL_VERSION 3
+/* The first version whose holder takes INPUT_FROM without the lease. */
+#define TYPIST_PROTOCOL_VERSION 4
 
 #define FRAME_HEADER_BYTES 5
 

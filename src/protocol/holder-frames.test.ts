@@ -86,6 +86,7 @@ function mirrorConstants(): Map<string, number> {
     'STATE_V1_PAYLOAD_BYTES',
     'BUILD_ID_BYTES',
     'EXEC_PROTOCOL_VERSION',
+    'TYPIST_PROTOCOL_VERSION',
     'EXEC_PATH_MAX_BYTES',
     'WRITER_ID_BYTES',
     'INPUT_FROM_PREFIX_BYTES',
@@ -142,7 +143,7 @@ describe('holder-frames mirrors protocol.h', () => {
 
 describe('encoders', () => {
   test('HELLO is type 0x01, length 4, the version little-endian', () => {
-    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 3, 0, 0, 0]);
+    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 4, 0, 0, 0]);
     assert.deepEqual([...encodeHello(0x01020304)], [0x01, 4, 0, 0, 0, 4, 3, 2, 1]);
   });
 
@@ -349,7 +350,7 @@ describe('golden frames', () => {
   const decoded: Record<string, unknown> = {
     'state.bin': {
       type: 'state',
-      version: 3,
+      version: 4,
       generation: '000102030405060708090a0b0c0d0e0f',
       ringStart: 1000,
       offset: 5000,

@@ -9,13 +9,18 @@
 // import src/protocol.
 
 /** What this side says in HELLO first; a holder started by an older tend may speak only an older version. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 /** The lowest version a controller steps down to when a holder refuses its HELLO with ERROR VERSION. */
 export const OLDEST_PROTOCOL_VERSION = 1;
 /** The first version with INPUT_FROM / INPUT_TAKEN (input acknowledged once the holder has it). */
 export const INPUT_ACKS_VERSION = 2;
 /** The first version whose holder can hand over to a new binary in place (EXEC). */
 export const EXEC_PROTOCOL_VERSION = 3;
+/**
+ * The first version whose holder takes INPUT_FROM from a connection without the
+ * lease: a viewer may type straight to the holder (docs/protocol.md, typists).
+ */
+export const TYPIST_PROTOCOL_VERSION = 4;
 /** EXEC's path is at most this many bytes. */
 export const EXEC_PATH_MAX_BYTES = 4095;
 export const FRAME_HEADER_BYTES = 5;

@@ -59,7 +59,6 @@ const cases: BadInput[] = [
   { behaviour: 'a HELLO with a 3-byte version', noHello: true, bytes: encodeFrame(FrameType.HELLO, new Uint8Array(3)), code: ErrorCode.BAD_PAYLOAD },
   { behaviour: 'an INPUT_FROM shorter than its writer and position', asController: true, bytes: encodeFrame(FrameType.INPUT_FROM, new Uint8Array(INPUT_FROM_PREFIX_BYTES - 1)), code: ErrorCode.BAD_PAYLOAD },
   { behaviour: 'an INPUT_FROM whose position plus bytes passes 2^64', asController: true, bytes: inputFromAt(0xffff_ffff_ffff_fffen, 'ab'), code: ErrorCode.BAD_PAYLOAD },
-  { behaviour: 'an INPUT_FROM without the lease', bytes: inputFromAt(0n, 'ab'), code: ErrorCode.NOT_CONTROLLER },
   { behaviour: 'a RESIZE to 0 columns', asController: true, bytes: encodeResize(0, 24), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a RESIZE to 0 rows', asController: true, bytes: encodeResize(80, 0), code: ErrorCode.BAD_SIZE },
   { behaviour: 'a RESIZE to 1001 columns', asController: true, bytes: encodeResize(1001, 24), code: ErrorCode.BAD_SIZE },

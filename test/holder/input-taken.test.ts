@@ -46,6 +46,22 @@ describe('INPUT_FROM: each byte of a writer reaches the program once', { timeout
     assert.equal(taken.totalOf(a), 11);
   });
 
+  test('a typist (a connection without the lease) types with INPUT_FROM: answered on its own connection, one count shared with the controller', async (t) => {
+    const { scope, h, ctl, taken, settle } = await echoSession(t);
+    const typist = scope.own(await HolderConnection.connect(h.socketPath));
+    const typistTaken = new TakenLog(typist);
+    const a = newWriter();
+    typist.inputFrom(a, 0, encode('abc'));
+    await typistTaken.waitForTotal(a, 3);
+    // The same writer through the controller (a viewer whose route changed): only what is new is taken.
+    ctl.conn.inputFrom(a, 0, encode('abcdef'));
+    await taken.waitForTotal(a, 6);
+    typist.inputFrom(a, 3, encode('def'));
+    await typistTaken.waitForTotal(a, 6);
+    assert.equal(await settle(), 'abcdef');
+    assert.equal(ctl.closed, false, 'the controller keeps its lease');
+  });
+
   test('bytes past the count (a hole) are not taken; the answer stays at the count', async (t) => {
     const { ctl, taken, settle } = await echoSession(t);
     const a = newWriter();
