@@ -38,6 +38,7 @@ const modes: ScreenModes = {
 const fromViewer: FrameFromViewer[] = [
   { type: 'hello', protocolVersion: 1, clientKind: 'cli', readOnly: false },
   { type: 'hello', protocolVersion: 1, clientKind: 'web', readOnly: true },
+  { type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: false, typesToHolder: true, writer: new Uint8Array(16).fill(7) },
   { type: 'hello', protocolVersion: 65535, clientKind: 'script', readOnly: false },
   { type: 'hello', protocolVersion: 2, clientKind: 'cli', readOnly: false, writer: Uint8Array.from({ length: 16 }, (_, i) => 0xf0 + i) },
   { type: 'subscribe', channel: 1, sessionId: 's-3f9a', cols: 80, rows: 24 },
@@ -74,6 +75,8 @@ const fromServer: FrameFromServer[] = [
   { type: 'scrollback', channel: 3, firstRow: 0, rows: 0, dropped: 123, oldest: true, text: '' },
   { type: 'input-taken', channel: 3, total: 0 },
   { type: 'input-taken', channel: 3, total: 2 ** 53 - 1 },
+  { type: 'input-route', channel: 3, holderSocket: '/run/user/1000/tend/h/0123abcd.sock' },
+  { type: 'input-route', channel: 3, holderSocket: '' },
 ];
 
 describe('viewer frames', () => {
@@ -97,6 +100,7 @@ describe('viewer frames', () => {
       ],
       [encodeFrameToServer({ type: 'input-at', channel: 1, at: 0x0102, data: utf8('ok') }), '08 01000000 0201000000000000 6f6b'],
       [encodeFrameToViewer({ type: 'input-taken', channel: 1, total: 2 ** 32 + 3 }), '8b 01000000 0300000001000000'],
+      [encodeFrameToViewer({ type: 'input-route', channel: 1, holderSocket: 'h.s' }), '8c 01000000 0300 682e73'],
       [encodeFrameToServer({ type: 'resize-request', channel: 2, cols: 80, rows: 24 }), '05 02000000 5000 1800'],
       [
         encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 'ab', resume: { boot: 'z', seq: 256 }, cols: 80, rows: 24 }),
@@ -271,7 +275,7 @@ describe('viewer frames', () => {
 
   test('FrameType keeps the direction in the high bit', () => {
     for (const [name, type] of Object.entries(FrameType)) {
-      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED', 'SCROLLBACK', 'INPUT_TAKEN'].includes(name);
+      const fromServerSide = ['WELCOME', 'SNAPSHOT', 'DATA', 'RESIZE', 'TITLE', 'EXIT', 'STATE', 'ERROR', 'CLOSED', 'SCROLLBACK', 'INPUT_TAKEN', 'INPUT_ROUTE'].includes(name);
       assert.equal((type & 0x80) !== 0, fromServerSide, name);
     }
   });

@@ -63,6 +63,7 @@ export const FrameType = {
   CLOSED: 0x89,
   SCROLLBACK: 0x8a,
   INPUT_TAKEN: 0x8b,
+  INPUT_ROUTE: 0x8c,
 } as const;
 
 /** The most rows one SCROLLBACK_REQUEST may ask for. */
@@ -157,9 +158,14 @@ export interface ResumePoint {
   seq: number;
 }
 
-/** HELLO flags: read-only; the viewer reads WELCOME's server build (a server that never heard of it ignores the bit). */
+/**
+ * HELLO flags: read-only; the viewer reads WELCOME's server build; the viewer
+ * can type straight to the session's holder when INPUT_ROUTE says so (a
+ * server that never heard of a bit ignores it).
+ */
 const HELLO_READ_ONLY = 0x01;
 const HELLO_ASKS_BUILD = 0x02;
+const HELLO_TYPES_TO_HOLDER = 0x04;
 
 /** SUBSCRIBE flags: a resume point follows; the viewer keeps its history; repaint after the replay. */
 const SUBSCRIBE_RESUME = 0x01;
@@ -184,6 +190,8 @@ export type FrameFromViewer =
        * they know, and servers from before it ignore the bit.
        */
       asksBuild?: boolean;
+      /** The viewer can send its INPUT_AT bytes to the holder itself, as INPUT_FROM (see INPUT_ROUTE). */
+      typesToHolder?: boolean;
     }
   | {
       type: 'subscribe';
@@ -264,7 +272,14 @@ export type FrameFromServer =
    * session's holder has taken (so they outlive the server): INPUT_AT bytes
    * below `total` need never be sent again.
    */
-  | { type: 'input-taken'; channel: number; total: number };
+  | { type: 'input-taken'; channel: number; total: number }
+  /**
+   * Where this viewer's counted input to the channel's session goes from now
+   * on: to the holder listening at `holderSocket` (holder protocol INPUT_FROM,
+   * the same writer and numbers), or, when empty, to the server as INPUT_AT.
+   * Only to a viewer whose HELLO said TYPES_TO_HOLDER.
+   */
+  | { type: 'input-route'; channel: number; holderSocket: string };
 
 export type ViewerFrameErrorCode =
   | 'TEND_ERR_FRAME_TOO_LARGE'
@@ -400,7 +415,7 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       const kind = CLIENT_KINDS.indexOf(frame.clientKind);
       if (kind < 0) badField(`clientKind must be one of ${CLIENT_KINDS.join(', ')}`);
       w.u8(kind + 1);
-      w.u8((frame.readOnly ? HELLO_READ_ONLY : 0) | (frame.asksBuild ? HELLO_ASKS_BUILD : 0));
+      w.u8((frame.readOnly ? HELLO_READ_ONLY : 0) | (frame.asksBuild ? HELLO_ASKS_BUILD : 0) | (frame.typesToHolder ? HELLO_TYPES_TO_HOLDER : 0));
       if (frame.writer !== undefined) w.raw(frame.writer);
       return w.bytes;
     }
@@ -536,6 +551,12 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
     case 'input-taken': {
       const w = new FieldWriter(FrameType.INPUT_TAKEN, frame.channel, 8);
       w.seq(frame.total);
+      return w.bytes;
+    }
+    case 'input-route': {
+      const socket = encodeName('holderSocket', frame.holderSocket);
+      const w = new FieldWriter(FrameType.INPUT_ROUTE, frame.channel, 2 + socket.length);
+      w.name(socket);
       return w.bytes;
     }
   }
@@ -692,6 +713,7 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       const flags = r.u8();
       frame = { type: 'hello', protocolVersion, clientKind: kind, readOnly: (flags & HELLO_READ_ONLY) !== 0 };
       if ((flags & HELLO_ASKS_BUILD) !== 0) frame.asksBuild = true;
+      if ((flags & HELLO_TYPES_TO_HOLDER) !== 0) frame.typesToHolder = true;
       // Version 2 adds the writer at the end; a 4-byte HELLO is still whole.
       const writer = r.rest();
       if (writer.length !== 0 && writer.length !== WRITER_ID_BYTES) bad(`HELLO writer is ${writer.length} bytes, not ${WRITER_ID_BYTES}`);
@@ -822,6 +844,9 @@ export function decodeFrameFromServer(bytes: Uint8Array, options?: DecodeOptions
     }
     case FrameType.INPUT_TAKEN:
       frame = { type: 'input-taken', channel, total: r.seq() };
+      break;
+    case FrameType.INPUT_ROUTE:
+      frame = { type: 'input-route', channel, holderSocket: r.name('holder socket') };
       break;
     default:
       throw new ViewerFrameError('TEND_ERR_FRAME_UNKNOWN', `unknown server frame type 0x${type.toString(16)}`);

@@ -381,6 +381,7 @@ export class TendServer extends DisposableBase {
       log,
       findSession: (id) => this.registry.list().find((s) => s.id === id)?.viewers,
       resolveSession: (target) => this.upgradeSession(target),
+      typistsMayReachHolders: true,
     }));
     // Browsers reach the same API on 127.0.0.1, behind the same-user gate. A
     // port in use is logged, and the unix socket still serves.

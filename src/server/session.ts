@@ -19,6 +19,7 @@ import type { WindowSizePolicy } from './viewers/size-policy.js';
 import type { TerminalModes } from './screen/index.js';
 import type { Snapshot, SnapshotRequest } from './viewers/viewer-channel.js';
 import { CloseReason } from '../protocol/viewer-frames.js';
+import { TYPIST_PROTOCOL_VERSION } from '../protocol/holder-frames.js';
 import { REPLAY_MAX_BYTES } from './viewers/flow-limits.js';
 import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
@@ -129,8 +130,7 @@ export class Session extends DisposableBase {
   private readonly outputListeners = new Set<OutputListener>();
   private readonly exitWaiters: Array<() => void> = [];
   readonly viewers: SessionViewers;
-  /** The AI agent in this session, once one was launched or reported (server/agents/). */
-  agent: SessionAgentLink | null = null;
+  private _agent: SessionAgentLink | null = null;
   /**
    * While the session's agent sleeps (server/agents/agent-sleep.ts): the
    * screen as it was when it fell asleep, which viewers and `tend screen` are
@@ -177,6 +177,7 @@ export class Session extends DisposableBase {
         }, () => undefined);
       },
       writeInputAt: (writer, at, data) => this.inputAt(writer, at, data),
+      holderRoute: () => this.holderRoute(),
       resizePty: ({ cols, rows }) => {
         if (this._status === 'running') this.resize(cols, rows);
       },
@@ -190,6 +191,28 @@ export class Session extends DisposableBase {
 
   get id(): string {
     return this.record.id;
+  }
+
+  /** The AI agent in this session, once one was launched or reported (server/agents/). */
+  get agent(): SessionAgentLink | null {
+    return this._agent;
+  }
+  set agent(agent: SessionAgentLink | null) {
+    this._agent = agent;
+    this.viewers.updateInputRoutes();
+  }
+
+  /**
+   * Where a lone viewer may type straight to (its holder's socket), or null:
+   * its keys must pass the server. Not while a hand-over is under way (input
+   * waits for the new holder), not to a holder too old to take typists, and
+   * not with an agent in the session: its input passes the agent's gate,
+   * which counts it as activity and holds it while the agent sleeps or wakes.
+   */
+  private holderRoute(): string | null {
+    const holder = this.holder;
+    if (this._status !== 'running' || holder === null || this.handover !== null || this._agent !== null) return null;
+    return holder.version >= TYPIST_PROTOCOL_VERSION ? holder.socketPath : null;
   }
   get name(): string | null {
     return this.record.name;
@@ -402,6 +425,7 @@ export class Session extends DisposableBase {
   private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean; logFrom?: number }): void {
     this.holderLink?.dispose(); // the connection a hand-over replaced
     this.holder = holder;
+    queueMicrotask(() => this.viewers.updateInputRoutes());
     const durableInput = new DurableInput(holder);
     this.durableInput = durableInput;
     this.answerReplay = opts.answerReplay;
@@ -941,6 +965,8 @@ export class Session extends DisposableBase {
     if (fromBuild === build) return { result: 'skipped', reason: 'same-build', message: `its holder already runs build ${build}` };
     let release!: () => void;
     this.handover = new Promise<void>((resolve) => (release = resolve));
+    // Typists come through the server until the new holder is in place.
+    this.viewers.updateInputRoutes();
     try {
       const deadlineMs = performance.now() + HANDOVER_INPUT_WAIT_MS;
       while (this.inputsInFlight > 0 && performance.now() < deadlineMs) await new Promise((r) => setTimeout(r, 10));
@@ -965,6 +991,7 @@ export class Session extends DisposableBase {
     } finally {
       this.handover = null;
       release();
+      this.viewers.updateInputRoutes();
     }
   }
 

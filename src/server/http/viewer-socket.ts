@@ -60,6 +60,12 @@ export interface ViewerSocketOptions {
   refuseUpgrade?(req: IncomingMessage): string | null;
   /** Every socket's connection is read-only (e.g. a shared link). */
   forceReadOnly?(req: IncomingMessage): boolean;
+  /**
+   * Viewers here may be told to type straight to a session's holder
+   * (INPUT_ROUTE): only on the server's own unix socket, whose viewers run on
+   * this machine as this user and can reach the holders' sockets.
+   */
+  typistsMayReachHolders?: boolean;
   /** Where to say why a socket was closed by the server. */
   log?: { warn(message: string): void };
 }
@@ -137,6 +143,7 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
       serverBuild: TEND_BUILD,
       maxFrameBytes,
       forceReadOnly: options.forceReadOnly?.(req) ?? false,
+      typistsMayReachHolders: options.typistsMayReachHolders === true,
       findSession: options.findSession,
       ...(upgradeSessionId === undefined ? {} : { upgradeSessionId }),
       send(bytes) {

@@ -52,6 +52,12 @@ export interface SessionViewersOptions {
   ptySize?(): TerminalSize;
   /** Which viewer's size the PTY takes (tmux's window-size); default latest. */
   windowSize?: WindowSizePolicy;
+  /**
+   * The holder socket a viewer may type to directly now, as far as the
+   * session is concerned (running, a holder that takes typists, no hand-over,
+   * no agent waiting to wake): null when input must come through the server.
+   */
+  holderRoute?(): string | null;
   limits?: Partial<FlowLimits>;
   timers?: Timers;
 }
@@ -73,6 +79,8 @@ export interface AttachOptions {
   onClosed?(reason: CloseReason, message: string): void;
   /** The same viewer's channel to this session that this one replaces (a repaint): its place for the size is kept. */
   succeeds?: ViewerChannel;
+  /** The viewer can type straight to the holder (HELLO's TYPES_TO_HOLDER, with a writer) when INPUT_ROUTE says so. */
+  typesToHolder?: boolean;
 }
 
 export class SessionViewers extends DisposableBase {
@@ -89,6 +97,9 @@ export class SessionViewers extends DisposableBase {
   private readonly takenSent = new WeakMap<ViewerChannel, number>();
   /** Viewers are shown a kept screen, not the stream (see freeze()). */
   private frozen = false;
+  /** Viewers that can type to the holder, and the route each was last told ('' or absent: the server). */
+  private readonly typists = new WeakSet<ViewerChannel>();
+  private readonly routes = new WeakMap<ViewerChannel, string>();
 
   constructor(private readonly options: SessionViewersOptions) {
     super();
@@ -152,12 +163,14 @@ export class SessionViewers extends DisposableBase {
   freeze(): void {
     this.frozen = true;
     for (const ch of this.channels) ch.freeze();
+    this.updateInputRoutes();
   }
 
   /** The stream again: every viewer is repainted from the live screen, then sent output from there. */
   thaw(): void {
     this.frozen = false;
     for (const ch of this.channels) ch.thaw();
+    this.updateInputRoutes();
   }
 
   get isFrozen(): boolean {
@@ -180,6 +193,7 @@ export class SessionViewers extends DisposableBase {
     });
     this.channels.add(channel);
     if (options.readOnly) this.readOnly.add(channel);
+    if (options.typesToHolder === true && !options.readOnly) this.typists.add(channel);
     const terminal = options.clientKind === 'cli';
     if (terminal) this.terminals.add(channel);
     // A terminal that has painted this session before (KEEPS_HISTORY) is reconnecting.
@@ -191,7 +205,31 @@ export class SessionViewers extends DisposableBase {
     channel.showView(this.viewFor(channel));
     if (this.frozen) channel.freeze();
     channel.start(options.resume, { keepsHistory: options.keepsHistory === true, repaint: options.repaint === true });
+    this.updateInputRoutes();
     return channel;
+  }
+
+  /**
+   * Tells each typist where its counted input goes now. A viewer types
+   * straight to the holder only while the server has nothing to do with its
+   * keys: it is the session's one writable viewer (so typing never changes
+   * the size policy's choice), it is shown the stream, not a view (whose
+   * mouse reports the server moves), nothing is frozen, and the session
+   * allows it (holderRoute). Anything else: through the server, as INPUT_AT.
+   * Switching either way is safe at any moment: the viewer sends again from
+   * the holder's last count on the new route, and the holder drops what it has.
+   */
+  updateInputRoutes(): void {
+    let writable = 0;
+    for (const ch of this.channels) if (!this.readOnly.has(ch)) writable++;
+    const holder = writable === 1 && !this.frozen ? this.options.holderRoute?.() ?? null : null;
+    for (const ch of this.channels) {
+      if (!this.typists.has(ch) || ch.isClosed) continue;
+      const route = holder !== null && this.viewFor(ch) === null ? holder : '';
+      if ((this.routes.get(ch) ?? '') === route) continue;
+      this.routes.set(ch, route);
+      ch.sendEvent({ type: 'input-route', channel: ch.channel, holderSocket: route });
+    }
   }
 
   /** The viewer unsubscribed or its socket closed. */
@@ -256,6 +294,7 @@ export class SessionViewers extends DisposableBase {
     this.sizes.resize(channel, size);
     this.applyPolicy();
     channel.showView(this.viewFor(channel));
+    this.updateInputRoutes();
   }
 
   /**
@@ -271,6 +310,7 @@ export class SessionViewers extends DisposableBase {
       ch.showView(this.viewFor(ch));
       ch.sessionResized();
     }
+    this.updateInputRoutes();
   }
 
   /**
@@ -319,6 +359,7 @@ export class SessionViewers extends DisposableBase {
     this.sizes.leave(channel);
     if (options.keepSize !== true) this.applyPolicy();
     this.trim();
+    this.updateInputRoutes();
   }
 
   /** Asks the PTY for the size the policy wants, if it is not that size already. */

@@ -39,6 +39,8 @@ export interface ViewerConnectionOptions {
   maxFrameBytes?: number;
   /** Read-only no matter what the viewer's HELLO says (e.g. a shared link). */
   forceReadOnly?: boolean;
+  /** A viewer that says TYPES_TO_HOLDER may be routed to the holder (only where it can reach it: the unix socket). */
+  typistsMayReachHolders?: boolean;
 }
 
 interface Subscription {
@@ -48,7 +50,7 @@ interface Subscription {
 
 export class ViewerConnection extends DisposableBase {
   /** What the HELLO said; `writer` (version 2) names this viewer's counted input (INPUT_AT). */
-  private hello: { clientKind: ClientKind; readOnly: boolean; writer: Uint8Array | null } | null = null;
+  private hello: { clientKind: ClientKind; readOnly: boolean; writer: Uint8Array | null; typesToHolder: boolean } | null = null;
   private readonly subscriptions = new Map<number, Subscription>();
   private open = true;
 
@@ -109,6 +111,7 @@ export class ViewerConnection extends DisposableBase {
       clientKind: frame.clientKind,
       readOnly: frame.readOnly || this.options.forceReadOnly === true,
       writer: frame.writer ?? null,
+      typesToHolder: frame.typesToHolder === true && this.options.typistsMayReachHolders === true,
     };
     this.sendFrame({
       type: 'welcome',
@@ -197,6 +200,7 @@ export class ViewerConnection extends DisposableBase {
       resume: frame.resume,
       keepsHistory: frame.keepsHistory === true,
       repaint: frame.repaint === true,
+      typesToHolder: this.hello?.typesToHolder === true && this.hello.writer !== null,
       onClosed: () => this.subscriptions.delete(frame.channel),
       ...(shown ? { succeeds: shown.channel } : {}),
     });
