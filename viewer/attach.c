@@ -97,8 +97,8 @@ static void
 loop(struct attach *a)
 {
 	while (!a->finished) {
-		struct pollfd pfd[3];
-		int nfds = 0, stdin_at = -1, sock_at = -1, timeout = -1;
+		struct pollfd pfd[4];
+		int nfds = 0, stdin_at = -1, sock_at = -1, typist_at = -1, timeout = -1;
 		int64_t due = earliest(earliest(a->ack_deadline, a->carry_deadline), earliest(a->ov.deadline_ms, a->link ? 0 : a->retry_deadline));
 		/*
 		 * Frames that came in the handshake's read (HELLO and SUBSCRIBE go
@@ -126,6 +126,11 @@ loop(struct attach *a)
 			pfd[nfds].fd = a->ws.fd;
 			pfd[nfds++].events = (short)(POLLIN | (a->ws.out.len > 0 ? POLLOUT : 0));
 		}
+		if (a->typist.fd >= 0) {
+			typist_at = nfds;
+			pfd[nfds].fd = a->typist.fd;
+			pfd[nfds++].events = (short)(POLLIN | (a->typist.out.len > 0 ? POLLOUT : 0));
+		}
 		if (poll(pfd, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents != 0 || outer_signals_pending())
@@ -145,11 +150,17 @@ loop(struct attach *a)
 				snprintf(a->lost_why, sizeof a->lost_why, "%s", err);
 			}
 		}
+		/* The INPUT_ROUTE read above may have closed or replaced the fd polled. */
+		if (!a->finished && typist_at >= 0 && a->typist.fd == pfd[typist_at].fd && pfd[typist_at].revents != 0)
+			typing_typist_ready(a, pfd[typist_at].revents);
 		if (!a->finished)
 			timers_due(a);
 		term_flush(a);
 		link_flush(a);
 		link_settle(a);
+		/* Without the server (lost, or a reconnect under way) keys wait for it, as before the route. */
+		if (a->typist.fd >= 0 && (!a->link || a->lost_pending))
+			typing_route_server(a);
 		input_freed_seen(a);
 	}
 }
@@ -188,6 +199,7 @@ attach_run(const struct attach_options *o)
 	buf_init(&a->joined, STDIN_READ_BYTES + 32);
 	ws_init(&a->ws);
 	untaken_init(&a->untaken);
+	typist_init(&a->typist);
 	prefix_filter_init(&a->prefix, o->detach_prefix);
 	alt_tracker_init(&a->alt, false);
 	/* This viewer's writer id: the server and the holder number its typing by it (INPUT_AT). */

@@ -28,6 +28,7 @@
 /* HELLO flags: read-only; WELCOME may carry the server's build (a server from before it ignores the bit). */
 #define HELLO_READ_ONLY 0x01
 #define HELLO_ASKS_BUILD 0x02
+#define HELLO_TYPES_TO_HOLDER 0x04
 
 /* SNAPSHOT mode flags (MODE_FLAG_BITS and SNAPSHOT_VIEW_FLAG). */
 #define MODE_CURSOR_HIDDEN 0x001
@@ -566,6 +567,8 @@ decode_payload(struct reader *r, struct server_frame *f)
 		return decode_scrollback(r);
 	case FT_INPUT_TAKEN:
 		return read_seq(r, &f->u.input_taken.total);
+	case FT_INPUT_ROUTE:
+		return read_name(r, "holder socket", &f->u.input_route.holder_socket, &f->u.input_route.holder_socket_len);
 	default:
 		return bad(r, "unknown server frame type 0x%x", f->type);
 	}
@@ -625,7 +628,7 @@ size_ok(uint16_t cols, uint16_t rows)
 }
 
 int
-frame_hello(struct buf *out, bool read_only, bool asks_build, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES])
+frame_hello(struct buf *out, bool read_only, bool asks_build, bool types_to_holder, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES])
 {
 	static const char *const kinds[] = { "cli", "web", "script" };
 	uint8_t fields[4 + WRITER_ID_BYTES];
@@ -638,7 +641,8 @@ frame_hello(struct buf *out, bool read_only, bool asks_build, const char *client
 		return -1;
 	put_u16(fields, VIEWER_PROTOCOL_VERSION);
 	fields[2] = kind;
-	fields[3] = (read_only ? HELLO_READ_ONLY : 0) | (asks_build ? HELLO_ASKS_BUILD : 0);
+	fields[3] = (read_only ? HELLO_READ_ONLY : 0) | (asks_build ? HELLO_ASKS_BUILD : 0) |
+	    (types_to_holder ? HELLO_TYPES_TO_HOLDER : 0);
 	if (writer != NULL)
 		memcpy(fields + 4, writer, WRITER_ID_BYTES);
 	return emit(out, FT_HELLO, 0, fields, writer != NULL ? sizeof fields : 4, NULL, 0);

@@ -153,7 +153,8 @@ link_say_hello(struct attach *a)
 	a->link = true;
 	a->link_gen++;
 	a->unsent_input = 0;
-	if (frame_hello(&a->scratch, a->o->read_only, true, "cli", a->writer) == 0)
+	/* A viewer that types may be told to type straight to the holder (INPUT_ROUTE, typist.c). */
+	if (frame_hello(&a->scratch, a->o->read_only, true, !a->o->read_only, "cli", a->writer) == 0)
 		link_queue(a);
 	link_subscribe(a);
 }

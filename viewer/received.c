@@ -218,6 +218,9 @@ received(struct attach *a, const struct server_frame *f)
 		if (f->channel < 3 && a->channel_used[f->channel] && untaken_take(&a->untaken, f->u.input_taken.total))
 			typing_resume_if_taken(a);
 		return;
+	case FT_INPUT_ROUTE:
+		typing_route(a, f->u.input_route.holder_socket, f->u.input_route.holder_socket_len);
+		return;
 	case FT_RESIZE:
 		return;
 	}

@@ -82,6 +82,10 @@ struct attach {
 	struct untaken untaken;
 	/* The socket the untaken input was last (re)sent on. */
 	unsigned input_gen;
+	/* The route straight to the holder (INPUT_ROUTE): fd -1 while keys go through the server. */
+	struct typist typist;
+	/* A piece did not fit the typist's queue: the route ends once the send is done. */
+	bool typist_full;
 	uint32_t channel;
 	bool channel_used[3];
 	bool have_written;
@@ -184,6 +188,12 @@ void received_message(void *ctx, const uint8_t *data, size_t len);
 
 /* typing.c */
 void typing_read_keys(struct attach *a);
+/* INPUT_ROUTE: keys go straight to the holder at this socket (len 0: through the server). */
+void typing_route(struct attach *a, const char *holder_socket, size_t len);
+/* The route to the holder is over (refused, broken, the link lost): keys go through the server, from the holder's count. */
+void typing_route_server(struct attach *a);
+/* The holder's socket is readable or writable (poll's revents). */
+void typing_typist_ready(struct attach *a, short revents);
 void typing_send_carry(struct attach *a);
 void typing_resume_if_taken(struct attach *a);
 

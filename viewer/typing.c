@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,101 @@ refuse_input(struct attach *a)
 	paint_status_line(&a->term, text, cols, rows);
 }
 
+/* ---- the route: through the server, or straight to the holder ------------ */
+
+/* One piece of the untaken input as the holder's INPUT_FROM (untaken_send_unsent calls it). */
+static void
+send_piece_to_holder(void *ctx, const struct input_piece *piece)
+{
+	struct attach *a = ctx;
+
+	if (typist_input_from(&a->typist, a->writer, piece->at, piece->data, piece->len) != 0)
+		a->typist_full = true;
+}
+
+static void
+flush_typist(struct attach *a)
+{
+	char err[256];
+
+	if (a->typist.fd >= 0 && typist_flush(&a->typist, err, sizeof err) != 0)
+		typing_route_server(a);
+}
+
+/* What the holder has not been sent on this route, straight to it, written at once. */
+static void
+send_untaken_to_holder(struct attach *a)
+{
+	a->typist_full = false;
+	untaken_send_unsent(&a->untaken, send_piece_to_holder, a);
+	if (a->typist_full) {
+		typing_route_server(a);
+		return;
+	}
+	flush_typist(a);
+}
+
+void
+typing_route_server(struct attach *a)
+{
+	if (a->typist.fd < 0)
+		return;
+	typist_close(&a->typist);
+	/*
+	 * What went to the holder and is not known taken goes again, through the
+	 * server, from the holder's last count: it drops what it has, so a byte
+	 * that was on its way both ways reaches the program once.
+	 */
+	untaken_rewind(&a->untaken);
+	if (a->link && !a->lost_pending && a->subscribed)
+		link_send_untaken(a);
+}
+
+void
+typing_route(struct attach *a, const char *holder_socket, size_t len)
+{
+	char path[TYPIST_PATH_BYTES], err[256];
+
+	if (len == 0 || len >= sizeof path || a->o->read_only) {
+		typing_route_server(a);
+		return;
+	}
+	memcpy(path, holder_socket, len);
+	path[len] = '\0';
+	if (a->typist.fd >= 0 && strcmp(a->typist.path, path) == 0)
+		return;
+	typing_route_server(a);
+	/* A holder this viewer cannot reach (another machine's, say) leaves the keys with the server. */
+	if (typist_open(&a->typist, path, err, sizeof err) != 0)
+		return;
+	/* From the holder's last count, as after a reconnect: a resend of what it has is dropped. */
+	untaken_rewind(&a->untaken);
+	send_untaken_to_holder(a);
+}
+
+void
+typing_typist_ready(struct attach *a, short revents)
+{
+	uint64_t taken = a->untaken.taken;
+	char err[256];
+
+	if (a->typist.fd < 0)
+		return;
+	if ((revents & POLLOUT) != 0)
+		flush_typist(a);
+	if (a->typist.fd < 0 || (revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) == 0)
+		return;
+	if (typist_read(&a->typist, a->writer, &taken, err, sizeof err) != 0) {
+		/* INPUT_TAKEN read before the end still counts. */
+		if (untaken_take(&a->untaken, taken))
+			typing_resume_if_taken(a);
+		typing_route_server(a);
+		return;
+	}
+	if (untaken_take(&a->untaken, taken))
+		typing_resume_if_taken(a);
+}
+
 static void
 send_input(struct attach *a, const uint8_t *p, size_t n)
 {
@@ -125,7 +221,9 @@ send_input(struct attach *a, const uint8_t *p, size_t n)
 		refuse_input(a);
 		return;
 	}
-	if (live) {
+	if (a->typist.fd >= 0)
+		send_untaken_to_holder(a);
+	else if (live) {
 		/* The ack rides along: the server reads both in the wakeup the key causes. */
 		link_send_ack(a);
 		link_send_untaken(a);

@@ -25,6 +25,7 @@
  *              bytes (src/cli/attach/outer-modes.ts, input-modes.ts)
  *   keys.c     the prefix keys, the detach key's spelling, whole UTF-8 chars
  *   untaken.c  typed input kept until the holder has it (INPUT_AT numbering)
+ *   typist.c   the holder's own socket, to type straight to it (INPUT_ROUTE)
  *   attach.c   the attach's loop, on top of the files below it that share
  *              its state (state.h) and call only downward; split by job:
  *   link.c     the server's socket: connect, HELLO, SUBSCRIBE, acks, resize,
@@ -222,7 +223,7 @@ enum frame_type {
 	FT_RESIZE_REQUEST = 0x05, FT_ACK = 0x06, FT_SCROLLBACK_REQUEST = 0x07, FT_INPUT_AT = 0x08,
 	FT_WELCOME = 0x81, FT_SNAPSHOT = 0x82, FT_DATA = 0x83, FT_RESIZE = 0x84, FT_TITLE = 0x85,
 	FT_EXIT = 0x86, FT_STATE = 0x87, FT_ERROR = 0x88, FT_CLOSED = 0x89, FT_SCROLLBACK = 0x8a,
-	FT_INPUT_TAKEN = 0x8b,
+	FT_INPUT_TAKEN = 0x8b, FT_INPUT_ROUTE = 0x8c,
 };
 
 enum viewer_error_code {
@@ -271,6 +272,8 @@ struct server_frame {
 		struct { uint16_t code; const char *message; size_t message_len; } error;
 		struct { uint8_t reason; const char *message; size_t message_len; } closed;
 		struct { uint64_t total; } input_taken;
+		/* Empty: through the server. */
+		struct { const char *holder_socket; size_t holder_socket_len; } input_route;
 	} u;
 };
 
@@ -296,7 +299,7 @@ bool frame_utf8_valid(const uint8_t *p, size_t n);
  * writer leaves it out of the HELLO (a viewer that types with INPUT alone);
  * asks_build asks WELCOME to carry the server's build.
  */
-int frame_hello(struct buf *out, bool read_only, bool asks_build, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
+int frame_hello(struct buf *out, bool read_only, bool asks_build, bool types_to_holder, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
 int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
 	const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
 int frame_unsubscribe(struct buf *out, uint32_t channel);
@@ -361,6 +364,39 @@ enum prefix_command prefix_filter_feed(struct prefix_filter *f, const uint8_t *p
 
 /* The trailing bytes of an incomplete UTF-8 character at the end of p (incompleteUtf8Tail), 0..3. */
 size_t utf8_incomplete_tail(const uint8_t *p, size_t n);
+
+/* --------------------------------------------------------------- typist.c */
+
+/* The holder's frames a typist reads (STATE, INPUT_TAKEN, ERROR) are well under this. */
+#define TYPIST_FRAME_MAX_BYTES 4096
+/* Typed input queued for the holder's socket at most (untaken input is capped below it). */
+#define TYPIST_OUT_MAX_BYTES (2 * 1024 * 1024)
+/* A unix socket's path fits sockaddr_un's (108 bytes on Linux, 104 on macOS). */
+#define TYPIST_PATH_BYTES 128
+
+/* The route to the holder: fd -1 when keys go through the server. */
+struct typist {
+	int fd;
+	char path[TYPIST_PATH_BYTES];
+	struct buf out;
+	uint8_t in[TYPIST_FRAME_MAX_BYTES + 5];
+	size_t in_len;
+};
+void typist_init(struct typist *t);
+/* Connects to the holder and queues HELLO; 0, or -1 with err (the keys stay with the server). */
+int typist_open(struct typist *t, const char *path, char *err, size_t errlen);
+void typist_close(struct typist *t);
+/* Queues the writer's bytes at..at+len-1 as INPUT_FROM frames the holder takes; -1 past the queue's cap. */
+int typist_input_from(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t at, const uint8_t *data, size_t len);
+/* Writes what is queued, as far as the socket takes it; -1 with err when the socket broke. */
+int typist_flush(struct typist *t, char *err, size_t errlen);
+/*
+ * Reads what the holder sent, raising *taken to its latest INPUT_TAKEN for
+ * the writer; -1 with err when the route is over (ERROR, the end, a frame
+ * past TYPIST_FRAME_MAX_BYTES). typist_parse is the same over t->in alone.
+ */
+int typist_read(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen);
+int typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen);
 
 /* -------------------------------------------------------------- untaken.c */
 

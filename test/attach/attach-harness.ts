@@ -9,7 +9,7 @@
 // PATH, which runs the native viewer (viewer/build/tend-attach) when it is
 // built. TEND_TEST_VIEWER=node in the tests' environment runs them against
 // the TypeScript viewer instead (the launcher is told TEND_VIEWER=node).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import xtermHeadless from '@xterm/headless';
 import WebSocket from 'ws';
@@ -354,6 +354,22 @@ export class RawViewer {
   close(): void {
     this.ws.terminate();
   }
+}
+
+/**
+ * The sockets a process has open, from /proc: the native viewer has its
+ * server's, and the holder's while it types straight to it (INPUT_ROUTE).
+ */
+export function socketCount(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // closed while listed
+    }
+  }
+  return n;
 }
 
 /** Bytes a process has written with write(2) and the like, from /proc: how a test sees the attach hand bytes to its socket. */

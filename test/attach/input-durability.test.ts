@@ -13,7 +13,9 @@ import { useTestScope, type TestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import type { TestServer } from '../server/harness.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, bytesWritten, newSession, serverFor, waitForSessionText } from './attach-harness.js';
+import {
+  ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, socketCount, testsTypeScriptViewer, waitForSessionText,
+} from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
@@ -58,6 +60,18 @@ async function typeIntoServerAboutToDie(scope: TestScope, server: TestServer, vi
   await waitForNewServer(server, pid);
 }
 
+/**
+ * A second writable viewer, so the attach's keys pass the server (a lone
+ * native attach types straight to the holder: typist.test.ts): these tests
+ * are about what the server holds when it dies.
+ */
+async function keysThroughTheServer(scope: TestScope, server: TestServer, id: string, viewer: AttachedTerminal): Promise<void> {
+  const other = await RawViewer.connect(scope, server);
+  other.subscribe(id);
+  await other.next('snapshot');
+  if (!testsTypeScriptViewer) await waitFor(() => socketCount(viewer.pid) === 1, { what: 'the attach to type through the server' });
+}
+
 /** Types a last key and waits for it: everything before it has arrived by then, so the file is complete. */
 async function markEnd(viewer: AttachedTerminal, file: string, before: Buffer): Promise<Buffer> {
   viewer.type('#');
@@ -77,6 +91,7 @@ test('keys the attach wrote into a server that was then SIGKILLed, before it cou
   await waitForSessionText(server, id, /ready/);
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
+  await keysThroughTheServer(scope, server, id, viewer);
   viewer.type('before ');
   await waitFor(() => recorded(file).toString() === 'before ', { what: 'the keys typed before' });
 
@@ -123,6 +138,7 @@ test('a 256 KiB paste cut by a server SIGKILL while the program reads it slowly 
   await waitForSessionText(server, id, /ready/);
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
+  await keysThroughTheServer(scope, server, id, viewer);
 
   // Printable bytes (the tty of the attach would act on control bytes), numbered so a loss or a double shows where.
   const units: Buffer[] = [];

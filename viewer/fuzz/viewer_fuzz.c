@@ -14,8 +14,10 @@
  *         must hand on the same messages and stop at the same error, and
  *         every message goes through the decoder as above.
  * Either way the same bytes go through json_string, json_number and
- * json_bool (the reply of a lookup, the home's lock), and through the
- * encoders as a session id and as typed input.  Any broken rule aborts.
+ * json_bool (the reply of a lookup, the home's lock), through the
+ * encoders as a session id and as typed input, and through the typist's
+ * reader as what a holder says (read whole and a byte at a time, which must
+ * agree).  Any broken rule aborts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,9 @@ write_back(const struct server_frame *f, struct buf *b)
 	case FT_INPUT_TAKEN:
 		put(b, f->u.input_taken.total, 8);
 		break;
+	case FT_INPUT_ROUTE:
+		put_name(b, f->u.input_route.holder_socket, f->u.input_route.holder_socket_len);
+		break;
 	}
 }
 
@@ -178,6 +183,10 @@ check_frame(const uint8_t *msg, size_t len, const struct server_frame *f)
 		break;
 	case FT_INPUT_TAKEN:
 		require(f->u.input_taken.total <= FRAME_MAX_SEQ && len == 13);
+		break;
+	case FT_INPUT_ROUTE:
+		require(inside(f->u.input_route.holder_socket, f->u.input_route.holder_socket_len, msg, len));
+		require(len == FRAME_HEADER_BYTES + 2 + f->u.input_route.holder_socket_len);
 		break;
 	case FT_EXIT:
 		require(len == 13);
@@ -302,6 +311,47 @@ fuzz_stream(const uint8_t *data, size_t size, uint8_t chunking)
 	require(pongs_a == pongs_b);
 }
 
+/* ---------------------------------------------------------------- the typist's reader */
+
+/* Feeds what a holder sent as reads of at most `step` bytes; the reader's answer and the count. */
+static int
+typist_feed(const uint8_t *data, size_t size, size_t step, uint64_t *taken)
+{
+	static const uint8_t writer[WRITER_ID_BYTES] = { 0 };
+	static struct typist t;
+	char err[256];
+	size_t at = 0;
+
+	t.in_len = 0;
+	*taken = 0;
+	while (at < size) {
+		size_t room = sizeof t.in - t.in_len, n = size - at < step ? size - at : step;
+
+		require(room > 0);
+		if (n > room)
+			n = room;
+		memcpy(t.in + t.in_len, data + at, n);
+		t.in_len += n;
+		at += n;
+		err[0] = '\0';
+		if (typist_parse(&t, writer, taken, err, sizeof err) != 0) {
+			require(err[0] != '\0');
+			return -1;
+		}
+		require(t.in_len < sizeof t.in);
+	}
+	return 0;
+}
+
+static void
+fuzz_typist(const uint8_t *data, size_t size)
+{
+	uint64_t whole, bytewise;
+
+	require(typist_feed(data, size, SIZE_MAX, &whole) == typist_feed(data, size, 1, &bytewise));
+	require(whole == bytewise);
+}
+
 /* ---------------------------------------------------------------- JSON and encoders */
 
 static void
@@ -381,5 +431,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_stream(data, size, mode >> 1);
 	fuzz_json(data, size);
 	fuzz_encoders(data, size);
+	fuzz_typist(data, size);
 	return 0;
 }

@@ -23,5 +23,6 @@ void test_frames(void);
 void test_wire(void);
 void test_paint(void);
 void test_keys(void);
+void test_typist(void);
 
 #endif

@@ -210,7 +210,7 @@ encode(int argc, char **argv, struct buf *out)
 		if (strcmp(argv[4], "-") != 0 && n != WRITER_ID_BYTES)
 			failed = "the writer is not 16 bytes";
 		else
-			rc = frame_hello(out, a == 1, b == 1, argv[3], strcmp(argv[4], "-") == 0 ? NULL : bytes);
+			rc = frame_hello(out, a == 1, b == 1, false, argv[3], strcmp(argv[4], "-") == 0 ? NULL : bytes);
 	} else if (strcmp(what, "subscribe") == 0 && (argc == 7 || argc == 9)) {
 		struct resume_point resume = { .seq = 0 };
 

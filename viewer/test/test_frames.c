@@ -148,7 +148,7 @@ test_encode_hello(void)
 	for (int i = 0; i < WRITER_ID_BYTES; i++)
 		writer[i] = (uint8_t)(0xa0 + i);
 	buf_init(&out, FRAME_CAP_BYTES);
-	CHECK(frame_hello(&out, false, false, "cli", writer) == 0);
+	CHECK(frame_hello(&out, false, false, false, "cli", writer) == 0);
 	b_header(&want, FT_HELLO, 0);
 	b_u16(&want, 2);
 	b_u8(&want, 1);
@@ -157,7 +157,7 @@ test_encode_hello(void)
 	CHECK(same_bytes(&out, &want));
 
 	buf_clear(&out);
-	CHECK(frame_hello(&out, true, false, "script", NULL) == 0);
+	CHECK(frame_hello(&out, true, false, false, "script", NULL) == 0);
 	b_header(&want, FT_HELLO, 0);
 	b_u16(&want, 2);
 	b_u8(&want, 3);
@@ -165,20 +165,20 @@ test_encode_hello(void)
 	CHECK(same_bytes(&out, &want));
 
 	buf_clear(&out);
-	CHECK(frame_hello(&out, false, false, "web", writer) == 0);
+	CHECK(frame_hello(&out, false, false, false, "web", writer) == 0);
 	CHECK(out.len == 5 + 4 + WRITER_ID_BYTES && out.data[7] == 2);
 
 	/* Asking for the server's build is flag 0x02, beside read-only. */
 	buf_clear(&out);
-	CHECK(frame_hello(&out, true, true, "cli", writer) == 0);
+	CHECK(frame_hello(&out, true, true, false, "cli", writer) == 0);
 	CHECK(out.len == 5 + 4 + WRITER_ID_BYTES && out.data[8] == (0x01 | 0x02));
 	buf_clear(&out);
-	CHECK(frame_hello(&out, false, true, "cli", NULL) == 0);
+	CHECK(frame_hello(&out, false, true, false, "cli", NULL) == 0);
 	CHECK(out.len == 5 + 4 && out.data[8] == 0x02);
 
 	buf_clear(&out);
-	CHECK(frame_hello(&out, false, false, "tty", writer) == -1);
-	CHECK(frame_hello(&out, false, false, NULL, writer) == -1);
+	CHECK(frame_hello(&out, false, false, false, "tty", writer) == -1);
+	CHECK(frame_hello(&out, false, false, false, NULL, writer) == -1);
 	CHECK(out.len == 0);
 	buf_free(&out);
 }
@@ -561,6 +561,18 @@ test_decode_data_and_fixed(void)
 	b_header(&b, FT_INPUT_TAKEN, 5);
 	b_u64(&b, FRAME_MAX_SEQ + 1);
 	CHECK(refused(&b));
+
+	/* INPUT_ROUTE: a holder's socket, or none (through the server); nothing after it. */
+	b_header(&b, FT_INPUT_ROUTE, 1);
+	b_name(&b, "/run/tend/h/0123abcd.sock");
+	CHECK(decodes(&b, &f) && f.type == FT_INPUT_ROUTE && f.u.input_route.holder_socket_len == 25 &&
+	    memcmp(f.u.input_route.holder_socket, "/run/tend/h/0123abcd.sock", 25) == 0);
+	check_prefixes(&b, b.len);
+	b_u8(&b, 0);
+	CHECK(refused(&b));
+	b_header(&b, FT_INPUT_ROUTE, 1);
+	b_name(&b, "");
+	CHECK(decodes(&b, &f) && f.u.input_route.holder_socket_len == 0);
 }
 
 static void
@@ -710,14 +722,14 @@ test_decode_refusals(void)
 		b_u64(&b, 0);
 		if (type == FT_DATA || type == FT_INPUT_TAKEN)
 			CHECK(decodes(&b, &f));
-		else if (type < 0x80 || type > FT_INPUT_TAKEN)
+		else if (type < 0x80 || type > FT_INPUT_ROUTE)
 			CHECK(refused(&b));
 	}
 	b_header(&b, FT_INPUT, 1);
 	b_raw(&b, "ls\r", 3);
 	CHECK(frame_decode(b.bytes, b.len, &f, err, sizeof err) == -1);
 	CHECK(strstr(err, "viewers") != NULL);
-	b_header(&b, 0x8c, 1);
+	b_header(&b, 0x8d, 1);
 	CHECK(frame_decode(b.bytes, b.len, &f, err, sizeof err) == -1);
 	CHECK(strstr(err, "unknown") != NULL);
 	/* An err buffer is optional. */

@@ -18,6 +18,7 @@ main(void)
 	test_wire();
 	test_paint();
 	test_keys();
+	test_typist();
 	if (check_failures > 0) {
 		fprintf(stderr, "viewer tests: %d of %d checks failed\n", check_failures, check_count);
 		return 1;

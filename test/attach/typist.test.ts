@@ -1,0 +1,86 @@
+// A lone `tend attach` types straight to the session's holder (INPUT_ROUTE):
+// its keys reach the program with the server stopped, and once each. When a
+// second writable viewer comes, typing decides the size again, so the keys
+// pass the server; what was on its way either way still arrives once, a
+// server SIGKILL included. These are the native viewer's: the Node viewer
+// always types through the server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
+import { isProcessAlive, killQuietly } from '../support/processes.js';
+import {
+  ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, socketCount, testsTypeScriptViewer, waitForSessionText,
+} from './attach-harness.js';
+
+const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the Node viewer types through the server' : false };
+
+/** A program that appends every byte it reads to a file (raw mode) and says `ready`. */
+function recorder(file: string): string[] {
+  return [
+    process.execPath,
+    '-e',
+    "const fs = require('fs'); const out = fs.openSync(process.argv[1], 'w');" +
+      "process.stdin.setRawMode(true); process.stdout.write('ready\\n'); process.stdin.on('data', (b) => fs.writeSync(out, b));",
+    file,
+  ];
+}
+
+const recorded = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+
+test('a lone attach types straight to the holder, past a stopped server; a second writable viewer sends its keys through the server again, and a SIGKILL loses none', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const file = join(server.home, 'typed.txt');
+  const id = await newSession(server, { argv: recorder(file) });
+  await waitForSessionText(server, id, /ready/);
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket (its server\'s and the holder\'s)' });
+
+  // The server reads nothing: the keys reach the program all the same.
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  viewer.type('straight ');
+  await waitFor(() => recorded(file) === 'straight ', { what: 'the keys to reach the program past the stopped server', describe: () => JSON.stringify(recorded(file)) });
+  process.kill(pid, 'SIGCONT');
+
+  // A second writable viewer: typing decides the size, so the server must see the keys again.
+  const other = await RawViewer.connect(scope, server);
+  other.subscribe(id);
+  await other.next('snapshot');
+  await waitFor(() => socketCount(viewer.pid) === 1, { what: 'the attach to leave the holder\'s socket' });
+
+  // Through the server now: keys written into it while it is stopped, and then killed, arrive once from the next one.
+  process.kill(pid, 'SIGSTOP');
+  const written = bytesWritten(viewer.pid);
+  viewer.type('through ');
+  await waitFor(() => bytesWritten(viewer.pid) >= written + 'through '.length + 5, { what: 'the attach to write the keys to the stopped server' });
+  assert.equal(recorded(file), 'straight ', 'the keys wait in the stopped server\'s socket');
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitFor(() => { const now = server.serverPid(); return now !== null && now !== pid; }, { what: 'the attach to start a new server', timeoutMs: 60_000 });
+
+  await waitFor(() => recorded(file) === 'straight through ', { what: 'the keys sent through the dead server', timeoutMs: 30_000, describe: () => JSON.stringify(recorded(file)) });
+  // Alone again on the new server: straight to the holder, and nothing comes twice.
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder again', timeoutMs: 30_000 });
+  viewer.type('#');
+  await waitFor(() => recorded(file).endsWith('#'), { what: 'the last key' });
+  assert.equal(recorded(file), 'straight through #', 'every key once, in order');
+  assert.equal(viewer.exit, null);
+});
+
+test('a read-only attach never opens the holder\'s socket', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const id = await newSession(server, { argv: ['cat'] });
+  const viewer = await AttachedTerminal.start(scope, server, ['--read-only', id]);
+  await viewer.waitForServerScreen(server, id);
+  const writer = await AttachedTerminal.start(scope, server, [id], { cols: 80, rows: 24 });
+  await writer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(writer.pid) === 2, { what: 'the writable attach to type to the holder' });
+  assert.equal(socketCount(viewer.pid), 1, 'the read-only one has its server\'s socket alone');
+});

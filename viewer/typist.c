@@ -1,0 +1,211 @@
+/*
+ * typist.c -- the session holder's own socket, for typing straight to it
+ * when the server says so (INPUT_ROUTE): a key then crosses one process on
+ * its way to the program, not the server's event loop and the holder both.
+ * The viewer says HELLO (holder protocol 4) and sends its counted input as
+ * INPUT_FROM, under the writer id and the numbers it uses with the server;
+ * it reads INPUT_TAKEN back (docs/protocol.md: typists).  It takes no lease
+ * and gets no output: the screen still comes from the server.  STATE and
+ * anything else the holder says is skipped; an ERROR (an older holder says
+ * VERSION), the socket's end, or a frame past the limit ends the route, and
+ * typing.c sends again through the server from the holder's last count.
+ *
+ * The reader is a state machine over a bounded buffer: a frame is parsed
+ * once its header and payload are whole, and a header announcing more than
+ * TYPIST_FRAME_MAX_BYTES ends the route before anything is kept.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "viewer.h"
+#include "wire.h"
+
+#define HOLDER_HEADER_BYTES 5
+#define HOLDER_FRAME_HELLO 0x01
+#define HOLDER_FRAME_INPUT_FROM 0x24
+#define HOLDER_FRAME_INPUT_TAKEN 0x25
+#define HOLDER_FRAME_ERROR 0x3f
+/* The version whose holder takes INPUT_FROM without the lease (holder/protocol.h). */
+#define HOLDER_TYPIST_VERSION 4
+/* An INPUT_FROM's payload is at most the holder's inbound limit, its writer and position included. */
+#define HOLDER_INBOUND_MAX_BYTES (64 * 1024)
+#define HOLDER_INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
+/* How long the connect may take: the holder is on this machine, and a key waits. */
+#define TYPIST_CONNECT_MS 200
+
+static void
+put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t
+get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+void
+typist_init(struct typist *t)
+{
+	memset(t, 0, sizeof *t);
+	t->fd = -1;
+	buf_init(&t->out, TYPIST_OUT_MAX_BYTES);
+}
+
+void
+typist_close(struct typist *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	t->path[0] = '\0';
+	t->in_len = 0;
+	buf_clear(&t->out);
+}
+
+int
+typist_open(struct typist *t, const char *path, char *err, size_t errlen)
+{
+	uint8_t hello[HOLDER_HEADER_BYTES + 4];
+
+	typist_close(t);
+	if (strlen(path) >= sizeof t->path) {
+		wire_set_err(err, errlen, "the holder's socket path is %zu bytes, past %zu", strlen(path), sizeof t->path - 1);
+		return -1;
+	}
+	t->fd = wire_connect_within(path, wire_now_ms() + TYPIST_CONNECT_MS, err, errlen);
+	if (t->fd < 0)
+		return -1;
+	memcpy(t->path, path, strlen(path) + 1);
+	hello[0] = HOLDER_FRAME_HELLO;
+	put_u32(hello + 1, 4);
+	put_u32(hello + HOLDER_HEADER_BYTES, HOLDER_TYPIST_VERSION);
+	if (buf_append(&t->out, hello, sizeof hello) != 0) {
+		typist_close(t);
+		wire_set_err(err, errlen, "no memory for the holder's HELLO");
+		return -1;
+	}
+	return 0;
+}
+
+int
+typist_input_from(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t at, const uint8_t *data, size_t len)
+{
+	/* In pieces the holder takes: its inbound limit counts the writer and the position too. */
+	do {
+		size_t n = len < HOLDER_INBOUND_MAX_BYTES - HOLDER_INPUT_FROM_PREFIX_BYTES ? len :
+		    HOLDER_INBOUND_MAX_BYTES - HOLDER_INPUT_FROM_PREFIX_BYTES;
+		uint8_t head[HOLDER_HEADER_BYTES + HOLDER_INPUT_FROM_PREFIX_BYTES];
+
+		head[0] = HOLDER_FRAME_INPUT_FROM;
+		put_u32(head + 1, (uint32_t)(HOLDER_INPUT_FROM_PREFIX_BYTES + n));
+		memcpy(head + HOLDER_HEADER_BYTES, writer, WRITER_ID_BYTES);
+		put_u64(head + HOLDER_HEADER_BYTES + WRITER_ID_BYTES, at);
+		if (buf_reserve(&t->out, sizeof head + n) != 0)
+			return -1;
+		buf_append(&t->out, head, sizeof head);
+		buf_append(&t->out, data, n);
+		data += n;
+		len -= n;
+		at += n;
+	} while (len > 0);
+	return 0;
+}
+
+int
+typist_flush(struct typist *t, char *err, size_t errlen)
+{
+	size_t sent = 0;
+
+	while (sent < t->out.len) {
+		ssize_t n = wire_send_some(t->fd, t->out.data + sent, t->out.len - sent);
+
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		buf_consume(&t->out, sent);
+		wire_set_err(err, errlen, "the holder's socket broke: %s", n == 0 ? "nothing written" : strerror(errno));
+		return -1;
+	}
+	buf_consume(&t->out, sent);
+	return 0;
+}
+
+int
+typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen)
+{
+	size_t at = 0;
+
+	while (t->in_len - at >= HOLDER_HEADER_BYTES) {
+		const uint8_t *f = t->in + at;
+		uint32_t length = get_u32(f + 1);
+
+		if (length > TYPIST_FRAME_MAX_BYTES) {
+			wire_set_err(err, errlen, "the holder sent a frame of %u bytes (type 0x%02x), past the %d a typist reads",
+			    length, f[0], TYPIST_FRAME_MAX_BYTES);
+			return -1;
+		}
+		if (t->in_len - at < HOLDER_HEADER_BYTES + (size_t)length)
+			break;
+		if (f[0] == HOLDER_FRAME_INPUT_TAKEN && length == WRITER_ID_BYTES + 8 &&
+		    memcmp(f + HOLDER_HEADER_BYTES, writer, WRITER_ID_BYTES) == 0) {
+			uint64_t total = get_u64(f + HOLDER_HEADER_BYTES + WRITER_ID_BYTES);
+
+			if (total > *taken)
+				*taken = total;
+		} else if (f[0] == HOLDER_FRAME_ERROR) {
+			/* u16 code, then the holder's words. */
+			int words = length > 2 ? (int)(length - 2) : 0;
+
+			wire_set_err(err, errlen, "the holder refused: %.*s", words > 300 ? 300 : words,
+			    (const char *)f + HOLDER_HEADER_BYTES + 2);
+			return -1;
+		}
+		at += HOLDER_HEADER_BYTES + length;
+	}
+	memmove(t->in, t->in + at, t->in_len - at);
+	t->in_len -= at;
+	return 0;
+}
+
+int
+typist_read(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen)
+{
+	for (;;) {
+		ssize_t n = read(t->fd, t->in + t->in_len, sizeof t->in - t->in_len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0) {
+			wire_set_err(err, errlen, "the holder closed its socket%s%s", n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+			return -1;
+		}
+		t->in_len += (size_t)n;
+		if (typist_parse(t, writer, taken, err, errlen) != 0)
+			return -1;
+	}
+}
