@@ -3,9 +3,10 @@
 // comes back, with a quiet gap between keys. Every side has `cat` behind it,
 // whose PTY echoes in canonical mode, so what differs is the path: the raw
 // PTY is the kernel alone; tmux is client → server → pane and back; tend is
-// the native viewer (C) → the Node server → the holder → the pane and back,
-// and in the same rounds the Node viewer (TEND_VIEWER=node) on that path, so
-// the viewer's own share shows.
+// the native viewer (C), alone on its session so it types straight to the
+// holder (INPUT_ROUTE) → the pane, and the echo → the holder → the Node server
+// → the viewer; in the same rounds the Node viewer (TEND_VIEWER=node), whose
+// keys pass the server both ways, so the viewer's own share shows.
 
 import type { EchoResult } from '../lib/ptytool.js';
 import { alternate, field, type Side } from '../lib/rounds.js';
