@@ -48,48 +48,6 @@
  */
 #define STATE_MAX_DEPTH 65536
 
-/* ---------------------------------------------------------------- bytes */
-
-static void
-put_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void
-put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t
-get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
 /*
  * Whether n bytes are UTF-8 as a fatal TextDecoder takes it: no overlong
  * forms, no surrogates, nothing past U+10FFFF, no cut sequence.  ASCII runs
@@ -367,7 +325,7 @@ read_u16(struct reader *r, uint16_t *v)
 {
 	if (need(r, 2) < 0)
 		return -1;
-	*v = get_u16(r->p + r->pos);
+	*v = le_get_u16(r->p + r->pos);
 	r->pos += 2;
 	return 0;
 }
@@ -377,7 +335,7 @@ read_u32(struct reader *r, uint32_t *v)
 {
 	if (need(r, 4) < 0)
 		return -1;
-	*v = get_u32(r->p + r->pos);
+	*v = le_get_u32(r->p + r->pos);
 	r->pos += 4;
 	return 0;
 }
@@ -399,7 +357,7 @@ read_seq(struct reader *r, uint64_t *v)
 {
 	if (need(r, 8) < 0)
 		return -1;
-	*v = get_u64(r->p + r->pos);
+	*v = le_get_u64(r->p + r->pos);
 	r->pos += 8;
 	if (*v > FRAME_MAX_SEQ)
 		return bad(r, "0x%x seq is past 2^53 - 1", r->type);
@@ -588,7 +546,7 @@ frame_decode(const uint8_t *p, size_t len, struct server_frame *f, char *err, si
 	if ((r.type & SERVER_DIRECTION_BIT) == 0)
 		return bad(&r, "frame type 0x%x is sent by viewers, not by a server", r.type);
 	f->type = r.type;
-	f->channel = get_u32(p + 1);
+	f->channel = le_get_u32(p + 1);
 	r.pos = FRAME_HEADER_BYTES;
 	if (decode_payload(&r, f) < 0)
 		return -1;
@@ -611,7 +569,7 @@ emit(struct buf *out, uint8_t type, uint32_t channel, const uint8_t *fields, siz
 	size_t before = out->len;
 
 	header[0] = type;
-	put_u32(header + 1, channel);
+	le_put_u32(header + 1, channel);
 	if (buf_append(out, header, sizeof header) < 0 ||
 	    (fields_len > 0 && buf_append(out, fields, fields_len) < 0) ||
 	    (tail_len > 0 && buf_append(out, tail, tail_len) < 0)) {
@@ -639,7 +597,7 @@ frame_hello(struct buf *out, bool read_only, bool asks_build, bool types_to_hold
 			kind = (uint8_t)(i + 1);
 	if (kind == 0)
 		return -1;
-	put_u16(fields, VIEWER_PROTOCOL_VERSION);
+	le_put_u16(fields, VIEWER_PROTOCOL_VERSION);
 	fields[2] = kind;
 	fields[3] = (read_only ? HELLO_READ_ONLY : 0) | (asks_build ? HELLO_ASKS_BUILD : 0) |
 	    (types_to_holder ? HELLO_TYPES_TO_HOLDER : 0);
@@ -668,15 +626,15 @@ frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint1
 		    !frame_utf8_valid((const uint8_t *)resume->boot, boot_len))
 			return -1;
 	}
-	put_u16(fields, cols);
-	put_u16(fields + 2, rows);
+	le_put_u16(fields, cols);
+	le_put_u16(fields + 2, rows);
 	fields[4] = (uint8_t)((resume != NULL ? SUBSCRIBE_RESUME : 0) |
 	    (keeps_history ? SUBSCRIBE_KEEPS_HISTORY : 0) | (repaint ? SUBSCRIBE_REPAINT : 0));
-	put_u64(fields + 5, resume != NULL ? resume->seq : 0);
-	put_u16(fields + 13, (uint16_t)boot_len);
+	le_put_u64(fields + 5, resume != NULL ? resume->seq : 0);
+	le_put_u16(fields + 13, (uint16_t)boot_len);
 	if (boot_len > 0)
 		memcpy(fields + 15, resume->boot, boot_len);
-	put_u16(session_len, (uint16_t)id_len);
+	le_put_u16(session_len, (uint16_t)id_len);
 	if (emit(out, FT_SUBSCRIBE, channel, fields, 15 + boot_len, session_len, 2) < 0)
 		return -1;
 	if (id_len > 0 && buf_append(out, session_id, id_len) < 0) {
@@ -706,7 +664,7 @@ frame_input_at(struct buf *out, uint32_t channel, uint64_t at, const uint8_t *da
 	/* The server refuses bytes whose last position is not a safe integer. */
 	if (at > FRAME_MAX_SEQ || len > FRAME_MAX_SEQ - at)
 		return -1;
-	put_u64(fields, at);
+	le_put_u64(fields, at);
 	return emit(out, FT_INPUT_AT, channel, fields, sizeof fields, data, len);
 }
 
@@ -717,8 +675,8 @@ frame_resize_request(struct buf *out, uint32_t channel, uint16_t cols, uint16_t 
 
 	if (!size_ok(cols, rows))
 		return -1;
-	put_u16(fields, cols);
-	put_u16(fields + 2, rows);
+	le_put_u16(fields, cols);
+	le_put_u16(fields + 2, rows);
 	return emit(out, FT_RESIZE_REQUEST, channel, fields, sizeof fields, NULL, 0);
 }
 
@@ -729,6 +687,6 @@ frame_ack(struct buf *out, uint32_t channel, uint64_t seq)
 
 	if (seq > FRAME_MAX_SEQ)
 		return -1;
-	put_u64(fields, seq);
+	le_put_u64(fields, seq);
 	return emit(out, FT_ACK, channel, fields, sizeof fields, NULL, 0);
 }

@@ -15,7 +15,6 @@
  * TYPIST_FRAME_MAX_BYTES ends the route before anything is kept.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,32 +33,6 @@
 #define HOLDER_INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
 /* How long the connect may take: the holder is on this machine, and a key waits. */
 #define TYPIST_CONNECT_MS 200
-
-static void
-put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
-put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t
-get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
 
 void
 typist_init(struct typist *t)
@@ -95,8 +68,8 @@ typist_open(struct typist *t, const char *path, char *err, size_t errlen)
 		return -1;
 	memcpy(t->path, path, strlen(path) + 1);
 	hello[0] = HOLDER_FRAME_HELLO;
-	put_u32(hello + 1, 4);
-	put_u32(hello + HOLDER_HEADER_BYTES, HOLDER_TYPIST_VERSION);
+	le_put_u32(hello + 1, 4);
+	le_put_u32(hello + HOLDER_HEADER_BYTES, HOLDER_TYPIST_VERSION);
 	if (buf_append(&t->out, hello, sizeof hello) != 0) {
 		typist_close(t);
 		wire_set_err(err, errlen, "no memory for the holder's HELLO");
@@ -115,9 +88,9 @@ typist_input_from(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint6
 		uint8_t head[HOLDER_HEADER_BYTES + HOLDER_INPUT_FROM_PREFIX_BYTES];
 
 		head[0] = HOLDER_FRAME_INPUT_FROM;
-		put_u32(head + 1, (uint32_t)(HOLDER_INPUT_FROM_PREFIX_BYTES + n));
+		le_put_u32(head + 1, (uint32_t)(HOLDER_INPUT_FROM_PREFIX_BYTES + n));
 		memcpy(head + HOLDER_HEADER_BYTES, writer, WRITER_ID_BYTES);
-		put_u64(head + HOLDER_HEADER_BYTES + WRITER_ID_BYTES, at);
+		le_put_u64(head + HOLDER_HEADER_BYTES + WRITER_ID_BYTES, at);
 		if (buf_reserve(&t->out, sizeof head + n) != 0)
 			return -1;
 		buf_append(&t->out, head, sizeof head);
@@ -132,25 +105,7 @@ typist_input_from(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint6
 int
 typist_flush(struct typist *t, char *err, size_t errlen)
 {
-	size_t sent = 0;
-
-	while (sent < t->out.len) {
-		ssize_t n = wire_send_some(t->fd, t->out.data + sent, t->out.len - sent);
-
-		if (n > 0) {
-			sent += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		buf_consume(&t->out, sent);
-		wire_set_err(err, errlen, "the holder's socket broke: %s", n == 0 ? "nothing written" : strerror(errno));
-		return -1;
-	}
-	buf_consume(&t->out, sent);
-	return 0;
+	return wire_send_queued(t->fd, &t->out, "the holder", err, errlen);
 }
 
 int
@@ -160,7 +115,7 @@ typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *
 
 	while (t->in_len - at >= HOLDER_HEADER_BYTES) {
 		const uint8_t *f = t->in + at;
-		uint32_t length = get_u32(f + 1);
+		uint32_t length = le_get_u32(f + 1);
 
 		if (length > TYPIST_FRAME_MAX_BYTES) {
 			wire_set_err(err, errlen, "the holder sent a frame of %u bytes (type 0x%02x), past the %d a typist reads",
@@ -171,7 +126,7 @@ typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *
 			break;
 		if (f[0] == HOLDER_FRAME_INPUT_TAKEN && length == WRITER_ID_BYTES + 8 &&
 		    memcmp(f + HOLDER_HEADER_BYTES, writer, WRITER_ID_BYTES) == 0) {
-			uint64_t total = get_u64(f + HOLDER_HEADER_BYTES + WRITER_ID_BYTES);
+			uint64_t total = le_get_u64(f + HOLDER_HEADER_BYTES + WRITER_ID_BYTES);
 
 			if (total > *taken)
 				*taken = total;

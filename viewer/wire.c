@@ -180,6 +180,30 @@ wire_send_some(int fd, const void *p, size_t n)
 	return write(fd, p, n);
 }
 
+int
+wire_send_queued(int fd, struct buf *out, const char *peer, char *err, size_t errlen)
+{
+	size_t sent = 0;
+
+	while (sent < out->len) {
+		ssize_t n = wire_send_some(fd, out->data + sent, out->len - sent);
+
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		buf_consume(out, sent);
+		wire_set_err(err, errlen, "the connection to %s broke: %s", peer, n == 0 ? "nothing written" : strerror(errno));
+		return -1;
+	}
+	buf_consume(out, sent);
+	return 0;
+}
+
 /* Writes all of p before the deadline (fd non-blocking); 0, or -1 with err. */
 int
 wire_send_all(int fd, const char *p, size_t n, long long deadline, char *err, size_t errlen)

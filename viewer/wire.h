@@ -1,7 +1,7 @@
 /*
- * wire.h -- what wire.c shares with http.c and ws.c, and with no other
- * file: errors, deadlines, the unix socket with deadlines, and the reading
- * of a reply's head.  The viewer's interface to all of them is viewer.h.
+ * wire.h -- what wire.c shares with http.c, ws.c and typist.c, and with no
+ * other file: errors, deadlines, the unix socket with deadlines, queued
+ * writes, and the reading of a reply's head.  The viewer's interface to all of them is viewer.h.
  */
 #ifndef TEND_VIEWER_WIRE_H
 #define TEND_VIEWER_WIRE_H
@@ -28,6 +28,11 @@ int wire_ms_left(long long deadline);
 int wire_connect_within(const char *path, long long deadline, char *err, size_t errlen);
 /* One write(): what it took, or -1 with errno. */
 ssize_t wire_send_some(int fd, const void *p, size_t n);
+/*
+ * Writes what `out` holds as far as the socket takes it (fd non-blocking),
+ * dropping what went; 0, or -1 with err ("the connection to PEER broke").
+ */
+int wire_send_queued(int fd, struct buf *out, const char *peer, char *err, size_t errlen);
 /* All of p written before the deadline; 0, or -1 with err. */
 int wire_send_all(int fd, const char *p, size_t n, long long deadline, char *err, size_t errlen);
 /* One read into `into` before the deadline: the bytes, 0 at the end, -1 (err set), -2 when full. */

@@ -376,24 +376,8 @@ buf_trim(struct buf *b)
 int
 ws_flush(struct ws *ws, char *err, size_t errlen)
 {
-	size_t sent = 0;
-
-	while (sent < ws->out.len) {
-		ssize_t n = wire_send_some(ws->fd, ws->out.data + sent, ws->out.len - sent);
-
-		if (n > 0) {
-			sent += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		buf_consume(&ws->out, sent);
-		wire_set_err(err, errlen, "the connection to the server broke: %s", n == 0 ? "nothing written" : strerror(errno));
+	if (wire_send_queued(ws->fd, &ws->out, "the server", err, errlen) != 0)
 		return -1;
-	}
-	buf_consume(&ws->out, sent);
 	buf_trim(&ws->out);
 	return 0;
 }

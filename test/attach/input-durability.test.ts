@@ -7,9 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTestScope, type TestScope } from '../support/test-scope.js';
+import { recordedBytes as recorded, recorderProgram as recorder } from '../support/recorder.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import type { TestServer } from '../server/harness.js';
@@ -18,27 +18,6 @@ import {
 } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
-
-/**
- * A program that appends every byte it reads to a file (raw mode: the tty
- * changes nothing), after sleeping `delayMs` per read so that a paste backs
- * up behind it, and says `ready` once its terminal is raw.
- */
-function recorder(file: string, delayMs: number): string[] {
-  return [
-    process.execPath,
-    '-e',
-    "const fs = require('fs'); const out = fs.openSync(process.argv[1], 'w'); const delay = Number(process.argv[2]);" +
-      "process.stdin.setRawMode(true); process.stdout.write('ready\\n');" +
-      "process.stdin.on('data', (b) => { fs.writeSync(out, b); if (delay > 0) { process.stdin.pause(); setTimeout(() => process.stdin.resume(), delay); } });",
-    file,
-    String(delayMs),
-  ];
-}
-
-function recorded(file: string): Buffer {
-  return existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
-}
 
 async function waitForNewServer(server: TestServer, old: number): Promise<void> {
   await waitFor(() => { const now = server.serverPid(); return now !== null && now !== old; }, { what: 'the attach to start a new server', timeoutMs: 60_000 });

@@ -6,9 +6,9 @@
 // always types through the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { useTestScope } from '../support/test-scope.js';
+import { recordedText as recorded, recorderProgram as recorder } from '../support/recorder.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import {
@@ -16,19 +16,6 @@ import {
 } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the Node viewer types through the server' : false };
-
-/** A program that appends every byte it reads to a file (raw mode) and says `ready`. */
-function recorder(file: string): string[] {
-  return [
-    process.execPath,
-    '-e',
-    "const fs = require('fs'); const out = fs.openSync(process.argv[1], 'w');" +
-      "process.stdin.setRawMode(true); process.stdout.write('ready\\n'); process.stdin.on('data', (b) => fs.writeSync(out, b));",
-    file,
-  ];
-}
-
-const recorded = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 
 test('a lone attach types straight to the holder, past a stopped server; a second writable viewer sends its keys through the server again, and a SIGKILL loses none', T, async (t) => {
   const scope = useTestScope(t);

@@ -5,28 +5,14 @@
 // it and sends it again to the next server; the holder drops what it has.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { useTestScope } from '../support/test-scope.js';
+import { recordedText as recorded, recorderProgram as recorder } from '../support/recorder.js';
 import { waitFor } from '../support/wait-for.js';
 import { killQuietly } from '../support/processes.js';
 import { WEB_TEST_TIMEOUT_MS, browserUnavailable, pageProblems, socketState, startWebHarness, typeInto, waitForLivePane } from './web-harness.js';
 
-/** A program that appends every byte it reads to a file (raw mode: the tty changes nothing) and says `ready`. */
-function recorder(file: string): string[] {
-  return [
-    process.execPath,
-    '-e',
-    "const fs = require('fs'); const out = fs.openSync(process.argv[1], 'w');" +
-      "process.stdin.setRawMode(true); process.stdout.write('ready\\n'); process.stdin.on('data', (b) => fs.writeSync(out, b));",
-    file,
-  ];
-}
-
-function recorded(file: string): string {
-  return existsSync(file) ? readFileSync(file, 'utf8') : '';
-}
 
 async function framesSent(page: Page): Promise<number> {
   return page.evaluate(() => {
