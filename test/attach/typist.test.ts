@@ -2,13 +2,15 @@
 // its keys reach the program with the server stopped, and once each. When a
 // second writable viewer comes, typing decides the size again, so the keys
 // pass the server; what was on its way either way still arrives once, a
-// server SIGKILL included. These are the native viewer's: the Node viewer
-// always types through the server.
+// server SIGKILL and a holder hand-over included. These are the native
+// viewer's: the Node viewer always types through the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { useTestScope } from '../support/test-scope.js';
 import { recordedText as recorded, recorderProgram as recorder } from '../support/recorder.js';
+import { buildOtherHolder } from '../support/other-holder.js';
+import type { UpgradeHoldersReply } from '../../src/protocol/api/index.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive, killQuietly } from '../support/processes.js';
 import {
@@ -70,4 +72,38 @@ test('a read-only attach never opens the holder\'s socket', T, async (t) => {
   await writer.waitForServerScreen(server, id);
   await waitFor(() => socketCount(writer.pid) === 2, { what: 'the writable attach to type to the holder' });
   assert.equal(socketCount(viewer.pid), 1, 'the read-only one has its server\'s socket alone');
+});
+
+test('a lone attach types on across a holder hand-over: the route ends with the old binary, comes back for the new one, and every key arrives once', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const otherHolder = buildOtherHolder(scope.tempDir('tend-holder-'));
+  const file = join(server.home, 'typed.txt');
+  const id = await newSession(server, { argv: recorder(file) });
+  await waitForSessionText(server, id, /ready/);
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
+  viewer.type('before ');
+  await waitFor(() => recorded(file) === 'before ', { what: 'the keys typed before' });
+
+  // Keys typed while the holder hands over: straight to the old binary, through the server while it
+  // waits for the new one, or straight to the new one: each once, in order.
+  const upgrade = server.api<UpgradeHoldersReply>('POST', '/v1/holders/upgrade', { holderPath: otherHolder });
+  let typed = 'before ';
+  for (let i = 0; i < 20; i++) {
+    const key = String.fromCharCode(97 + i);
+    viewer.type(key);
+    typed += key;
+    await new Promise((r) => setImmediate(r));
+  }
+  const reply = await upgrade;
+  assert.equal(reply.status, 200, JSON.stringify(reply.body));
+  assert.equal(reply.body.upgraded, 1, JSON.stringify(reply.body));
+  await waitFor(() => recorded(file) === typed, { what: 'the keys typed during the hand-over', describe: () => JSON.stringify(recorded(file)) });
+
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the new holder', timeoutMs: 30_000 });
+  viewer.type(' after#');
+  await waitFor(() => recorded(file).endsWith('#'), { what: 'the last key' });
+  assert.equal(recorded(file), `${typed} after#`, 'every key once, in order');
 });

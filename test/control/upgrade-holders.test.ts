@@ -8,12 +8,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { cliWith, repoRoot, startTestServer, waitFor, isAlive, type TestServer } from '../server/harness.js';
 import { TerminalViewerPeer } from '../support/terminal-viewer-peer.js';
+import { buildOtherHolder } from '../support/other-holder.js';
 import { VIEWER_PROTOCOL_VERSION } from '../../src/protocol/viewer-frames.js';
 import type { SessionInfo, UpgradeHoldersReply } from '../../src/protocol/api/index.js';
 import { runHolderUpgrade } from '../../src/cli/upgrade/holders.js';
@@ -32,16 +33,6 @@ function textSink(): Writable & { text: string } {
 }
 
 const TEST_TIMEOUT_MS = 180_000;
-
-/** This tree's holder built from a copy whose sources differ by a comment: another build id, the same code. */
-function buildOtherHolder(dir: string): string {
-  const src = join(repoRoot, 'holder');
-  const copy = join(dir, 'holder');
-  cpSync(src, copy, { recursive: true, filter: (from) => !from.startsWith(join(src, 'build')) });
-  appendFileSync(join(copy, 'log.c'), '/* another build of the same holder, for the upgrade test */\n');
-  execFileSync('make', ['-s', '-C', copy, 'build/tend-holder'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  return join(copy, 'build', 'tend-holder');
-}
 
 /** A script viewer on the server's socket, recording every DATA byte after its snapshot. */
 class RecordingViewer {
