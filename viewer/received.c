@@ -241,8 +241,13 @@ received_message(void *ctx, const uint8_t *data, size_t len)
 		snprintf(a->lost_why, sizeof a->lost_why, "the server sent a frame this viewer cannot read (%s)", err);
 		return;
 	}
-	/* Frames of a channel left for a repaint are over; what the holder took is news on either. */
-	if (f.type == FT_WELCOME || f.type == FT_INPUT_TAKEN || f.channel == 0 || f.channel == a->channel)
+	/*
+	 * Frames of a channel left for a repaint are over; what the holder took
+	 * is news on either, and so is an end of the route to the holder (sent
+	 * on the old channel as this viewer moved: its keys must pass the server).
+	 */
+	if (f.type == FT_WELCOME || f.type == FT_INPUT_TAKEN || f.channel == 0 || f.channel == a->channel ||
+	    (f.type == FT_INPUT_ROUTE && f.u.input_route.holder_socket_len == 0 && f.channel < 3 && a->channel_used[f.channel]))
 		received(a, &f);
 }
 
