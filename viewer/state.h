@@ -84,8 +84,6 @@ struct attach {
 	unsigned input_gen;
 	/* The route straight to the holder (INPUT_ROUTE): fd -1 while keys go through the server. */
 	struct typist typist;
-	/* A piece did not fit the typist's queue: the route ends once the send is done. */
-	bool typist_full;
 	uint32_t channel;
 	bool channel_used[3];
 	bool have_written;

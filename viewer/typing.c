@@ -86,14 +86,20 @@ refuse_input(struct attach *a)
 
 /* ---- the route: through the server, or straight to the holder ------------ */
 
+/* What send_piece_to_holder needs: the attach, and whether a piece did not fit the typist's queue. */
+struct holder_send {
+	struct attach *a;
+	bool full;
+};
+
 /* One piece of the untaken input as the holder's INPUT_FROM (untaken_send_unsent calls it). */
 static void
 send_piece_to_holder(void *ctx, const struct input_piece *piece)
 {
-	struct attach *a = ctx;
+	struct holder_send *s = ctx;
 
-	if (typist_input_from(&a->typist, a->writer, piece->at, piece->data, piece->len) != 0)
-		a->typist_full = true;
+	if (!s->full && typist_input_from(&s->a->typist, s->a->writer, piece->at, piece->data, piece->len) != 0)
+		s->full = true;
 }
 
 static void
@@ -109,9 +115,11 @@ flush_typist(struct attach *a)
 static void
 send_untaken_to_holder(struct attach *a)
 {
-	a->typist_full = false;
-	untaken_send_unsent(&a->untaken, send_piece_to_holder, a);
-	if (a->typist_full) {
+	struct holder_send send = { .a = a, .full = false };
+
+	untaken_send_unsent(&a->untaken, send_piece_to_holder, &send);
+	/* The route ends once the send is done: typing_route_server resends everything through the server. */
+	if (send.full) {
 		typing_route_server(a);
 		return;
 	}

@@ -425,7 +425,7 @@ export class Session extends DisposableBase {
   private attachHolder(holder: HolderConnection, from: number, opts: { answerReplay: boolean; logFrom?: number }): void {
     this.holderLink?.dispose(); // the connection a hand-over replaced
     this.holder = holder;
-    queueMicrotask(() => this.viewers.updateInputRoutes());
+    this.viewers.updateInputRoutes();
     const durableInput = new DurableInput(holder);
     this.durableInput = durableInput;
     this.answerReplay = opts.answerReplay;

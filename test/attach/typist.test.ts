@@ -19,7 +19,11 @@ import {
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the Node viewer types through the server' : false };
 
-test('a lone attach types straight to the holder, past a stopped server; a second writable viewer sends its keys through the server again, and a SIGKILL loses none', T, async (t) => {
+/**
+ * A session running the recorder and one `tend attach` of it, typing to the
+ * holder (it has its server's socket and the holder's open).
+ */
+async function loneTypist(t: Parameters<typeof useTestScope>[0]) {
   const scope = useTestScope(t);
   const server = await serverFor(scope);
   const file = join(server.home, 'typed.txt');
@@ -28,6 +32,11 @@ test('a lone attach types straight to the holder, past a stopped server; a secon
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
   await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket (its server\'s and the holder\'s)' });
+  return { scope, server, file, id, viewer };
+}
+
+test('a lone attach types straight to the holder, past a stopped server; a second writable viewer sends its keys through the server again, and a SIGKILL loses none', T, async (t) => {
+  const { scope, server, file, id, viewer } = await loneTypist(t);
 
   // The server reads nothing: the keys reach the program all the same.
   const pid = server.serverPid()!;
@@ -75,15 +84,8 @@ test('a read-only attach never opens the holder\'s socket', T, async (t) => {
 });
 
 test('a lone attach types on across a holder hand-over: the route ends with the old binary, comes back for the new one, and every key arrives once', T, async (t) => {
-  const scope = useTestScope(t);
-  const server = await serverFor(scope);
+  const { scope, server, file, viewer } = await loneTypist(t);
   const otherHolder = buildOtherHolder(scope.tempDir('tend-holder-'));
-  const file = join(server.home, 'typed.txt');
-  const id = await newSession(server, { argv: recorder(file) });
-  await waitForSessionText(server, id, /ready/);
-  const viewer = await AttachedTerminal.start(scope, server, [id]);
-  await viewer.waitForServerScreen(server, id);
-  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
   viewer.type('before ');
   await waitFor(() => recorded(file) === 'before ', { what: 'the keys typed before' });
 

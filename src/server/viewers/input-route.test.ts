@@ -94,7 +94,7 @@ describe('SessionViewers: where a typist\'s keys go', () => {
     assert.deepEqual(a.routes(), [HOLDER, '', HOLDER, '', HOLDER]);
   });
 
-  test('a terminal shown a view (its size is not the PTY\'s) types through the server, whose size it then is not', () => {
+  test('a terminal shown a view (its size is not the PTY\'s) types through the server', () => {
     const { viewer } = rig('manual');
     const a = viewer(1, { size: { cols: 100, rows: 30 } });
     assert.deepEqual(a.routes(), [], 'manual: the PTY keeps 80x24, so the viewer is shown a view');
