@@ -55,8 +55,8 @@ conn_setup(struct holder *h, struct conn *c, int fd)
 	c->out_length = c->out_sent = 0;
 	c->streaming = c->replaying = c->dump_pending = false;
 	c->exit_sent = c->frame_active = false;
-	c->answers_held_until_ms = NEVER_MS;
-	c->typist = false;
+	c->answers_held_until_ms = c->stream_held_until_ms = NEVER_MS;
+	c->typist = c->watching = false;
 	c->cursor = h->ring.offset;
 	frame_reader_reset(&c->reader);
 }
@@ -144,8 +144,8 @@ conn_frame_bytes(const uint8_t *frame)
  * sent frames are dropped, so the buffer always starts on a frame: an
  * unsent INPUT_TAKEN can then be found, and updated, by walking it.
  */
-static size_t
-conn_out_room(struct conn *c, size_t reserve)
+size_t
+conn_room(struct conn *c, size_t reserve)
 {
 	size_t sent = 0;
 
@@ -167,7 +167,7 @@ conn_queue(struct holder *h, struct conn *c, const uint8_t *frame, size_t n)
 {
 	if (c->closing)
 		return;
-	if (conn_out_room(c, CONN_ERROR_RESERVE_BYTES) < n) {
+	if (conn_room(c, CONN_ERROR_RESERVE_BYTES) < n) {
 		conn_fail(h, c, ERROR_BUSY, "the client reads too slowly");
 		return;
 	}
@@ -193,7 +193,7 @@ conn_fail(struct holder *h, struct conn *c, uint16_t code, const char *text)
 		return;
 	}
 	c->out_length += frame_encode_error(c->out + c->out_length,
-	    conn_out_room(c, 0), code, text);
+	    conn_room(c, 0), code, text);
 	c->closing = true;
 	c->close_deadline_ms = holder_now_ms() + CONN_LINGER_MS;
 }
@@ -350,18 +350,21 @@ conn_answer_taken(struct holder *h, struct conn *c, const uint8_t *writer,
 }
 
 /*
- * After a key, the controller streaming this session is about to be sent its
- * echo.  Its answer waits for that echo (or ANSWER_HOLD_MS), so the echo is
- * not queued behind the answer at the controller: a controller busy with the
- * answer when the echo comes shows the echo that much later.  Only when
- * nothing else is unsent, so every held frame is whole and a stream frame may
- * go before them.
+ * After a key, the controller streaming this session (or a typist that
+ * watches) is about to be sent its echo.  Its answer waits for that echo (or
+ * ANSWER_HOLD_MS), so the echo is not queued behind the answer: a reader
+ * busy with the answer when the echo comes shows the echo that much later.
+ * Only when nothing else is unsent, so every held frame is whole and a
+ * stream frame may go before them.
  */
 static void
 conn_hold_answers(struct holder *h, struct conn *c, size_t taken)
 {
-	if (taken == 0 || taken > KEY_INPUT_BYTES || c != h->controller ||
-	    !c->streaming || c->out_sent != c->out_length ||
+	/* The controller's echo comes in its stream; a watcher's as a piece. */
+	bool echo_comes = c == h->controller ? c->streaming : c->watching;
+
+	if (taken == 0 || taken > KEY_INPUT_BYTES || !echo_comes ||
+	    c->out_sent != c->out_length ||
 	    c->answers_held_until_ms != NEVER_MS)
 		return;
 	c->answers_held_until_ms = holder_now_ms() + ANSWER_HOLD_MS;
@@ -412,6 +415,19 @@ conn_on_input_from(struct holder *h, struct conn *c, const struct frame *f)
 		    INPUT_FROM_PREFIX_BYTES + take.skip, take.length);
 	conn_hold_answers(h, c, take.length);
 	conn_answer_taken(h, c, writer, w->taken);
+}
+
+/* A connection without the lease asks for the output's small pieces. */
+static void
+conn_on_watch(struct holder *h, struct conn *c, const struct frame *f)
+{
+	(void)f;
+	if (c == h->controller) {
+		conn_fail(h, c, ERROR_BAD_PAYLOAD, "WATCH is for a connection "
+		    "without the lease: the controller has the whole stream");
+		return;
+	}
+	c->watching = true;
 }
 
 static void
@@ -511,6 +527,7 @@ static const struct frame_rule frame_rules[] = {
 	{ FRAME_INPUT, -1, true, conn_on_input },
 	/* Counted input is safe from anyone: the writers' counts keep it once. */
 	{ FRAME_INPUT_FROM, -1, false, conn_on_input_from },
+	{ FRAME_WATCH, 0, false, conn_on_watch },
 	{ FRAME_RESIZE, 4, true, conn_on_resize },
 	{ FRAME_SIGNAL, 4, true, conn_on_signal },
 	{ FRAME_REDRAW, 0, true, conn_on_redraw },
@@ -670,6 +687,8 @@ conn_flush(struct holder *h, struct conn *c)
 				conn_close(h, c);
 			c->shut = true;
 			return;
+		} else if (c->stream_held_until_ms != NEVER_MS) {
+			return;
 		} else {
 			enum stream_next next = stream_next_frame(h, c);
 
@@ -692,7 +711,8 @@ conn_poll_events(const struct holder *h, const struct conn *c)
 		return 0;
 	if (conn_may_read(h, c))
 		events |= POLLIN;
-	if (c->frame_active || stream_pending(h, c) ||
+	if (c->frame_active ||
+	    (stream_pending(h, c) && c->stream_held_until_ms == NEVER_MS) ||
 	    (c->out_sent < c->out_length && !conn_answers_held(c)))
 		events |= POLLOUT;
 	return events;
@@ -706,9 +726,13 @@ conn_expire(struct holder *h, int64_t now_ms)
 
 		if (c->fd >= 0 && c->closing && now_ms >= c->close_deadline_ms)
 			conn_close(h, c);
-		else if (c->fd >= 0 && now_ms >= c->answers_held_until_ms) {
-			/* No echo came: the answers go alone. */
-			c->answers_held_until_ms = NEVER_MS;
+		else if (c->fd >= 0 && (now_ms >= c->answers_held_until_ms ||
+		    now_ms >= c->stream_held_until_ms)) {
+			/* No echo came: the answers go alone; or the watcher had its moment. */
+			if (now_ms >= c->answers_held_until_ms)
+				c->answers_held_until_ms = NEVER_MS;
+			if (now_ms >= c->stream_held_until_ms)
+				c->stream_held_until_ms = NEVER_MS;
 			conn_flush(h, c);
 		}
 	}
@@ -729,6 +753,8 @@ conn_next_deadline(const struct holder *h)
 			next = c->close_deadline_ms;
 		if (c->answers_held_until_ms < next)
 			next = c->answers_held_until_ms;
+		if (c->stream_held_until_ms < next)
+			next = c->stream_held_until_ms;
 	}
 	return next;
 }

@@ -232,6 +232,13 @@ struct conn {
 	int64_t answers_held_until_ms;
 	/* Sent INPUT_FROM without the lease: read only while the PTY's input has room, as the controller. */
 	bool typist;
+	/* Sent WATCH: copied the output's small pieces (watch.c). */
+	bool watching;
+	/*
+	 * The controller's stream waits (NEVER_MS: it does not) while a watcher
+	 * reads the piece it was just copied: see watch_offer.
+	 */
+	int64_t stream_held_until_ms;
 
 	/* The stream, for the connection holding the lease. */
 	bool streaming;
@@ -262,6 +269,16 @@ void	 conn_expire(struct holder *, int64_t now_ms);
 int64_t	 conn_next_deadline(const struct holder *);
 bool	 conn_flushed(const struct holder *);
 void	 conn_send_exit(struct holder *, struct conn *);
+size_t	 conn_room(struct conn *, size_t reserve);
+
+/* watch.c */
+
+bool	 watch_offer(struct holder *, uint64_t from);
+/*
+ * How long the controller's stream waits after a piece went to a watcher:
+ * 1 to 2 ms on the holder's millisecond clock.
+ */
+#define WATCH_STREAM_HOLD_MS 2
 
 /* stream.c */
 

@@ -23,15 +23,19 @@
  *      STATE ends with the holder's build id
  *   4  INPUT_FROM from any greeted connection, not only the controller's:
  *      a viewer may type straight to the holder (a typist)
+ *   5  WATCH: a connection without the lease is copied the output's small
+ *      pieces, best effort (a typist sees its echo without the server)
  * A controller refused with ERROR_VERSION says HELLO again, one version
  * lower, on a new connection, down to OLDEST_PROTOCOL_VERSION.
  */
-#define PROTOCOL_VERSION 4
+#define PROTOCOL_VERSION 5
 #define OLDEST_PROTOCOL_VERSION 1
 /* The first version whose holder can hand over to a new binary (EXEC). */
 #define EXEC_PROTOCOL_VERSION 3
 /* The first version whose holder takes INPUT_FROM without the lease. */
 #define TYPIST_PROTOCOL_VERSION 4
+/* The first version whose holder takes WATCH. */
+#define WATCH_PROTOCOL_VERSION 5
 
 #define FRAME_HEADER_BYTES 5
 
@@ -69,6 +73,7 @@ enum frame_type {
 	FRAME_INPUT = 0x23,       /* c->h  bytes */
 	FRAME_INPUT_FROM = 0x24,  /* c->h  u8 writer[16], u64 at, bytes */
 	FRAME_INPUT_TAKEN = 0x25, /* h->c  u8 writer[16], u64 total */
+	FRAME_WATCH = 0x26,       /* c->h  empty: copy me small OUTPUT pieces (5) */
 
 	/* control */
 	FRAME_RESIZE = 0x30,      /* c->h  u16 cols, u16 rows */
@@ -146,6 +151,21 @@ enum frame_type {
 #define INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
 #define INPUT_TAKEN_PAYLOAD_BYTES (WRITER_ID_BYTES + 8)
 #define WRITERS_REMEMBERED 64
+
+/*
+ * Watching (version 5).  A connection without the lease that sends WATCH is
+ * copied, from then on, each PTY read of at most WATCH_PIECE_MAX_BYTES as
+ * an OUTPUT frame (u64 offset of its first byte, then the bytes), while its
+ * control buffer has room for it.  Bigger reads (a flood) and reads that
+ * find the buffer short are skipped, so a watcher's OUTPUT frames may leave
+ * holes: each says where it is, and a watcher takes only what continues
+ * what it has.  The copies never hold the ring or the PTY back.  This is
+ * how a typist sees its echo without waiting for the controller (the
+ * server) to pass it on; the whole stream stays the controller's.  A
+ * controller, which has the whole stream, is refused WATCH (BAD_PAYLOAD),
+ * and a watcher that takes the lease is copied nothing more.
+ */
+#define WATCH_PIECE_MAX_BYTES 2048
 
 /*
  * The child's exit: the holder drains the PTY, then sends EXIT to the

@@ -106,6 +106,7 @@ main(int argc, char **argv)
 	keep("output.bin", f, encode_stream(f, FRAME_OUTPUT, FIX_OFFSET, 0, FIX_OUTPUT_BYTES), true);
 	keep("input.bin", f, frame_encode_text(f, sizeof f, FRAME_INPUT, FIX_INPUT_BYTES), false);
 	write_input_frames();
+	keep("watch.bin", f, frame_encode_empty(f, FRAME_WATCH), false);
 	keep("resize.bin", f, frame_encode_resize(f, 120, 40), false);
 	keep("signal.bin", f, frame_encode_u32(f, FRAME_SIGNAL, 2), false);
 	keep("redraw.bin", f, frame_encode_empty(f, FRAME_REDRAW), false);

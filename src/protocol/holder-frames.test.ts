@@ -87,6 +87,8 @@ function mirrorConstants(): Map<string, number> {
     'BUILD_ID_BYTES',
     'EXEC_PROTOCOL_VERSION',
     'TYPIST_PROTOCOL_VERSION',
+    'WATCH_PROTOCOL_VERSION',
+    'WATCH_PIECE_MAX_BYTES',
     'EXEC_PATH_MAX_BYTES',
     'WRITER_ID_BYTES',
     'INPUT_FROM_PREFIX_BYTES',
@@ -143,7 +145,7 @@ describe('holder-frames mirrors protocol.h', () => {
 
 describe('encoders', () => {
   test('HELLO is type 0x01, length 4, the version little-endian', () => {
-    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 4, 0, 0, 0]);
+    assert.deepEqual([...encodeHello()], [0x01, 4, 0, 0, 0, 5, 0, 0, 0]);
     assert.deepEqual([...encodeHello(0x01020304)], [0x01, 4, 0, 0, 0, 4, 3, 2, 1]);
   });
 
@@ -350,7 +352,7 @@ describe('golden frames', () => {
   const decoded: Record<string, unknown> = {
     'state.bin': {
       type: 'state',
-      version: 4,
+      version: 5,
       generation: '000102030405060708090a0b0c0d0e0f',
       ringStart: 1000,
       offset: 5000,
@@ -395,6 +397,7 @@ describe('golden frames', () => {
     'input.bin': () => encodeInput(new TextEncoder().encode('ls -l\r')),
     'input-from.bin': () =>
       encodeInputFrom(Uint8Array.from({ length: 16 }, (_, i) => 0xa0 + i), 1000, new TextEncoder().encode('ls -l\r')),
+    'watch.bin': () => frames.encodeWatch(),
     'resize.bin': () => encodeResize(120, 40),
     'signal.bin': () => encodeSignal(2),
     'redraw.bin': () => frames.encodeRedraw(),

@@ -9,7 +9,7 @@
 // import src/protocol.
 
 /** What this side says in HELLO first; a holder started by an older tend may speak only an older version. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 /** The lowest version a controller steps down to when a holder refuses its HELLO with ERROR VERSION. */
 export const OLDEST_PROTOCOL_VERSION = 1;
 /** The first version with INPUT_FROM / INPUT_TAKEN (input acknowledged once the holder has it). */
@@ -21,6 +21,13 @@ export const EXEC_PROTOCOL_VERSION = 3;
  * lease: a viewer may type straight to the holder (docs/protocol.md, typists).
  */
 export const TYPIST_PROTOCOL_VERSION = 4;
+/**
+ * The first version whose holder copies a connection without the lease the
+ * output's small pieces (WATCH): a typist sees its echo without the server.
+ */
+export const WATCH_PROTOCOL_VERSION = 5;
+/** A PTY read longer than this is not copied to watchers (a flood). */
+export const WATCH_PIECE_MAX_BYTES = 2048;
 /** EXEC's path is at most this many bytes. */
 export const EXEC_PATH_MAX_BYTES = 4095;
 export const FRAME_HEADER_BYTES = 5;
@@ -62,6 +69,7 @@ export const FrameType = {
   INPUT: 0x23,
   INPUT_FROM: 0x24,
   INPUT_TAKEN: 0x25,
+  WATCH: 0x26,
   RESIZE: 0x30,
   SIGNAL: 0x31,
   REDRAW: 0x32,
@@ -322,6 +330,11 @@ export function encodeHello(version: number = PROTOCOL_VERSION): Uint8Array {
 
 export function encodeStateReq(): Uint8Array {
   return encodeFrame(FrameType.STATE_REQ);
+}
+
+/** Asks to be copied the output's small pieces (WATCH_PROTOCOL_VERSION; never the controller). */
+export function encodeWatch(): Uint8Array {
+  return encodeFrame(FrameType.WATCH);
 }
 
 export function encodeAcquire(): Uint8Array {

@@ -1,0 +1,63 @@
+/*
+ * watch.c -- the output's small pieces, copied to the connections that
+ * WATCH (docs/protocol.md: watching).  A viewer typing straight to the
+ * holder (a typist) would otherwise see its echo only once the server had
+ * read it, and the server's event loop is most of the time a key takes.
+ * A turn's PTY read of at most WATCH_PIECE_MAX_BYTES -- a key's echo, a
+ * prompt, a line redrawn -- is copied into each watcher's control buffer
+ * as an OUTPUT frame at its offset, while there is room for it with the
+ * answers' room kept back.  A flood's reads are bigger and are skipped:
+ * the watcher has the server's stream for those.  The copies are the
+ * watcher's own, so no watcher, however slow, holds the ring or the PTY.
+ */
+#include <string.h>
+
+#include "holder.h"
+
+/* Kept free in a watcher's control buffer for its answers and a PONG. */
+#define WATCH_ANSWER_ROOM_BYTES 512
+
+static bool
+watch_copy(struct holder *h, struct conn *c, uint64_t from, size_t n)
+{
+	struct ring_span spans[2];
+	uint8_t *out;
+
+	if (conn_room(c, CONN_ERROR_RESERVE_BYTES + WATCH_ANSWER_ROOM_BYTES) <
+	    STREAM_HEADER_BYTES + n)
+		return false;	/* the watcher is behind: it goes without */
+	if (ring_peek(&h->ring, from, n, spans) != n)
+		return false;
+	out = c->out + c->out_length;
+	out += frame_encode_stream_header(out, FRAME_OUTPUT, from, 0, n);
+	for (int i = 0; i < 2; i++) {
+		memcpy(out, spans[i].bytes, spans[i].length);
+		out += spans[i].length;
+	}
+	c->out_length = (size_t)(out - c->out);
+	/* A key's answer waited for this: both in one wake-up of the watcher. */
+	c->answers_held_until_ms = NEVER_MS;
+	return true;
+}
+
+/*
+ * The bytes read from `from` to the ring's offset, to every watcher with
+ * room: true if any got them.
+ */
+bool
+watch_offer(struct holder *h, uint64_t from)
+{
+	size_t n = (size_t)(h->ring.offset - from);
+	bool any = false;
+
+	if (n == 0 || n > WATCH_PIECE_MAX_BYTES)
+		return false;
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd >= 0 && c->watching && !c->closing &&
+		    c != h->controller && watch_copy(h, c, from, n))
+			any = true;
+	}
+	return any;
+}
