@@ -200,6 +200,8 @@ attach_run(const struct attach_options *o)
 	ws_init(&a->ws);
 	untaken_init(&a->untaken);
 	typist_init(&a->typist);
+	a->typist.on_piece = typing_show_piece;
+	a->typist.piece_ctx = a;
 	prefix_filter_init(&a->prefix, o->detach_prefix);
 	alt_tracker_init(&a->alt, false);
 	/* This viewer's writer id: the server and the holder number its typing by it (INPUT_AT). */

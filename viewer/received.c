@@ -45,6 +45,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 	if (f->u.snapshot.view) {
 		paint_view(&a->term, f->u.snapshot.data, f->u.snapshot.data_len, &f->u.snapshot.modes, a->alt.active);
 		term_wrote_stream(a, f->u.snapshot.boot, f->u.snapshot.boot_len, f->u.snapshot.seq, f->u.snapshot.data_len);
+		term_shown_at(a, false, 0);
 		a->alt.active = true;
 		a->view_shown = a->painted = true;
 		overlays_after_paint(&a->ov, attach_can_draw(a), &a->term, cols, rows, outer_now_ms());
@@ -54,6 +55,7 @@ on_snapshot(struct attach *a, const struct server_frame *f)
 	/* The paint leaves the outer alternate screen if it is on; the snapshot's data re-enters it if the session is there. */
 	paint_snapshot(&a->term, f->u.snapshot.data, f->u.snapshot.data_len, &f->u.snapshot.modes, rows, cols, a->alt.active, !a->painted);
 	term_wrote_stream(a, f->u.snapshot.boot, f->u.snapshot.boot_len, f->u.snapshot.seq, f->u.snapshot.data_len);
+	term_shown_at(a, true, f->u.snapshot.seq);
 	a->alt.active = f->u.snapshot.modes.alt_screen;
 	a->alt.origin_mode = f->u.snapshot.modes.origin_mode;
 	a->painted = true;
@@ -65,17 +67,27 @@ on_data(struct attach *a, const struct server_frame *f)
 {
 	bool covered = a->ov.covered > 0;
 	bool status = a->status_shown;
+	size_t shown = term_shown_already(a, f->u.data.seq, f->u.data.data_len);
+	const uint8_t *data = f->u.data.data + shown;
+	size_t len = f->u.data.data_len - shown;
 	int cols, rows;
 
 	backoff_reset(&a->backoff);
+	/* The holder's piece of a typist's echo was here first: nothing new to write, only the ack. */
+	if (len == 0 && f->u.data.data_len > 0) {
+		term_wrote_stream(a, a->written.boot, strlen(a->written.boot), f->u.data.seq, f->u.data.data_len);
+		return;
+	}
 	/*
 	 * While rows are drawn over, output would scroll them into the
 	 * history. The notice holds it back (the repaint that ends it replaces
 	 * it); the hint and the marker give way: their row is blanked, the
 	 * output written, and the screen repainted after it.
 	 */
-	if (covered && !overlays_gives_way(&a->ov))
+	if (covered && !overlays_gives_way(&a->ov)) {
+		term_shown_at(a, false, 0);
 		return;
+	}
 	attach_size(&cols, &rows);
 	if (covered)
 		overlays_give_way(&a->ov, &a->term, cols, rows);
@@ -88,9 +100,10 @@ on_data(struct attach *a, const struct server_frame *f)
 		a->status_shown = false;
 		overlays_status_give_way(&a->ov, &a->term, cols, rows);
 	}
-	alt_tracker_feed(&a->alt, f->u.data.data, f->u.data.data_len);
-	term_write(a, f->u.data.data, f->u.data.data_len);
+	alt_tracker_feed(&a->alt, data, len);
+	term_write(a, data, len);
 	term_wrote_stream(a, a->written.boot, strlen(a->written.boot), f->u.data.seq, f->u.data.data_len);
+	term_shown_reached(a, f->u.data.seq);
 	/* A subscription that asked for a repaint (a reconnect's, after a status line) gets it after its replay: no second one. */
 	if ((covered || status) && !a->repaint_coming)
 		link_resubscribe(a);

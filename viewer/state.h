@@ -88,6 +88,14 @@ struct attach {
 	bool channel_used[3];
 	bool have_written;
 	struct resume_point written;
+	/*
+	 * How far the outer terminal shows the stream written.boot names:
+	 * written.seq is where the server's frames brought it (acked, resumed
+	 * from), shown_seq may be past it by the holder's pieces (a typist's
+	 * echo). Not known (a view, output held back): no piece is shown.
+	 */
+	bool shown_known;
+	uint64_t shown_seq;
 	bool history_kept;
 	struct alt_tracker alt;
 	bool painted, status_shown, view_shown, subscribed;
@@ -156,6 +164,14 @@ void term_room(struct attach *a, size_t n);
 void term_write(struct attach *a, const void *p, size_t n);
 void term_writes(struct attach *a, const char *s);
 void term_wrote_stream(struct attach *a, const char *boot, size_t boot_len, uint64_t seq, size_t bytes);
+/* The terminal shows the stream up to seq (a snapshot's), or no known place (a view, bytes held back). */
+void term_shown_at(struct attach *a, bool known, uint64_t seq);
+/* A DATA ending at seq is written: the terminal shows at least that far (a piece may have gone further). */
+void term_shown_reached(struct attach *a, uint64_t seq);
+/* Of a DATA's len bytes ending at seq, how many the terminal shows already (a holder's piece came first). */
+size_t term_shown_already(const struct attach *a, uint64_t seq, size_t len);
+/* A piece of the holder's output at offset in the stream named `stream`: written if it continues what is shown. */
+void term_show_piece(struct attach *a, const char *stream, uint64_t offset, const uint8_t *p, size_t n);
 
 /* link.c */
 void link_connect(struct attach *a);
@@ -192,6 +208,8 @@ void typing_route(struct attach *a, const char *holder_socket, size_t len);
 void typing_route_server(struct attach *a);
 /* The holder's socket is readable or writable (poll's revents). */
 void typing_typist_ready(struct attach *a, short revents);
+/* The typist's on_piece: a piece of the holder's output, written if the terminal shows the stream just before it. */
+void typing_show_piece(void *ctx, uint64_t offset, const uint8_t *p, size_t n);
 void typing_send_carry(struct attach *a);
 void typing_resume_if_taken(struct attach *a);
 

@@ -8,6 +8,12 @@
  * about what the terminal took, not what this process read -- at once past
  * 32 KiB, else with the next key or 50 ms later, so a key wakes the server
  * once (link.c sends the ack).
+ *
+ * The stream's bytes come from the server, and a typist's echo may come
+ * first from the holder (typist.c: a piece of its output). Each byte is
+ * written once: a piece only where it continues what the terminal shows
+ * (shown_seq), and a DATA without the part shown already. Acks, and the
+ * position a reconnect resumes from, stay the server's (written.seq).
  */
 #include <string.h>
 
@@ -98,3 +104,41 @@ term_wrote_stream(struct attach *a, const char *boot, size_t boot_len, uint64_t 
 	a->pend_channel = a->channel;
 }
 
+void
+term_shown_at(struct attach *a, bool known, uint64_t seq)
+{
+	a->shown_known = known;
+	a->shown_seq = seq;
+}
+
+void
+term_shown_reached(struct attach *a, uint64_t seq)
+{
+	if (!a->shown_known || seq > a->shown_seq)
+		a->shown_seq = seq;
+	a->shown_known = true;
+}
+
+size_t
+term_shown_already(const struct attach *a, uint64_t seq, size_t len)
+{
+	uint64_t start = seq - len;
+
+	if (!a->shown_known || a->shown_seq <= start)
+		return 0;
+	return a->shown_seq - start < len ? (size_t)(a->shown_seq - start) : len;
+}
+
+void
+term_show_piece(struct attach *a, const char *stream, uint64_t offset, const uint8_t *p, size_t n)
+{
+	size_t skip;
+
+	/* Another stream (a revived session numbers its own until the next server), a hole, or all of it shown. */
+	if (!a->shown_known || strcmp(stream, a->written.boot) != 0 || offset > a->shown_seq || offset + n <= a->shown_seq)
+		return;
+	skip = (size_t)(a->shown_seq - offset);
+	alt_tracker_feed(&a->alt, p + skip, n - skip);
+	term_write(a, p + skip, n - skip);
+	a->shown_seq = offset + n;
+}

@@ -185,6 +185,26 @@ typing_typist_ready(struct attach *a, short revents)
 	}
 	if (untaken_take(&a->untaken, taken))
 		typing_resume_if_taken(a);
+	/* The holder's STATE may have asked for WATCH. */
+	if (a->typist.out.len > 0)
+		flush_typist(a);
+}
+
+void
+typing_show_piece(void *ctx, uint64_t offset, const uint8_t *p, size_t n)
+{
+	struct attach *a = ctx;
+
+	/*
+	 * Only onto the stream as the terminal shows it: not under a status
+	 * line or an overlay (the server's DATA makes them give way), not on a
+	 * view, not on a screen a repaint is about to replace, not without the
+	 * server (a reconnect replays or repaints).
+	 */
+	if (a->finished || !a->link || a->lost_pending || !a->painted || a->view_shown || a->status_shown ||
+	    a->repaint_coming || a->ov.covered > 0)
+		return;
+	term_show_piece(a, a->typist.generation, offset, p, n);
 }
 
 static void
@@ -376,6 +396,9 @@ hand_off(struct attach *a, enum prefix_command command, const uint8_t *rest, siz
 	s.painted = a->painted;
 	s.have_written = a->have_written;
 	s.written = a->written;
+	/* The holder's pieces may have shown more than the server sent: the other viewer resumes after them. */
+	if (a->have_written && a->shown_known && a->shown_seq > s.written.seq)
+		s.written.seq = a->shown_seq;
 	s.keeps_history = a->history_kept;
 	s.view_shown = a->view_shown;
 	s.alt_active = a->alt.active;

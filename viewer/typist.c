@@ -4,11 +4,15 @@
  * its way to the program, not the server's event loop and the holder both.
  * The viewer says HELLO (holder protocol 4) and sends its counted input as
  * INPUT_FROM, under the writer id and the numbers it uses with the server;
- * it reads INPUT_TAKEN back (docs/protocol.md: typists).  It takes no lease
- * and gets no output: the screen still comes from the server.  STATE and
- * anything else the holder says is skipped; an ERROR (an older holder says
- * VERSION), the socket's end, or a frame past the limit ends the route, and
- * typing.c sends again through the server from the holder's last count.
+ * it reads INPUT_TAKEN back (docs/protocol.md: typists).  It takes no lease.
+ * The holder answers HELLO with STATE: one of version 5 or later is sent
+ * WATCH, and copies the typist its output's small pieces (a key's echo)
+ * as it reads them, each at its offset in the stream named by the STATE's
+ * generation; on_piece shows them (term.c takes only what continues the
+ * screen; the whole stream still comes from the server).  Anything else
+ * the holder says is skipped; an ERROR (an older holder says VERSION), the
+ * socket's end, or a frame past the limit ends the route, and typing.c
+ * sends again through the server from the holder's last count.
  *
  * The reader is a state machine over a bounded buffer: a frame is parsed
  * once its header and payload are whole, and a header announcing more than
@@ -23,11 +27,18 @@
 
 #define HOLDER_HEADER_BYTES 5
 #define HOLDER_FRAME_HELLO 0x01
+#define HOLDER_FRAME_STATE 0x03
+#define HOLDER_FRAME_OUTPUT 0x22
 #define HOLDER_FRAME_INPUT_FROM 0x24
 #define HOLDER_FRAME_INPUT_TAKEN 0x25
+#define HOLDER_FRAME_WATCH 0x26
 #define HOLDER_FRAME_ERROR 0x3f
 /* The version whose holder takes INPUT_FROM without the lease (holder/protocol.h). */
 #define HOLDER_TYPIST_VERSION 4
+/* The version whose holder takes WATCH. */
+#define HOLDER_WATCH_VERSION 5
+/* STATE: u32 version, then the 16-byte generation (the rest is not a typist's). */
+#define HOLDER_STATE_MIN_BYTES (4 + 16)
 /* An INPUT_FROM's payload is at most the holder's inbound limit, its writer and position included. */
 #define HOLDER_INBOUND_MAX_BYTES (64 * 1024)
 #define HOLDER_INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
@@ -49,8 +60,29 @@ typist_close(struct typist *t)
 		close(t->fd);
 	t->fd = -1;
 	t->path[0] = '\0';
+	t->generation[0] = '\0';
+	t->watching = false;
 	t->in_len = 0;
 	buf_clear(&t->out);
+}
+
+/* The holder's STATE: its stream's name, and WATCH if it can copy pieces. */
+static void
+typist_on_state(struct typist *t, const uint8_t *payload, uint32_t length)
+{
+	static const uint8_t watch[HOLDER_HEADER_BYTES] = { HOLDER_FRAME_WATCH, 0, 0, 0, 0 };
+	static const char digits[] = "0123456789abcdef";
+
+	if (length < HOLDER_STATE_MIN_BYTES)
+		return;
+	for (int i = 0; i < 16; i++) {
+		t->generation[2 * i] = digits[payload[4 + i] >> 4];
+		t->generation[2 * i + 1] = digits[payload[4 + i] & 0x0f];
+	}
+	t->generation[32] = '\0';
+	/* Without room for five bytes the keys' queue is full, and the route is ending anyway. */
+	if (!t->watching && le_get_u32(payload) >= HOLDER_WATCH_VERSION && buf_append(&t->out, watch, sizeof watch) == 0)
+		t->watching = true;
 }
 
 int
@@ -130,6 +162,10 @@ typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *
 
 			if (total > *taken)
 				*taken = total;
+		} else if (f[0] == HOLDER_FRAME_STATE) {
+			typist_on_state(t, f + HOLDER_HEADER_BYTES, length);
+		} else if (f[0] == HOLDER_FRAME_OUTPUT && length > 8 && t->watching && t->on_piece != NULL) {
+			t->on_piece(t->piece_ctx, le_get_u64(f + HOLDER_HEADER_BYTES), f + HOLDER_HEADER_BYTES + 8, length - 8);
 		} else if (f[0] == HOLDER_FRAME_ERROR) {
 			/* u16 code, then the holder's words. */
 			int words = length > 2 ? (int)(length - 2) : 0;

@@ -409,12 +409,15 @@ size_t utf8_incomplete_tail(const uint8_t *p, size_t n);
 
 /* --------------------------------------------------------------- typist.c */
 
-/* The holder's frames a typist reads (STATE, INPUT_TAKEN, ERROR) are well under this. */
+/* The holder's frames a typist reads (STATE, INPUT_TAKEN, ERROR, a watched piece of output) are well under this. */
 #define TYPIST_FRAME_MAX_BYTES 4096
 /* Typed input queued for the holder's socket at most (untaken input is capped below it). */
 #define TYPIST_OUT_MAX_BYTES (2 * 1024 * 1024)
 /* A unix socket's path fits sockaddr_un's (108 bytes on Linux, 104 on macOS). */
 #define TYPIST_PATH_BYTES 128
+
+/* A piece of the holder's output (offset of its first byte), copied to a typist that watches. */
+typedef void (*typist_piece_fn)(void *ctx, uint64_t offset, const uint8_t *bytes, size_t len);
 
 /* The route to the holder: fd -1 when keys go through the server. */
 struct typist {
@@ -423,6 +426,13 @@ struct typist {
 	struct buf out;
 	uint8_t in[TYPIST_FRAME_MAX_BYTES + 5];
 	size_t in_len;
+	/* From the holder's STATE: its generation in hex (the name of the stream its offsets number), "" before. */
+	char generation[2 * 16 + 1];
+	/* WATCH was sent (the holder speaks version 5): pieces of output come. */
+	bool watching;
+	/* Called with each piece (NULL: pieces are skipped); set once, kept across routes. */
+	typist_piece_fn on_piece;
+	void *piece_ctx;
 };
 void typist_init(struct typist *t);
 /* Connects to the holder and queues HELLO; 0, or -1 with err (the keys stay with the server). */
@@ -434,8 +444,10 @@ int typist_input_from(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], u
 int typist_flush(struct typist *t, char *err, size_t errlen);
 /*
  * Reads what the holder sent, raising *taken to its latest INPUT_TAKEN for
- * the writer; -1 with err when the route is over (ERROR, the end, a frame
- * past TYPIST_FRAME_MAX_BYTES). typist_parse is the same over t->in alone.
+ * the writer, and passing each piece of output to on_piece; on the holder's
+ * STATE, queues WATCH if it speaks version 5 (the caller flushes). -1 with
+ * err when the route is over (ERROR, the end, a frame past
+ * TYPIST_FRAME_MAX_BYTES). typist_parse is the same over t->in alone.
  */
 int typist_read(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen);
 int typist_parse(struct typist *t, const uint8_t writer[WRITER_ID_BYTES], uint64_t *taken, char *err, size_t errlen);

@@ -313,17 +313,42 @@ fuzz_stream(const uint8_t *data, size_t size, uint8_t chunking)
 
 /* ---------------------------------------------------------------- the typist's reader */
 
-/* Feeds what a holder sent as reads of at most `step` bytes; the reader's answer and the count. */
+/* What the pieces of output added up to: their count, and a sum over offsets and bytes. */
+struct piece_sum {
+	uint64_t count, sum;
+};
+
+static void
+sum_piece(void *ctx, uint64_t offset, const uint8_t *p, size_t n)
+{
+	struct piece_sum *s = ctx;
+
+	require(n > 0 && n <= TYPIST_FRAME_MAX_BYTES);
+	s->count++;
+	s->sum = s->sum * 31 + offset;
+	for (size_t i = 0; i < n; i++)
+		s->sum = s->sum * 131 + p[i];
+}
+
+/* Feeds what a holder sent as reads of at most `step` bytes; the reader's answer, the count, the pieces. */
 static int
-typist_feed(const uint8_t *data, size_t size, size_t step, uint64_t *taken)
+typist_feed(const uint8_t *data, size_t size, size_t step, uint64_t *taken, struct piece_sum *pieces)
 {
 	static const uint8_t writer[WRITER_ID_BYTES] = { 0 };
 	static struct typist t;
+	static bool ready;
 	char err[256];
 	size_t at = 0;
 
-	t.in_len = 0;
+	if (!ready) {
+		typist_init(&t);
+		ready = true;
+	}
+	typist_close(&t);
+	t.on_piece = sum_piece;
+	t.piece_ctx = pieces;
 	*taken = 0;
+	memset(pieces, 0, sizeof *pieces);
 	while (at < size) {
 		size_t room = sizeof t.in - t.in_len, n = size - at < step ? size - at : step;
 
@@ -347,9 +372,11 @@ static void
 fuzz_typist(const uint8_t *data, size_t size)
 {
 	uint64_t whole, bytewise;
+	struct piece_sum whole_pieces, bytewise_pieces;
 
-	require(typist_feed(data, size, SIZE_MAX, &whole) == typist_feed(data, size, 1, &bytewise));
+	require(typist_feed(data, size, SIZE_MAX, &whole, &whole_pieces) == typist_feed(data, size, 1, &bytewise, &bytewise_pieces));
 	require(whole == bytewise);
+	require(whole_pieces.count == bytewise_pieces.count && whole_pieces.sum == bytewise_pieces.sum);
 }
 
 /* ---------------------------------------------------------------- JSON and encoders */

@@ -2,7 +2,8 @@
  * test_typist.c -- the typist's bytes (typist.c): INPUT_FROM as the holder
  * reads it, in pieces under its inbound limit, and the reader of what the
  * holder says back: INPUT_TAKEN of this writer only, frames cut anywhere,
- * ERROR and oversized frames ending the route.
+ * ERROR and oversized frames ending the route; STATE naming the stream and
+ * asking for WATCH of a holder that speaks it, and the pieces of output.
  */
 #include <string.h>
 
@@ -118,9 +119,103 @@ test_reader(void)
 	buf_free(&t.out);
 }
 
+/* The pieces on_piece was given, joined, and where the first began. */
+struct pieces {
+	int count;
+	uint64_t first_offset;
+	char bytes[64];
+	size_t len;
+};
+
+static void
+collect_piece(void *ctx, uint64_t offset, const uint8_t *p, size_t n)
+{
+	struct pieces *got = ctx;
+
+	if (got->count++ == 0)
+		got->first_offset = offset;
+	if (got->len + n <= sizeof got->bytes) {
+		memcpy(got->bytes + got->len, p, n);
+		got->len += n;
+	}
+}
+
+static size_t
+state_frame(uint8_t *p, uint32_t version)
+{
+	uint8_t payload[85] = { 0 };
+
+	for (int i = 0; i < 4; i++)
+		payload[i] = (uint8_t)(version >> (8 * i));
+	for (int i = 0; i < 16; i++)
+		payload[4 + i] = (uint8_t)(0xa0 + i);
+	return put_frame(p, 0x03, payload, sizeof payload);
+}
+
+static size_t
+output_frame(uint8_t *p, uint64_t offset, const char *text)
+{
+	uint8_t payload[64];
+	size_t n = strlen(text);
+
+	for (int i = 0; i < 8; i++)
+		payload[i] = (uint8_t)(offset >> (8 * i));
+	memcpy(payload + 8, text, n);
+	return put_frame(p, 0x22, payload, (uint32_t)(8 + n));
+}
+
+static void
+test_pieces(void)
+{
+	struct typist t;
+	struct pieces got;
+	uint8_t bytes[512];
+	uint64_t taken = 0;
+	char err[256];
+	size_t n;
+
+	/* A version-4 holder: its stream is named, no WATCH is asked, and an OUTPUT it should not send is skipped. */
+	typist_init(&t);
+	memset(&got, 0, sizeof got);
+	t.on_piece = collect_piece;
+	t.piece_ctx = &got;
+	n = state_frame(bytes, 4);
+	n += output_frame(bytes + n, 7, "x");
+	CHECK(feed(&t, bytes, n, &taken, err, sizeof err) == 0);
+	CHECK(strcmp(t.generation, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf") == 0);
+	CHECK(!t.watching && t.out.len == 0 && got.count == 0);
+	/* Version 5: WATCH is queued once, and each piece goes to on_piece with its offset, cut anywhere. */
+	n = state_frame(bytes, 5);
+	CHECK(feed(&t, bytes, n, &taken, err, sizeof err) == 0);
+	CHECK(t.watching && t.out.len == 5 && t.out.data[0] == 0x26 && t.out.data[1] == 0);
+	CHECK(feed(&t, bytes, n, &taken, err, sizeof err) == 0 && t.out.len == 5);
+	n = output_frame(bytes, 0x0102030405ull, "echo");
+	n += input_taken(bytes + n, WRITER, 9);
+	n += output_frame(bytes + n, 0x0102030409ull, "!");
+	for (size_t cut = 0; cut <= n; cut++) {
+		memset(&got, 0, sizeof got);
+		t.in_len = 0;
+		taken = 0;
+		CHECK(feed(&t, bytes, cut, &taken, err, sizeof err) == 0);
+		CHECK(feed(&t, bytes + cut, n - cut, &taken, err, sizeof err) == 0);
+		CHECK(got.count == 2 && got.first_offset == 0x0102030405ull && got.len == 5 && memcmp(got.bytes, "echo!", 5) == 0);
+		CHECK(taken == 9 && t.in_len == 0);
+	}
+	/* An OUTPUT without bytes, or too short for its offset, is nothing to show. */
+	memset(&got, 0, sizeof got);
+	n = put_frame(bytes, 0x22, "\1\2\3", 3);
+	n += output_frame(bytes + n, 40, "");
+	CHECK(feed(&t, bytes, n, &taken, err, sizeof err) == 0 && got.count == 0);
+	/* A new route starts unnamed and not watching. */
+	typist_close(&t);
+	CHECK(t.generation[0] == '\0' && !t.watching);
+	buf_free(&t.out);
+}
+
 void
 test_typist(void)
 {
 	test_input_from();
 	test_reader();
+	test_pieces();
 }
