@@ -17,6 +17,9 @@ import {
   ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, socketCount, testsTypeScriptViewer, waitForSessionText,
 } from './attach-harness.js';
 
+/** A screen's rows that hold anything. */
+const lines = (text: string): string[] => text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the Node viewer types through the server' : false };
 
 /**
@@ -108,4 +111,43 @@ test('a lone attach types on across a holder hand-over: the route ends with the 
   viewer.type(' after#');
   await waitFor(() => recorded(file).endsWith('#'), { what: 'the last key' });
   assert.equal(recorded(file), `${typed} after#`, 'every key once, in order');
+});
+
+test("a lone attach shows its echo straight from the holder, past a stopped server, and each byte once: when the server's copy comes, and when a new server replays it", T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const id = await newSession(server, { argv: ['cat'] });
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket' });
+  // The holder's STATE (which makes the attach WATCH) comes before the answer to these keys, so before their echo.
+  viewer.type('first ');
+  await viewer.waitForServerScreen(server, id);
+
+  // The server reads nothing: the tty's echo comes from the holder.
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  viewer.type('echo');
+  await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('first echo'));
+  process.kill(pid, 'SIGCONT');
+  viewer.type('\r');
+  // The server's DATA carries the echo again; the outer screen is the server's, the echo once.
+  await waitForSessionText(server, id, /first echo\s+first echo/);
+  const screen = await viewer.waitForServerScreen(server, id);
+  assert.deepEqual(lines(screen.text), ['first echo', 'first echo'], screen.text);
+
+  // Again, and this time the server dies: the next one replays what the attach lacks, not what the holder showed it.
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
+  process.kill(pid, 'SIGSTOP');
+  viewer.type('second');
+  await viewer.waitForScreen('the second echo from the holder', (s) => s.includes('second'));
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => !isProcessAlive(pid), { what: 'the server to die' });
+  await waitFor(() => { const now = server.serverPid(); return now !== null && now !== pid; }, { what: 'the attach to start a new server', timeoutMs: 60_000 });
+  viewer.type('\r');
+  await waitForSessionText(server, id, /second\s+second/, 60_000);
+  const after = await viewer.waitForServerScreen(server, id, 60_000);
+  assert.deepEqual(lines(after.text), ['first echo', 'first echo', 'second', 'second'], after.text);
+  assert.equal(viewer.exit, null);
 });
