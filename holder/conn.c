@@ -726,14 +726,21 @@ conn_expire(struct holder *h, int64_t now_ms)
 
 		if (c->fd >= 0 && c->closing && now_ms >= c->close_deadline_ms)
 			conn_close(h, c);
-		else if (c->fd >= 0 && (now_ms >= c->answers_held_until_ms ||
-		    now_ms >= c->stream_held_until_ms)) {
-			/* No echo came: the answers go alone; or the watcher had its moment. */
-			if (now_ms >= c->answers_held_until_ms)
+		else if (c->fd >= 0) {
+			bool due = false;
+
+			/* No echo came: the answers go alone. */
+			if (now_ms >= c->answers_held_until_ms) {
 				c->answers_held_until_ms = NEVER_MS;
-			if (now_ms >= c->stream_held_until_ms)
+				due = true;
+			}
+			/* The watcher had its moment (watch.c). */
+			if (now_ms >= c->stream_held_until_ms) {
 				c->stream_held_until_ms = NEVER_MS;
-			conn_flush(h, c);
+				due = true;
+			}
+			if (due)
+				conn_flush(h, c);
 		}
 	}
 }

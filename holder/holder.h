@@ -236,7 +236,7 @@ struct conn {
 	bool watching;
 	/*
 	 * The controller's stream waits (NEVER_MS: it does not) while a watcher
-	 * reads the piece it was just copied: see watch_offer.
+	 * reads the piece it was just copied (watch.c).
 	 */
 	int64_t stream_held_until_ms;
 
@@ -273,12 +273,7 @@ size_t	 conn_room(struct conn *, size_t reserve);
 
 /* watch.c */
 
-bool	 watch_offer(struct holder *, uint64_t from);
-/*
- * How long the controller's stream waits after a piece went to a watcher:
- * 1 to 2 ms on the holder's millisecond clock.
- */
-#define WATCH_STREAM_HOLD_MS 2
+void	 watch_offer(struct holder *, uint64_t from);
 
 /* stream.c */
 

@@ -37,6 +37,17 @@ holder_exit(struct holder *h)
 	exit(0);
 }
 
+static void
+holder_flush_where(struct holder *h, bool watching)
+{
+	for (size_t i = 0; i < CONN_MAX; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd >= 0 && c->watching == watching)
+			conn_flush(h, c);
+	}
+}
+
 /*
  * Watchers first: a piece copied to one is a person's echo, and the
  * controller's frame can wait a write.
@@ -44,14 +55,8 @@ holder_exit(struct holder *h)
 static void
 holder_flush_all(struct holder *h)
 {
-	for (int watchers = 1; watchers >= 0; watchers--) {
-		for (size_t i = 0; i < CONN_MAX; i++) {
-			struct conn *c = &h->conns[i];
-
-			if (c->fd >= 0 && c->watching == (watchers == 1))
-				conn_flush(h, c);
-		}
-	}
+	holder_flush_where(h, true);
+	holder_flush_where(h, false);
 }
 
 /*
@@ -81,17 +86,7 @@ holder_read_pty(struct holder *h)
 	uint64_t from = h->ring.offset;
 
 	if (budget > 0 && pty_read_into(&h->pty, &h->ring, budget) > 0) {
-		/*
-		 * A watcher was copied a piece (a typist's echo): the controller's
-		 * copy waits a moment, so the server's turn on it does not take a
-		 * CPU the echo's way to the person needs (55 µs of a 350 µs echo
-		 * on two cores).  Never prolonged: a stream of small reads still
-		 * reaches the controller every WATCH_STREAM_HOLD_MS.
-		 */
-		if (watch_offer(h, from) && h->controller != NULL &&
-		    h->controller->stream_held_until_ms == NEVER_MS)
-			h->controller->stream_held_until_ms = holder_now_ms() +
-			    WATCH_STREAM_HOLD_MS;
+		watch_offer(h, from);
 		holder_flush_all(h);
 	}
 }

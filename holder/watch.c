@@ -9,6 +9,12 @@
  * answers' room kept back.  A flood's reads are bigger and are skipped:
  * the watcher has the server's stream for those.  The copies are the
  * watcher's own, so no watcher, however slow, holds the ring or the PTY.
+ *
+ * Once a piece went to a watcher, the controller's copy of the same bytes
+ * waits a moment, so the server's turn on it does not take a core the
+ * echo's way to the person needs (on two cores a 350 µs echo went to 295).
+ * Never prolonged: a stream of small reads still reaches the controller
+ * every WATCH_STREAM_HOLD_MS.
  */
 #include <string.h>
 
@@ -16,6 +22,8 @@
 
 /* Kept free in a watcher's control buffer for its answers and a PONG. */
 #define WATCH_ANSWER_ROOM_BYTES 512
+/* The controller's hold: 1 to 2 ms on the holder's millisecond clock. */
+#define WATCH_STREAM_HOLD_MS 2
 
 static bool
 watch_copy(struct holder *h, struct conn *c, uint64_t from, size_t n)
@@ -40,18 +48,15 @@ watch_copy(struct holder *h, struct conn *c, uint64_t from, size_t n)
 	return true;
 }
 
-/*
- * The bytes read from `from` to the ring's offset, to every watcher with
- * room: true if any got them.
- */
-bool
+/* The bytes from `from` to the ring's offset, to each watcher with room. */
+void
 watch_offer(struct holder *h, uint64_t from)
 {
 	size_t n = (size_t)(h->ring.offset - from);
 	bool any = false;
 
 	if (n == 0 || n > WATCH_PIECE_MAX_BYTES)
-		return false;
+		return;
 	for (size_t i = 0; i < CONN_MAX; i++) {
 		struct conn *c = &h->conns[i];
 
@@ -59,5 +64,8 @@ watch_offer(struct holder *h, uint64_t from)
 		    c != h->controller && watch_copy(h, c, from, n))
 			any = true;
 	}
-	return any;
+	if (any && h->controller != NULL &&
+	    h->controller->stream_held_until_ms == NEVER_MS)
+		h->controller->stream_held_until_ms = holder_now_ms() +
+		    WATCH_STREAM_HOLD_MS;
 }

@@ -82,14 +82,12 @@ json_string_value(struct buf *b, const char *s)
 static int
 json_hex_value(struct buf *b, const uint8_t *p, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
+	char pair[3];
 
 	if (buf_appends(b, "\"") < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		char pair[2] = { digits[p[i] >> 4], digits[p[i] & 0x0f] };
-
+	for (size_t i = 0; i < n; i++) {
+		hex_encode(p + i, 1, pair);
 		if (buf_append(b, pair, 2) < 0)
 			return -1;
 	}

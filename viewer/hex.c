@@ -3,9 +3,23 @@
  * chunked body's sizes (http.c), a JSON string's \u escapes (json.c), a
  * percent-encoded header (the session's name in the viewer socket's 101)
  * and the test oracles' hex arguments.  In one place so that they all
- * accept the same digits (either case).
+ * accept the same digits (either case).  And bytes as lowercase hex, as
+ * the server writes ids and generations (the hand-off's writer id, the
+ * holder's generation that names a stream).
  */
 #include "viewer.h"
+
+void
+hex_encode(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 0x0f];
+	}
+	out[2 * n] = '\0';
+}
 
 int
 hex_digit_value(uint8_t c)

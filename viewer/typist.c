@@ -37,8 +37,9 @@
 #define HOLDER_TYPIST_VERSION 4
 /* The version whose holder takes WATCH. */
 #define HOLDER_WATCH_VERSION 5
-/* STATE: u32 version, then the 16-byte generation (the rest is not a typist's). */
-#define HOLDER_STATE_MIN_BYTES (4 + 16)
+/* STATE: u32 version, then the generation (the rest is not a typist's). */
+#define HOLDER_GENERATION_BYTES 16
+#define HOLDER_STATE_MIN_BYTES (4 + HOLDER_GENERATION_BYTES)
 /* An INPUT_FROM's payload is at most the holder's inbound limit, its writer and position included. */
 #define HOLDER_INBOUND_MAX_BYTES (64 * 1024)
 #define HOLDER_INPUT_FROM_PREFIX_BYTES (WRITER_ID_BYTES + 8)
@@ -71,15 +72,10 @@ static void
 typist_on_state(struct typist *t, const uint8_t *payload, uint32_t length)
 {
 	static const uint8_t watch[HOLDER_HEADER_BYTES] = { HOLDER_FRAME_WATCH, 0, 0, 0, 0 };
-	static const char digits[] = "0123456789abcdef";
 
 	if (length < HOLDER_STATE_MIN_BYTES)
 		return;
-	for (int i = 0; i < 16; i++) {
-		t->generation[2 * i] = digits[payload[4 + i] >> 4];
-		t->generation[2 * i + 1] = digits[payload[4 + i] & 0x0f];
-	}
-	t->generation[32] = '\0';
+	hex_encode(payload + 4, HOLDER_GENERATION_BYTES, t->generation);
 	/* Without room for five bytes the keys' queue is full, and the route is ending anyway. */
 	if (!t->watching && le_get_u32(payload) >= HOLDER_WATCH_VERSION && buf_append(&t->out, watch, sizeof watch) == 0)
 		t->watching = true;

@@ -10,7 +10,7 @@
  *
  * The modules, each a file:
  *   buf.c      a growable byte buffer with a hard cap
- *   hex.c      the value of a hex digit (chunk sizes, \u escapes)
+ *   hex.c      the value of a hex digit (chunk sizes, \u escapes), bytes as hex
  *   json.c     a reader for the few top-level fields a reply or a lock holds
  *   digest.c   SHA-1 and base64, for the WebSocket handshake's accept key
  *   wire.c     the unix socket under http.c and ws.c: errors, deadlines,
@@ -125,6 +125,8 @@ void buf_clear(struct buf *b);
 
 /* The value of one hex digit, either case (0-15); -1 when c is not one. */
 int hex_digit_value(uint8_t c);
+/* n bytes as 2n lowercase hex digits and a NUL (out has room for 2n + 1). */
+void hex_encode(const uint8_t *p, size_t n, char *out);
 /* encodeURIComponent's text decoded into out, NUL-ended; -1 when malformed, holding a NUL, or too long. */
 int percent_decode(const char *s, char *out, size_t outlen);
 
