@@ -151,3 +151,38 @@ test("a lone attach shows its echo straight from the holder, past a stopped serv
   assert.deepEqual(lines(after.text), ['first echo', 'first echo', 'second', 'second'], after.text);
   assert.equal(viewer.exit, null);
 });
+
+test('once a second viewer has come and gone, the lone attach watches the holder again: its echo past a stopped server, each byte once', T, async (t) => {
+  const scope = useTestScope(t);
+  const server = await serverFor(scope);
+  const id = await newSession(server, { argv: ['cat'] });
+  const viewer = await AttachedTerminal.start(scope, server, [id]);
+  await viewer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket' });
+
+  // A second writable viewer (another size): the route ends, keys and echo pass the server.
+  const other = await RawViewer.connect(scope, server);
+  other.subscribe(id, { cols: 60, rows: 20 });
+  await other.next('snapshot');
+  await waitFor(() => socketCount(viewer.pid) === 1, { what: 'the attach to leave the holder\'s socket' });
+  viewer.type('a-');
+  await waitForSessionText(server, id, /^a-$/m);
+
+  // It leaves: a new route, a new WATCH (sent on the STATE that comes before these keys' answer).
+  other.close();
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder again' });
+  viewer.type('b-');
+  await waitForSessionText(server, id, /^a-b-$/m);
+  await viewer.waitForServerScreen(server, id);
+
+  const pid = server.serverPid()!;
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => killQuietly(pid));
+  viewer.type('c');
+  await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('a-b-c'));
+  process.kill(pid, 'SIGCONT');
+  viewer.type('\r');
+  await waitForSessionText(server, id, /a-b-c\s+a-b-c/);
+  const screen = await viewer.waitForServerScreen(server, id);
+  assert.deepEqual(lines(screen.text), ['a-b-c', 'a-b-c'], screen.text);
+});
