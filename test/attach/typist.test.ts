@@ -12,13 +12,22 @@ import { recordedText as recorded, recorderProgram as recorder } from '../suppor
 import { buildOtherHolder } from '../support/other-holder.js';
 import type { UpgradeHoldersReply } from '../../src/protocol/api/index.js';
 import { waitFor } from '../support/wait-for.js';
-import { isProcessAlive, killQuietly } from '../support/processes.js';
+import { isProcessAlive } from '../support/processes.js';
 import {
   ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, socketCount, testsTypeScriptViewer, waitForSessionText,
 } from './attach-harness.js';
 
 /** A screen's rows that hold anything. */
 const lines = (text: string): string[] => text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '');
+
+/**
+ * Stops the server (it reads nothing until SIGCONT). A test that ends while
+ * it is stopped lets it go on, so the server's own clean-up ends its holders.
+ */
+function stopServer(scope: ReturnType<typeof useTestScope>, pid: number): void {
+  process.kill(pid, 'SIGSTOP');
+  scope.defer(() => { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } });
+}
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'the Node viewer types through the server' : false };
 
@@ -43,8 +52,7 @@ test('a lone attach types straight to the holder, past a stopped server; a secon
 
   // The server reads nothing: the keys reach the program all the same.
   const pid = server.serverPid()!;
-  process.kill(pid, 'SIGSTOP');
-  scope.defer(() => killQuietly(pid));
+  stopServer(scope, pid);
   viewer.type('straight ');
   await waitFor(() => recorded(file) === 'straight ', { what: 'the keys to reach the program past the stopped server', describe: () => JSON.stringify(recorded(file)) });
   process.kill(pid, 'SIGCONT');
@@ -126,8 +134,7 @@ test("a lone attach shows its echo straight from the holder, past a stopped serv
 
   // The server reads nothing: the tty's echo comes from the holder.
   const pid = server.serverPid()!;
-  process.kill(pid, 'SIGSTOP');
-  scope.defer(() => killQuietly(pid));
+  stopServer(scope, pid);
   viewer.type('echo');
   await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('first echo'));
   process.kill(pid, 'SIGCONT');
@@ -176,8 +183,7 @@ test('once a second viewer has come and gone, the lone attach watches the holder
   await viewer.waitForServerScreen(server, id);
 
   const pid = server.serverPid()!;
-  process.kill(pid, 'SIGSTOP');
-  scope.defer(() => killQuietly(pid));
+  stopServer(scope, pid);
   viewer.type('c');
   await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('a-b-c'));
   process.kill(pid, 'SIGCONT');
