@@ -121,30 +121,48 @@ test('a lone attach types on across a holder hand-over: the route ends with the 
   assert.equal(recorded(file), `${typed} after#`, 'every key once, in order');
 });
 
-test("a lone attach shows its echo straight from the holder, past a stopped server, and each byte once: when the server's copy comes, and when a new server replays it", T, async (t) => {
+/** A `cat` session and one `tend attach` of it, typing to the holder. */
+async function catTypist(t: Parameters<typeof useTestScope>[0]) {
   const scope = useTestScope(t);
   const server = await serverFor(scope);
   const id = await newSession(server, { argv: ['cat'] });
   const viewer = await AttachedTerminal.start(scope, server, [id]);
   await viewer.waitForServerScreen(server, id);
   await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket' });
+  return { scope, server, id, viewer };
+}
+
+/**
+ * With the server stopped, types `key` and waits for the outer terminal to
+ * show `line` (the tty's echo can then only have come from the holder);
+ * lets the server go on, ends the line, and waits for the outer screen to
+ * be the server's once `cat` has printed the line back.
+ */
+async function echoPastStoppedServer(typist: Awaited<ReturnType<typeof catTypist>>, key: string, line: string) {
+  const { scope, server, id, viewer } = typist;
+  const pid = server.serverPid()!;
+  stopServer(scope, pid);
+  viewer.type(key);
+  await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes(line));
+  process.kill(pid, 'SIGCONT');
+  viewer.type('\r');
+  await waitForSessionText(server, id, new RegExp(`${line}\\s+${line}`));
+  return viewer.waitForServerScreen(server, id);
+}
+
+test("a lone attach shows its echo straight from the holder, past a stopped server, and each byte once: when the server's copy comes, and when a new server replays it", T, async (t) => {
+  const typist = await catTypist(t);
+  const { server, id, viewer } = typist;
   // The holder's STATE (which makes the attach WATCH) comes before the answer to these keys, so before their echo.
   viewer.type('first ');
   await viewer.waitForServerScreen(server, id);
 
-  // The server reads nothing: the tty's echo comes from the holder.
-  const pid = server.serverPid()!;
-  stopServer(scope, pid);
-  viewer.type('echo');
-  await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('first echo'));
-  process.kill(pid, 'SIGCONT');
-  viewer.type('\r');
   // The server's DATA carries the echo again; the outer screen is the server's, the echo once.
-  await waitForSessionText(server, id, /first echo\s+first echo/);
-  const screen = await viewer.waitForServerScreen(server, id);
+  const screen = await echoPastStoppedServer(typist, 'echo', 'first echo');
   assert.deepEqual(lines(screen.text), ['first echo', 'first echo'], screen.text);
 
   // Again, and this time the server dies: the next one replays what the attach lacks, not what the holder showed it.
+  const pid = server.serverPid()!;
   await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
   process.kill(pid, 'SIGSTOP');
   viewer.type('second');
@@ -160,12 +178,8 @@ test("a lone attach shows its echo straight from the holder, past a stopped serv
 });
 
 test('once a second viewer has come and gone, the lone attach watches the holder again: its echo past a stopped server, each byte once', T, async (t) => {
-  const scope = useTestScope(t);
-  const server = await serverFor(scope);
-  const id = await newSession(server, { argv: ['cat'] });
-  const viewer = await AttachedTerminal.start(scope, server, [id]);
-  await viewer.waitForServerScreen(server, id);
-  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to open the holder\'s socket' });
+  const typist = await catTypist(t);
+  const { scope, server, id, viewer } = typist;
 
   // A second writable viewer (another size): the route ends, keys and echo pass the server.
   const other = await RawViewer.connect(scope, server);
@@ -182,13 +196,6 @@ test('once a second viewer has come and gone, the lone attach watches the holder
   await waitForSessionText(server, id, /^a-b-$/m);
   await viewer.waitForServerScreen(server, id);
 
-  const pid = server.serverPid()!;
-  stopServer(scope, pid);
-  viewer.type('c');
-  await viewer.waitForScreen('the echo from the holder, past the stopped server', (s) => s.includes('a-b-c'));
-  process.kill(pid, 'SIGCONT');
-  viewer.type('\r');
-  await waitForSessionText(server, id, /a-b-c\s+a-b-c/);
-  const screen = await viewer.waitForServerScreen(server, id);
+  const screen = await echoPastStoppedServer(typist, 'c', 'a-b-c');
   assert.deepEqual(lines(screen.text), ['a-b-c', 'a-b-c'], screen.text);
 });
