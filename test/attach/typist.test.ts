@@ -164,7 +164,7 @@ test("a lone attach shows its echo straight from the holder, past a stopped serv
   // Again, and this time the server dies: the next one replays what the attach lacks, not what the holder showed it.
   const pid = server.serverPid()!;
   await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
-  process.kill(pid, 'SIGSTOP');
+  stopServer(typist.scope, pid);
   viewer.type('second');
   await viewer.waitForScreen('the second echo from the holder', (s) => s.includes('second'));
   process.kill(pid, 'SIGKILL');
