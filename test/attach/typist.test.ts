@@ -14,7 +14,7 @@ import type { UpgradeHoldersReply } from '../../src/protocol/api/index.js';
 import { waitFor } from '../support/wait-for.js';
 import { isProcessAlive } from '../support/processes.js';
 import {
-  ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, socketCount, testsTypeScriptViewer, waitForSessionText,
+  ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, RawViewer, bytesWritten, newSession, serverFor, serverScreen, socketCount, testsTypeScriptViewer, waitForSessionText,
 } from './attach-harness.js';
 
 /** A screen's rows that hold anything. */
@@ -198,4 +198,20 @@ test('once a second viewer has come and gone, the lone attach watches the holder
 
   const screen = await echoPastStoppedServer(typist, 'c', 'a-b-c');
   assert.deepEqual(lines(screen.text), ['a-b-c', 'a-b-c'], screen.text);
+});
+
+test("after the outer terminal is resized, the lone attach's echo still comes from the holder past a stopped server, each byte once", T, async (t) => {
+  const typist = await catTypist(t);
+  const { server, id, viewer } = typist;
+  viewer.type('a-');
+  await waitForSessionText(server, id, /^a-$/m);
+
+  // The session takes the new size (the server repaints the attach at it); the route to the holder stays.
+  viewer.resize(100, 30);
+  await waitFor(async () => (await serverScreen(server, id)).cols === 100, { what: 'the session to take the new size' });
+  await viewer.waitForServerScreen(server, id);
+  await waitFor(() => socketCount(viewer.pid) === 2, { what: 'the attach to type to the holder' });
+
+  const screen = await echoPastStoppedServer(typist, 'b', 'a-b');
+  assert.deepEqual(lines(screen.text), ['a-b', 'a-b'], screen.text);
 });
