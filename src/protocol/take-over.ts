@@ -5,7 +5,9 @@
 //
 //   TEND_TAKE_OVER_PID=N       the server to wait for (its process must end)
 //   TEND_TAKE_OVER_GATE_FD=M   a pipe: a line on it means "open the store";
-//                              its end without one means "give up"
+//                              its end without one means "give up"; its end
+//                              after one means "kept": the trial is over
+//                              (src/server/holder-release.ts)
 //
 //   WAITING <pid>              at once: this build knows how to take over
 //   TAKEN                      the locks are held; waiting for the gate

@@ -57,8 +57,9 @@ async function main(): Promise<void> {
     report(readyFd, `ERR ${err instanceof AlreadyRunningError ? err.message : startFailureMessage(err, paths)}`);
     process.exit(err instanceof AlreadyRunningError ? 3 : 1);
   }
+  let upgradeTrial: Promise<void> | undefined;
   try {
-    await takeOver?.locked();
+    upgradeTrial = (await takeOver?.locked())?.kept;
   } catch (err) {
     report(readyFd, `ERR ${(err as Error).message}`);
     release();
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
     windowSize,
     agentSleepAfterMs: agentSleep.ms,
     holderPath: process.env.TEND_HOLDER || undefined,
+    upgradeTrial,
     onStopRequested: () => void stop('asked to stop'),
     onRecoveryProgress: (done, total) => {
       const now = performance.now();

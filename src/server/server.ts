@@ -21,6 +21,7 @@ import { addSearchRoutes } from './http/search-api.js';
 import { TEND_BUILD, TEND_VERSION } from '../common/version.js';
 import { runningService } from './running-service.js';
 import { holderLauncherFor } from './holder-scope.js';
+import { HolderRelease } from './holder-release.js';
 import { API_VERSIONS } from '../protocol/api/versions.js';
 import { attachViewerSocket, type UpgradeRefusal, type UpgradeSession } from './http/viewer-socket.js';
 import { AmbiguousTargetError, EmptyTargetError, NoSuchSessionError } from './targets.js';
@@ -90,6 +91,8 @@ export interface ServerOptions {
   hookClientPath?: string;
   /** The server cannot go on (its screen host died): stop the process; holders keep every terminal. */
   onFatal?: (error: Error) => void;
+  /** Started by `tend upgrade` (take-over.ts): resolves when the upgrade has kept this server. */
+  upgradeTrial?: Promise<void>;
 }
 
 
@@ -117,6 +120,7 @@ export class TendServer extends DisposableBase {
   private handleRequest: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   private readonly loop = this.register(new LoopMonitor());
   private screens!: ScreenHost;
+  private holderRelease: HolderRelease | null = null;
   recovered: Record<string, number> = {};
   /** What recovery at start came to (the API answers only once it is done). */
   private recovery: RecoveryProgress = { total: 0, recovered: 0, cold: 0, done: false };
@@ -154,6 +158,7 @@ export class TendServer extends DisposableBase {
         else setImmediate(() => { throw err; });
       },
     }));
+    this.holderRelease = this.register(new HolderRelease(this.options.upgradeTrial ?? null));
     this.registry = this.register(new SessionRegistry({
       boot: this.boot,
       store: this.store,
@@ -173,6 +178,7 @@ export class TendServer extends DisposableBase {
       shellIntegrationDir: join(paths.runtimeDir, 'shell-integration'),
       windowSize: this.options.windowSize,
       serverSocket: paths.serverSocket,
+      holderRelease: this.holderRelease,
     }));
     // One store for both kinds of await: command awaits and agent awaits (agent-await.ts).
     const awaitStore = openAwaitStore(this.store.database, { readOnly: this.store.readOnly, onBadRow: (id) => log.warn(`await ${id}: stored row unreadable; dropped`) });
@@ -408,6 +414,8 @@ export class TendServer extends DisposableBase {
     this.loopback?.http.close();
     // Hooks that find the socket closed from here on spool their events: the next server applies them, not this one mid-shutdown.
     this.hookSpool?.dispose();
+    // Holders of programs that ended while an upgrade checked this server stay for the next one.
+    this.holderRelease?.dispose();
     await this.registry?.shutdown();
     await this.checkpoints?.drain();
     try {

@@ -25,6 +25,7 @@ import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 import { DurableInput } from './input/durable-input.js';
 import { reconnectAfterHandover, type HandOverResult } from './holder-handover.js';
+import type { HolderRelease } from './holder-release.js';
 
 import type { AgentInfo, SessionInfo, SessionStatus } from '../protocol/api/index.js';
 export type { SessionInfo, SessionStatus };
@@ -69,6 +70,8 @@ export interface SessionDeps {
   windowSize?: WindowSizePolicy;
   /** The server's unix socket, given to programs as TEND_SOCKET: agents' hooks report there. */
   serverSocket?: string;
+  /** When a holder whose program ended may go (held while an upgrade checks this server); default: at once. */
+  holderRelease?: HolderRelease;
 }
 
 /** Output as it arrives; `bytes` are good only during the call (the holder read buffer is reused). */
@@ -417,6 +420,8 @@ export class Session extends DisposableBase {
 
   /** Settles when the holder's replay has ended, or the holder has gone. */
   private replayDone: Promise<void> = Promise.resolve();
+  /** Lets the holder of the ended program go now, if it still waits (HolderRelease); null when it went. */
+  private letHolderGo: (() => void) | null = null;
 
   private waitReplayEnd(): Promise<void> {
     return this.replayDone;
@@ -839,6 +844,8 @@ export class Session extends DisposableBase {
       this.holder.kill();
       await Promise.race([exited, new Promise((r) => setTimeout(r, KILL_WAIT_MS).unref())]);
     }
+    // An ended program's holder still waiting for an upgrade's verdict: nobody will want it now.
+    this.letHolderGo?.();
     this.persist('its end', (store) => store.markDisposed(this.id)); // its size journal goes with it
     await this.deps.checkpoints.remove(this.id);
     this.dispose();
@@ -864,8 +871,14 @@ export class Session extends DisposableBase {
     // By now the channels have sent the last output.
     this.viewers.broadcast((channel) => ({ type: 'exit', channel, code: code ?? -1, signal: signal ?? 0 }));
     this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the program exited');
-    // Recorded: the holder may go now.
-    this.holder?.kill();
+    // Recorded: the holder may go now, or once an upgrade checking this server keeps it (holder-release.ts).
+    const holder = this.holder;
+    if (holder) {
+      const letGo = () => {
+        if (!holder.isClosed) holder.kill();
+      };
+      this.letHolderGo = this.deps.holderRelease ? this.deps.holderRelease.letGo(letGo) : (letGo(), null);
+    }
     for (const w of this.exitWaiters.splice(0)) w();
   }
 

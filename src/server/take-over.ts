@@ -6,6 +6,13 @@
 // locks, it waits for the upgrade's word before it opens the store, which the
 // upgrade backs up in between.
 //
+// The gate stays open while the upgrade checks the new server: it is on
+// trial. A program that ends then is recorded, but its holder is not let go
+// (holder-release.ts): should the check fail, the server the upgrade goes back
+// to finds that holder with the exit status and the last output, which the
+// store it restores does not have. The gate's end (the upgrade kept this
+// server, or its CLI is gone) ends the trial.
+//
 // The variables and the lines it says are in src/protocol/take-over.ts. A
 // build without this ignores the variables, finds the old server's lock and
 // says so; the upgrade then stops the old server first and starts this one after.
@@ -20,8 +27,11 @@ const OLD_SERVER_WAIT_MS = 120_000;
 const OLD_SERVER_POLL_MS = 5;
 
 export interface TakeOver {
-  /** Says TAKEN, then resolves on the upgrade's line; rejects when the gate closes without one. */
-  locked(): Promise<void>;
+  /**
+   * Says TAKEN, then resolves on the upgrade's line with the trial's end (the
+   * gate's); rejects when the gate closes without a line.
+   */
+  locked(): Promise<{ kept: Promise<void> }>;
 }
 
 function say(readyFd: number | null, line: string): void {
@@ -60,25 +70,32 @@ export async function awaitOldServer(env: NodeJS.ProcessEnv, readyFd: number | n
 }
 
 /**
- * Resolves on the first line from the upgrade. The descriptor is a socket
- * (Node's 'pipe' stdio): read through net.Socket, whose close is libuv's own,
- * so no read is still pending on the number when the store's file takes it.
+ * Resolves on the first line from the upgrade, with a promise of the gate's
+ * end (the trial's). The descriptor is a socket (Node's 'pipe' stdio): read
+ * through net.Socket, whose close is libuv's own, so no read is still pending
+ * on the number when the store's file takes it.
  */
-function gateOpened(fd: number): Promise<void> {
+function gateOpened(fd: number): Promise<{ kept: Promise<void> }> {
   return new Promise((resolve, reject) => {
     const gate = new Socket({ fd, readable: true, writable: false });
-    let settled = false;
-    const settle = (error: Error | null) => {
-      if (settled) return;
-      settled = true;
+    let opened = false;
+    let endTrial = () => {};
+    const kept = new Promise<void>((resolveKept) => {
+      endTrial = resolveKept;
+    });
+    const closed = (error: Error | null) => {
       gate.destroy();
-      if (error) reject(error);
-      else resolve();
+      endTrial();
+      if (!opened) reject(error ?? new Error('the upgrade that started this server gave up before it opened the store'));
+      opened = true;
     };
     gate.on('data', (chunk: Buffer) => {
-      if (chunk.includes(0x0a)) settle(null);
+      if (opened || !chunk.includes(0x0a)) return;
+      opened = true;
+      resolve({ kept });
     });
-    gate.on('end', () => settle(new Error('the upgrade that started this server gave up before it opened the store')));
-    gate.on('error', (err) => settle(err));
+    gate.on('end', () => closed(null));
+    gate.on('close', () => closed(null));
+    gate.on('error', (err) => closed(err));
   });
 }

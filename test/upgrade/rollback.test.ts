@@ -1,7 +1,9 @@
 // `tend upgrade` to a build that fails goes back by itself: a new server that
-// exits at start leaves the old build serving every session it served, and a
+// exits at start leaves the old build serving every session it served, a
 // store migration that fails half-way leaves the store byte for byte as it
-// was. Real servers of two builds (test/support/other-build.ts), real holders.
+// was, and a program that ends while the new build is checked is found ended,
+// with its last output, by the old build. Real servers of two builds
+// (test/support/other-build.ts), real holders.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import { startTestServer, repoRoot, type TestServer } from '../server/harness.js';
 import { makeOtherBuild } from '../support/other-build.js';
 import { useTestScope } from '../support/test-scope.js';
+import { waitFor } from '../support/wait-for.js';
 import type { UpgradeReport } from '../../src/cli/upgrade/run-upgrade.js';
 
 const TEST_TIMEOUT_MS = 300_000;
@@ -19,7 +22,24 @@ interface ListedSession {
   id: string;
   status: string;
   holderPid: number | null;
+  exitCode: number | null;
 }
+
+// Armed by a line of input, it shows the alternate screen; then the first
+// SIGWINCH ends it, with a last line and code 7. A server recovering a program
+// on the alternate screen asks it to redraw (SIGWINCH): the new build's server
+// ends it while the upgrade checks that server.
+const ENDS_ON_REDRAW = `
+let armed = false;
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (d) => {
+  if (armed || !d.includes('arm')) return;
+  armed = true;
+  process.stdout.write('\\x1b[?1049h\\x1b[Harmed\\r\\n');
+});
+process.on('SIGWINCH', () => {
+  if (armed) process.stdout.write('\\x1b[?1049lended by the redraw\\r\\n', () => process.exit(7));
+});`;
 
 async function sessions(t: TestServer): Promise<ListedSession[]> {
   const res = await t.api<ListedSession[]>('GET', '/v1/sessions');
@@ -79,6 +99,48 @@ describe('tend upgrade rolls back a build that fails', { timeout: TEST_TIMEOUT_M
     // The terminals still work: input reaches a program started before.
     const sent = await server.cli(['send', ids[0]!, 'still here', '--enter']);
     assert.equal(sent.code, 0, sent.stderr);
+  });
+
+  test('a program that ends while the new build is checked: back on the old build, its session is ended with its code and last line, not cold', async (t) => {
+    const scope = useTestScope(t);
+    const server = startTestServer();
+    scope.defer(() => server.dispose());
+    const [quiet] = await startSessions(server, 1);
+    const made = await server.cli(['new', '--json', '--', process.execPath, '-e', ENDS_ON_REDRAW]);
+    assert.equal(made.code, 0, made.stderr);
+    const ending = (JSON.parse(made.stdout) as { id: string }).id;
+    await server.holderPids();
+    const sent = await server.cli(['send', ending, 'arm', '--enter']);
+    assert.equal(sent.code, 0, sent.stderr);
+    await waitFor(async () => (await server.cli(['screen', ending])).stdout.includes('armed'), { what: 'the program to show the alternate screen' });
+    // It starts and serves, but says another build than it is: its check fails, and the upgrade goes back.
+    const lying = makeOtherBuild({
+      dir: join(scope.tempDir('tend-other-'), 'build'),
+      version: '9.3.0',
+      patch: (root) => {
+        const file = join(root, 'dist', 'src', 'common', 'version.js');
+        const source = readFileSync(file, 'utf8');
+        const line = 'export const TEND_BUILD = readBuild();';
+        assert.ok(source.includes(line), 'version.js has the line the patch changes');
+        writeFileSync(file, source.replace(line, "export const TEND_BUILD = `not-${readBuild()}`;"));
+      },
+    });
+
+    const run = await server.cli(['upgrade', '--from', lying, '--json']);
+    assert.equal(run.code, 1, `the upgrade must fail; stderr: ${run.stderr}`);
+    const report = upgradeReport(run.stdout);
+    assert.equal(report.outcome, 'failed');
+    assert.match(report.problems.join('\n'), /it says it is build not-test-930, not test-930/);
+    assert.equal(report.oldServerBack, true, report.message);
+    assert.equal(report.sessions.recovered, report.sessions.running, report.message);
+
+    const after = new Map((await sessions(server)).map((s) => [s.id, s]));
+    assert.equal(after.get(quiet!)?.status, 'running');
+    // Its holder waited for a server that keeps what it records: the old build was told EXIT again.
+    assert.equal(after.get(ending)?.status, 'exited', `the ended program's session: ${JSON.stringify(after.get(ending))}`);
+    assert.equal(after.get(ending)?.exitCode, 7);
+    const screen = await server.cli(['screen', ending]);
+    assert.match(screen.stdout, /ended by the redraw/, 'its last line, written while the new build was checked');
   });
 
   test('a store migration that fails half-way: the store is put back byte for byte and the sessions come back', async (t) => {

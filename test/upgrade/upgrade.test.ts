@@ -68,6 +68,16 @@ function withoutStatusLine(text: string): string {
   return text.split('\n').filter((line) => !line.includes('status: redraws=')).join('\n');
 }
 
+/** The report's message and problems, or the output as it is when it is no report. */
+function failureWords(stdout: string): string {
+  try {
+    const report = upgradeReport(stdout);
+    return `${report.message} (problems: ${JSON.stringify(report.problems)})`;
+  } catch {
+    return stdout;
+  }
+}
+
 function upgradeReport(stdout: string): UpgradeReport {
   return JSON.parse(stdout) as UpgradeReport;
 }
@@ -146,7 +156,8 @@ describe('tend upgrade with 20 live sessions', { timeout: TEST_TIMEOUT_MS, skip:
     await attached.waitForOutput('the first tick', /tick 1\r\n/);
     mark('sessions ready');
     const up = await server.cli(['upgrade', '--from', other, '--json'], { timeoutMs: 120_000 });
-    assert.equal(up.code, 0, `upgrade failed: ${up.stdout}\n${up.stderr}`);
+    // What went wrong first (the report's own words), then the progress: a long report would hide them.
+    assert.equal(up.code, 0, `upgrade failed: ${failureWords(up.stdout)}\nprogress:\n${up.stderr}\nreport: ${up.stdout}`);
     mark('upgraded');
     const report = upgradeReport(up.stdout);
     assert.equal(report.outcome, 'upgraded');

@@ -4,7 +4,7 @@
 // subscribes to one of them gets its screen. Each failure is said in words a
 // person can act on; an upgrade that fails here is rolled back.
 import { API_ROUTES, type HealthReply, type ListedSession, type SessionStatus } from '../../protocol/api/index.js';
-import { VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../protocol/viewer-frames.js';
+import { CloseReason, VIEWER_PROTOCOL_VERSION, type FrameFromServer } from '../../protocol/viewer-frames.js';
 import { ServerLink } from '../attach/server-link.js';
 import type { TendClient } from '../client.js';
 
@@ -73,8 +73,11 @@ export async function checkServer(client: TendClient, expected: { build: string;
   const candidate = list.find((s) => s.status === 'running') ?? list[0];
   if (candidate !== undefined) {
     result.snapshotOf = candidate.id;
-    const why = await viewerGetsSnapshot(client.currentServerSocket(), candidate.id);
-    if (why !== null) result.problems.push(`a viewer got no screen of session ${candidate.id} (${why})`);
+    let seen = await viewerGetsSnapshot(client.currentServerSocket(), candidate.id);
+    // Its program ended while the viewer waited (the server closes every viewer of a session that
+    // ends): not the server's fault. An ended session is shown too; the viewer asks once more.
+    if (seen.ended) seen = await viewerGetsSnapshot(client.currentServerSocket(), candidate.id);
+    if (seen.why !== null) result.problems.push(`a viewer got no screen of session ${candidate.id} (${seen.why})`);
   }
   result.ok = result.problems.length === 0;
   return result;
@@ -102,17 +105,18 @@ async function answer<T>(client: TendClient, path: string): Promise<T> {
 
 /**
  * Opens the viewer socket as `tend attach` does, read-only, subscribes to the
- * session and waits for its SNAPSHOT. Null when one came, else why not.
+ * session and waits for its SNAPSHOT. `why` is null when one came, else why
+ * not; `ended` says the session's program ended before it came.
  */
-function viewerGetsSnapshot(socketPath: string, sessionId: string): Promise<string | null> {
+function viewerGetsSnapshot(socketPath: string, sessionId: string): Promise<{ why: string | null; ended: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (why: string | null) => {
+    const settle = (why: string | null, ended = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       link.close();
-      resolve(why);
+      resolve({ why, ended });
     };
     const timer = setTimeout(() => settle(`no snapshot within ${SNAPSHOT_TIMEOUT_MS / 1000} s`), SNAPSHOT_TIMEOUT_MS);
     const link: ServerLink = new ServerLink(socketPath, {
@@ -122,7 +126,9 @@ function viewerGetsSnapshot(socketPath: string, sessionId: string): Promise<stri
           link.send({ type: 'subscribe', channel: 1, sessionId, cols: CHECK_VIEWER_COLS, rows: CHECK_VIEWER_ROWS });
         } else if (frame.type === 'snapshot') {
           settle(null);
-        } else if (frame.type === 'closed' || frame.type === 'error') {
+        } else if (frame.type === 'closed') {
+          settle(`the server said: ${frame.message}`, frame.reason === CloseReason.SESSION_ENDED);
+        } else if (frame.type === 'error') {
           settle(`the server said: ${frame.message}`);
         }
       },

@@ -154,6 +154,8 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
   const runningCount = running?.before.running.length ?? check?.health?.recovery.total ?? 0;
 
   if (check?.ok) {
+    // The new server is kept: it may let the holders of programs that ended since go (holder-release.ts).
+    if (newStart.ok) newStart.keep();
     // 7. Pass: the new build is current; the old one (when a copy of it is installed) is previous.
     versions.point('current', to.build);
     if (oldRoot && fromIdentity) versions.point('previous', fromIdentity.build);
@@ -188,8 +190,10 @@ export async function runUpgrade(options: UpgradeOptions): Promise<UpgradeReport
     const oldStart = await phase('restartOld', () => (newStart.ok
       ? handOver(client, { pid: newStart.pid, sessions: runningCount, mustStop: false }, oldRoot, fromIdentity, say, phase, restore)
       : restore().then(() => startWithRetries(client, oldRoot, fromIdentity, say))));
-    if (oldStart.ok) oldCheck = await checkServer(client, { build: fromIdentity.build, before: running.before });
-    else oldStartProblem = oldStart.message;
+    if (oldStart.ok) {
+      oldCheck = await checkServer(client, { build: fromIdentity.build, before: running.before });
+      oldStart.keep(); // there is nothing further back to go to
+    } else oldStartProblem = oldStart.message;
     oldServerBack = oldStart.ok && oldCheck!.ok;
   } else {
     if (newStart.ok) await phase('stopNew', () => stopForcibly(client, newStart.pid));
@@ -331,7 +335,7 @@ async function startWithRetries(client: TendClient, root: string, identity: Buil
     if (other === null) continue;
     if (other.build === identity.build) {
       say(`another start of ${label(identity)} (pid ${other.pid}) got there first; it is the one`);
-      return { ok: true, pid: other.pid };
+      return { ok: true, pid: other.pid, keep: () => {} };
     }
     say(`a server of build ${other.build} (pid ${other.pid}) started meanwhile; stopping it`);
     await stopForcibly(client, other.pid);

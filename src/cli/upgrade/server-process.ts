@@ -62,7 +62,12 @@ export async function stopForcibly(client: TendClient, pid: number): Promise<voi
   await waitExit(pid, KILL_AFTER_TERM_MS);
 }
 
-export type StartOutcome = { ok: true; pid: number } | { ok: false; message: string };
+/**
+ * A started server, or why not. `keep` ends a taking-over server's trial
+ * (the gate closes: src/server/holder-release.ts), once its check passed or
+ * it is the one to go on with; a server that is stopped instead is never kept.
+ */
+export type StartOutcome = { ok: true; pid: number; keep: () => void } | { ok: false; message: string };
 
 /**
  * A server being started from the tree at `root` for this client's
@@ -77,8 +82,11 @@ export class ServerStart {
   private ended = false;
   private wake: (() => void) | null = null;
   private text = '';
+  /** Started to take over: it has a gate, open until keep(). */
+  private readonly takingOver: boolean;
 
   constructor(private readonly client: TendClient, root: string, takeOverFrom: number | null) {
+    this.takingOver = takeOverFrom !== null;
     ensureRuntimeDirs(client.paths);
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (takeOverFrom !== null) Object.assign(env, { [TAKE_OVER_PID_ENV]: String(takeOverFrom), [TAKE_OVER_GATE_FD_ENV]: String(GATE_FD) });
@@ -125,10 +133,11 @@ export class ServerStart {
     return this.lines.shift() ?? null;
   }
 
-  /** Lets a taking-over server open the store. */
+  /** Lets a taking-over server open the store; its trial lasts until keep(). */
   openGate(): void {
-    const gate = this.child.stdio[GATE_FD] as NodeJS.WritableStream;
-    gate.end('open\n');
+    const gate = this.child.stdio[GATE_FD] as NodeJS.WritableStream & { unref?: () => void };
+    gate.write('open\n');
+    gate.unref?.(); // a CLI that ends without keep() closes it by ending: the server is kept then too
   }
 
   /** Reads to the final line; a server that did not become ready is killed. */
@@ -140,9 +149,10 @@ export class ServerStart {
       const line = parseReadyLine(text);
       if (line.kind === 'recovering') onProgress(line.done, line.total);
       else if (line.kind === 'ok') {
-        this.close();
+        (this.child.stdio[READY_FD] as unknown as { destroy(): void }).destroy();
+        if (!this.takingOver) this.keep(); // no trial: nothing to keep open
         this.client.currentServerSocket(); // the new server's lock names its socket
-        return { ok: true, pid: line.pid };
+        return { ok: true, pid: line.pid, keep: () => this.keep() };
       } else return this.fail(line.message, false);
     }
   }
@@ -152,9 +162,14 @@ export class ServerStart {
     await this.fail('aborted', false);
   }
 
+  /** The gate's end: a taking-over server's trial is over. */
+  private keep(): void {
+    (this.child.stdio[GATE_FD] as unknown as { destroy(): void }).destroy();
+  }
+
   private close(): void {
     (this.child.stdio[READY_FD] as unknown as { destroy(): void }).destroy();
-    (this.child.stdio[GATE_FD] as unknown as { destroy(): void }).destroy();
+    this.keep();
   }
 
   private async fail(message: string, unanswered: boolean): Promise<StartOutcome> {
