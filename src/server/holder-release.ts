@@ -45,3 +45,6 @@ export class HolderRelease extends DisposableBase {
     for (const letGo of all) letGo();
   }
 }
+
+/** For a server no upgrade checks (and for sessions made without one): every holder goes at once. */
+export const releaseAtOnce = new HolderRelease(null);

@@ -25,7 +25,7 @@ import { injectShellIntegration } from '../shell-integration/index.js';
 import { exitStatusOf } from '../protocol/exit-status.js';
 import { DurableInput } from './input/durable-input.js';
 import { reconnectAfterHandover, type HandOverResult } from './holder-handover.js';
-import type { HolderRelease } from './holder-release.js';
+import { releaseAtOnce, type HolderRelease } from './holder-release.js';
 
 import type { AgentInfo, SessionInfo, SessionStatus } from '../protocol/api/index.js';
 export type { SessionInfo, SessionStatus };
@@ -420,7 +420,7 @@ export class Session extends DisposableBase {
 
   /** Settles when the holder's replay has ended, or the holder has gone. */
   private replayDone: Promise<void> = Promise.resolve();
-  /** Lets the holder of the ended program go now, if it still waits (HolderRelease); null when it went. */
+  /** Lets the holder of the ended program go now, if it still waits (HolderRelease); a no-op once it went. */
   private letHolderGo: (() => void) | null = null;
 
   private waitReplayEnd(): Promise<void> {
@@ -877,7 +877,7 @@ export class Session extends DisposableBase {
       const letGo = () => {
         if (!holder.isClosed) holder.kill();
       };
-      this.letHolderGo = this.deps.holderRelease ? this.deps.holderRelease.letGo(letGo) : (letGo(), null);
+      this.letHolderGo = (this.deps.holderRelease ?? releaseAtOnce).letGo(letGo);
     }
     for (const w of this.exitWaiters.splice(0)) w();
   }

@@ -78,24 +78,24 @@ export async function awaitOldServer(env: NodeJS.ProcessEnv, readyFd: number | n
 function gateOpened(fd: number): Promise<{ kept: Promise<void> }> {
   return new Promise((resolve, reject) => {
     const gate = new Socket({ fd, readable: true, writable: false });
+    // The store may open once the first line came; the trial lasts until the gate's end.
     let opened = false;
     let endTrial = () => {};
     const kept = new Promise<void>((resolveKept) => {
       endTrial = resolveKept;
     });
-    const closed = (error: Error | null) => {
+    const ended = (error: Error | null) => {
       gate.destroy();
       endTrial();
       if (!opened) reject(error ?? new Error('the upgrade that started this server gave up before it opened the store'));
-      opened = true;
     };
     gate.on('data', (chunk: Buffer) => {
       if (opened || !chunk.includes(0x0a)) return;
       opened = true;
       resolve({ kept });
     });
-    gate.on('end', () => closed(null));
-    gate.on('close', () => closed(null));
-    gate.on('error', (err) => closed(err));
+    gate.on('end', () => ended(null));
+    gate.on('close', () => ended(null));
+    gate.on('error', (err) => ended(err));
   });
 }

@@ -133,7 +133,7 @@ export class ServerStart {
     return this.lines.shift() ?? null;
   }
 
-  /** Lets a taking-over server open the store; its trial lasts until keep(). */
+  /** Lets a taking-over server open the store; its trial lasts until the outcome's keep(). */
   openGate(): void {
     const gate = this.child.stdio[GATE_FD] as NodeJS.WritableStream & { unref?: () => void };
     gate.write('open\n');
@@ -150,9 +150,9 @@ export class ServerStart {
       if (line.kind === 'recovering') onProgress(line.done, line.total);
       else if (line.kind === 'ok') {
         (this.child.stdio[READY_FD] as unknown as { destroy(): void }).destroy();
-        if (!this.takingOver) this.keep(); // no trial: nothing to keep open
+        if (!this.takingOver) this.closeGate(); // no trial: nothing to keep open
         this.client.currentServerSocket(); // the new server's lock names its socket
-        return { ok: true, pid: line.pid, keep: () => this.keep() };
+        return { ok: true, pid: line.pid, keep: () => this.closeGate() };
       } else return this.fail(line.message, false);
     }
   }
@@ -162,14 +162,14 @@ export class ServerStart {
     await this.fail('aborted', false);
   }
 
-  /** The gate's end: a taking-over server's trial is over. */
-  private keep(): void {
+  /** The gate's end: a taking-over server's trial is over (or, unopened, the take-over is given up). */
+  private closeGate(): void {
     (this.child.stdio[GATE_FD] as unknown as { destroy(): void }).destroy();
   }
 
   private close(): void {
     (this.child.stdio[READY_FD] as unknown as { destroy(): void }).destroy();
-    this.keep();
+    this.closeGate();
   }
 
   private async fail(message: string, unanswered: boolean): Promise<StartOutcome> {
