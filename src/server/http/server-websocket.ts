@@ -115,10 +115,7 @@ export class ServerWebSocket {
     if (this.corked) return;
     this.corked = true;
     this.socket.cork();
-    setImmediate(() => {
-      this.corked = false;
-      this.socket.uncork();
-    });
+    setImmediate(() => this.uncorkNow());
   }
 
   /** Starts the closing handshake: a close frame with the code and reason (clipped to 123 bytes). */
@@ -160,6 +157,16 @@ export class ServerWebSocket {
     if (this.closeSent) return;
     this.closeSent = true;
     if (this.socket.writable) writeFrame(this.socket, OP_CLOSE, closePayload(code, reason));
+    // The close is the last frame: what is corked goes now, not at the round's end. A server that
+    // stops exits right after closing its sockets, and a corked CLOSED (server shutdown) would
+    // never reach the viewer, which then takes the lost socket for a crash and starts a server.
+    this.uncorkNow();
+  }
+
+  private uncorkNow(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
   }
 
   private armCloseTimer(): void {
