@@ -331,9 +331,11 @@ class FieldWriter {
   private readonly view: DataView;
   private pos = 0;
 
-  constructor(type: number, channel: number, payloadBytes: number) {
-    this.bytes = new Uint8Array(FRAME_HEADER_BYTES + payloadBytes);
-    this.view = new DataView(this.bytes.buffer);
+  /** A new frame, or one written into `into` from `at` (room for the header and payload is the caller's). */
+  constructor(type: number, channel: number, payloadBytes: number, into?: Uint8Array, at = 0) {
+    this.bytes = into ?? new Uint8Array(FRAME_HEADER_BYTES + payloadBytes);
+    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+    this.pos = at;
     this.u8(type);
     this.u32(checkU32('channel', channel));
   }
@@ -469,6 +471,22 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
   }
 }
 
+/** The size of a DATA frame carrying `length` stream bytes. */
+export function dataFrameBytes(length: number): number {
+  return FRAME_HEADER_BYTES + 8 + length;
+}
+
+/**
+ * Writes a DATA frame into `into` at `at` (dataFrameBytes of room): the
+ * server builds a flood's frames in buffers it reuses, where a new array per
+ * frame would be fresh memory, zeroed and faulted in page by page.
+ */
+export function writeDataFrame(into: Uint8Array, at: number, frame: Extract<FrameFromServer, { type: 'data' }>): void {
+  const w = new FieldWriter(FrameType.DATA, frame.channel, 8 + frame.data.length, into, at);
+  w.seq(frame.seq);
+  w.raw(frame.data);
+}
+
 /** Encodes a frame the server sends. */
 export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
   switch (frame.type) {
@@ -509,10 +527,9 @@ export function encodeFrameToViewer(frame: FrameFromServer): Uint8Array {
       return w.bytes;
     }
     case 'data': {
-      const w = new FieldWriter(FrameType.DATA, frame.channel, 8 + frame.data.length);
-      w.seq(frame.seq);
-      w.raw(frame.data);
-      return w.bytes;
+      const bytes = new Uint8Array(dataFrameBytes(frame.data.length));
+      writeDataFrame(bytes, 0, frame);
+      return bytes;
     }
     case 'resize': {
       checkSize(frame.cols, frame.rows);

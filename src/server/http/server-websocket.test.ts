@@ -379,3 +379,36 @@ test('bufferedAmount counts what a client that does not read has left unsent', a
   served.ws.terminate();
   await served.closed;
 });
+
+test('frames built in reused buffers reach a client that read nothing for a while intact: no buffer is reused while a socket still holds it', async (t) => {
+  const { socketPath, nextSocket } = await endpoint(t, { echo: false });
+  const ws = wsClient(t, socketPath);
+  const got: Buffer[] = [];
+  ws.on('message', (data: Buffer) => got.push(data));
+  await new Promise((resolve) => ws.once('open', resolve));
+  const served = await nextSocket();
+  // The client stops reading, so the kernel's buffers fill and the socket queues the rest.
+  (ws as unknown as { _socket: Socket })._socket.pause();
+  const count = 160;
+  const payload = 64 * 1024;
+  const fill = (i: number) => (i * 7 + 1) & 0xff;
+  // Across rounds of the event loop, so written frames' buffers come back and are built into again.
+  for (let round = 0; round < 8; round++) {
+    for (let i = round * (count / 8); i < (round + 1) * (count / 8); i++) {
+      served.ws.sendBuilt(payload, (into, at) => into.fill(fill(i), at, at + payload));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.ok(served.ws.bufferedAmount > 0, 'the socket queued frames the client had not read');
+  (ws as unknown as { _socket: Socket })._socket.resume();
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${got.length} of ${count} frames came`)), 20_000);
+    const check = () => (got.length === count ? (clearTimeout(timer), resolve()) : setTimeout(check, 5));
+    check();
+  });
+  got.forEach((m, i) => {
+    assert.equal(m.length, payload, `frame ${i}'s length`);
+    const wrong = m.findIndex((b) => b !== fill(i));
+    assert.equal(wrong, -1, `frame ${i} holds only its own byte (byte ${wrong} is ${m[wrong]})`);
+  });
+});

@@ -13,7 +13,7 @@
 import type { Duplex } from 'node:stream';
 import { closePayload } from './websocket-close.js';
 import { OP_BINARY, OP_CLOSE, OP_PONG, WebSocketFrameReader, type FrameViolation } from './websocket-frame-reader.js';
-import { writeFrame } from './websocket-frame-writer.js';
+import { writeBuiltFrame, writeFrame } from './websocket-frame-writer.js';
 
 /** How long a closing socket waits for the peer's close frame, or for the peer to end, before it is cut. */
 export const CLOSE_TIMEOUT_MS = 30_000;
@@ -109,6 +109,13 @@ export class ServerWebSocket {
     if (this.phase !== 'open') return;
     this.corkUntilRoundEnds();
     writeFrame(this.socket, OP_BINARY, message);
+  }
+
+  /** As send(), for a message `build` writes in place (payloadBytes of it, from `at`): see writeBuiltFrame. */
+  sendBuilt(payloadBytes: number, build: (into: Uint8Array, at: number) => void): void {
+    if (this.phase !== 'open') return;
+    this.corkUntilRoundEnds();
+    writeBuiltFrame(this.socket, OP_BINARY, payloadBytes, build);
   }
 
   private corkUntilRoundEnds(): void {

@@ -137,6 +137,18 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
     // Frames from the viewer wait in the socket until this function returns,
     // so the connection can use `ws` from its first frame on.
     let ws: ServerWebSocket;
+    /** Whether a message of this size may be sent; a viewer that is not reading is cut instead. */
+    const roomFor = (bytes: number): boolean => {
+      if (!ws.isOpen) return false;
+      if (ws.bufferedAmount + bytes <= bufferCap) return true;
+      const message = `viewer is not reading its socket: ${ws.bufferedAmount} bytes unsent, the cap is ${bufferCap}`;
+      options.log?.warn(message);
+      // A close frame would queue behind what the viewer is not reading:
+      // cut the socket. Its close then drops the channels; the viewer
+      // reconnects and is sent a fresh snapshot.
+      ws.terminate();
+      return false;
+    };
     const connection = new ViewerConnection({
       boot: options.boot,
       serverVersion: options.version,
@@ -147,17 +159,10 @@ export function attachViewerSocket(http: HttpServer, options: ViewerSocketOption
       findSession: options.findSession,
       ...(upgradeSessionId === undefined ? {} : { upgradeSessionId }),
       send(bytes) {
-        if (!ws.isOpen) return;
-        if (ws.bufferedAmount + bytes.length > bufferCap) {
-          const message = `viewer is not reading its socket: ${ws.bufferedAmount} bytes unsent, the cap is ${bufferCap}`;
-          options.log?.warn(message);
-          // A close frame would queue behind what the viewer is not reading:
-          // cut the socket. Its close then drops the channels; the viewer
-          // reconnects and is sent a fresh snapshot.
-          ws.terminate();
-          return;
-        }
-        ws.send(bytes);
+        if (roomFor(bytes.length)) ws.send(bytes);
+      },
+      sendBuilt(bytes, build) {
+        if (roomFor(bytes)) ws.sendBuilt(bytes, build);
       },
       close: (reason) => ws.close(CLOSE_POLICY_VIOLATION, reason),
     });

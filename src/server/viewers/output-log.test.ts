@@ -209,3 +209,23 @@ describe('OutputLog pages', () => {
     }
   });
 });
+
+test('a read across pages is gathered into the scratch given when it has room, else into a new array; a read in one page is a view', () => {
+  const log = new OutputLog({ baseSeq: 0 });
+  const bytes = Uint8Array.from({ length: 40 * 1024 }, (_, i) => i % 251);
+  log.append(bytes);
+  const scratch = new Uint8Array(64 * 1024);
+  const across = log.read(1000, 30 * 1024, scratch);
+  assert.ok(across instanceof Uint8Array);
+  assert.equal(across.buffer, scratch.buffer, 'gathered into the scratch');
+  assert.deepEqual([...across], [...bytes.subarray(1000, 1000 + 30 * 1024)]);
+  const small = new Uint8Array(1024);
+  const fresh = log.read(1000, 30 * 1024, small);
+  assert.ok(fresh instanceof Uint8Array);
+  assert.notEqual(fresh.buffer, small.buffer, 'a scratch too small is left alone');
+  assert.deepEqual([...fresh], [...bytes.subarray(1000, 1000 + 30 * 1024)]);
+  const inside = log.read(10, 100, scratch);
+  assert.ok(inside instanceof Uint8Array);
+  assert.notEqual(inside.buffer, scratch.buffer, 'a read inside one page is a view of the page');
+  assert.deepEqual([...inside], [...bytes.subarray(10, 110)]);
+});

@@ -140,8 +140,10 @@ export class OutputLog {
   /**
    * Up to maxBytes of the bytes after seq: a view of the log's own pages when
    * they lie in one, good until the log is next trimmed (send or copy it).
+   * Bytes from several pages are copied into `scratch` when it has room
+   * (the caller's to reuse once it has sent them), else into a new array.
    */
-  read(seq: number, maxBytes: number): LogRead {
+  read(seq: number, maxBytes: number, scratch?: Uint8Array): LogRead {
     if (seq > this.end) return 'ahead';
     if (seq < this.start) return 'too-old';
     const want = Math.min(this.end - seq, maxBytes);
@@ -151,7 +153,7 @@ export class OutputLog {
     const offset = seq - this.starts[i]!;
     // The common case, a read inside one chunk, needs no copy.
     if (first.length - offset >= want) return first.subarray(offset, offset + want);
-    const out = new Uint8Array(want);
+    const out = scratch !== undefined && scratch.length >= want ? scratch.subarray(0, want) : new Uint8Array(want);
     let filled = 0;
     for (let chunk = first.subarray(offset); filled < want; chunk = this.chunks[++i]!) {
       const take = Math.min(chunk.length, want - filled);

@@ -95,12 +95,29 @@ export interface ViewerChannelOptions {
    */
   stream: string;
   log: OutputLog;
+  /**
+   * One frame to the viewer. A DATA frame's bytes are good only during the
+   * call (a view of the log, or of a scratch buffer the next frame reuses):
+   * encode or copy them before returning.
+   */
   send(frame: FrameFromServer): void;
   takeSnapshot(request: SnapshotRequest): Snapshot | Promise<Snapshot>;
   /** Called once when the channel ends by itself (a bad ack, a failed snapshot). */
   onClosed?(reason: CloseReason, message: string): void;
   limits?: Partial<FlowLimits>;
   timers?: Timers;
+}
+
+/**
+ * Where a DATA frame's bytes are gathered when they lie in several of the
+ * log's pages. One for every channel: a frame is encoded before the next is
+ * read (see send), and a buffer used again costs less than a new one.
+ */
+let dataScratch = new Uint8Array(0);
+
+function scratchFor(bytes: number): Uint8Array {
+  if (dataScratch.length < bytes) dataScratch = new Uint8Array(bytes);
+  return dataScratch;
 }
 
 /** After this many snapshots in a row whose seq the log no longer holds, give up. */
@@ -466,7 +483,7 @@ export class ViewerChannel extends DisposableBase {
         return;
       }
       const size = Math.min(owed, this.limits.frameMaxBytes, room);
-      const bytes = log.read(this.nextSeq, size);
+      const bytes = log.read(this.nextSeq, size, scratchFor(size));
       if (bytes === 'too-old') {
         // The cap trimmed what this viewer still needed: start it over.
         void this.snapshot('too-old');

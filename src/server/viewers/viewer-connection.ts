@@ -10,8 +10,10 @@ import {
   VIEWER_PROTOCOL_VERSION,
   ViewerErrorCode,
   ViewerFrameError,
+  dataFrameBytes,
   decodeFrameFromViewer,
   encodeFrameToViewer,
+  writeDataFrame,
   type ClientKind,
   type FrameFromServer,
   type FrameFromViewer,
@@ -26,6 +28,11 @@ export interface ViewerConnectionOptions {
   serverBuild?: string;
   /** One binary message to the viewer. */
   send(bytes: Uint8Array): void;
+  /**
+   * One binary message of `bytes` that `build` writes in place from `at`,
+   * in a buffer the socket reuses (a flood's DATA); without it, send().
+   */
+  sendBuilt?(bytes: number, build: (into: Uint8Array, at: number) => void): void;
   /** Close the socket: called after a fatal error has been sent. */
   close(reason: string): void;
   findSession(sessionId: string): SessionViewers | undefined;
@@ -232,6 +239,13 @@ export class ViewerConnection extends DisposableBase {
   }
 
   private sendFrame(frame: FrameFromServer): void {
-    if (this.open) this.options.send(encodeFrameToViewer(frame));
+    if (!this.open) return;
+    // A DATA frame's bytes are good only during this call (a view of the session's log or of a scratch buffer):
+    // it is copied into the message here, once.
+    if (frame.type === 'data' && this.options.sendBuilt !== undefined) {
+      this.options.sendBuilt(dataFrameBytes(frame.data.length), (into, at) => writeDataFrame(into, at, frame));
+      return;
+    }
+    this.options.send(encodeFrameToViewer(frame));
   }
 }
