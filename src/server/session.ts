@@ -868,9 +868,8 @@ export class Session extends DisposableBase {
     this._status = 'exited';
     this.persist('its exit', (store) => store.markExited(this.id, { code, signal, endedAt }));
     await this.checkpoint();
-    // By now the channels have sent the last output.
-    this.viewers.broadcast((channel) => ({ type: 'exit', channel, code: code ?? -1, signal: signal ?? 0 }));
-    this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the program exited');
+    // Each viewer gets its last output first (one paused for acks, or being sent a snapshot, waits for it), then EXIT.
+    this.viewers.endAll((channel) => ({ type: 'exit', channel, code: code ?? -1, signal: signal ?? 0 }), CloseReason.SESSION_ENDED, 'the program exited');
     // Recorded: the holder may go now, or once an upgrade checking this server keeps it (holder-release.ts).
     const holder = this.holder;
     if (holder) {
@@ -894,7 +893,7 @@ export class Session extends DisposableBase {
     if (this._status === 'running') {
       this.deps.log.warn(`session ${this.id}: ${why}; the session is cold`);
       this.becomeCold();
-      this.viewers.closeAll(CloseReason.SESSION_ENDED, 'the holder went away');
+      this.viewers.endAll(null, CloseReason.SESSION_ENDED, 'the holder went away');
       void this.checkpoint();
     }
     for (const w of this.exitWaiters.splice(0)) w();

@@ -27,6 +27,11 @@ export interface FlowLimits {
   viewRepaintMs: number;
   /** ...and never with more than this many views unacknowledged. */
   viewsUnackedMax: number;
+  /**
+   * A session that ended sends each viewer its last output before EXIT and
+   * CLOSED; a viewer that has not taken it (acks) within this is closed anyway.
+   */
+  endDrainMaxMs: number;
 }
 
 export const HIGH_WATER_BYTES = 256 * 1024;
@@ -40,6 +45,8 @@ export const DATA_FRAME_MAX_BYTES = 64 * 1024;
 export const VIEW_REPAINT_MS = 16;
 /** `tend attach` acks within 50 ms of a write: three views in flight keep the 16 ms pace. */
 export const VIEWS_UNACKED_MAX = 3;
+/** Long enough for a slow link to take a high-water mark's worth, short enough that a dead viewer goes. */
+export const END_DRAIN_MAX_MS = 10_000;
 
 export const DEFAULT_FLOW_LIMITS: Readonly<FlowLimits> = Object.freeze({
   highWaterBytes: HIGH_WATER_BYTES,
@@ -51,6 +58,7 @@ export const DEFAULT_FLOW_LIMITS: Readonly<FlowLimits> = Object.freeze({
   frameMaxBytes: DATA_FRAME_MAX_BYTES,
   viewRepaintMs: VIEW_REPAINT_MS,
   viewsUnackedMax: VIEWS_UNACKED_MAX,
+  endDrainMaxMs: END_DRAIN_MAX_MS,
 });
 
 /** Timers as an interface, so tests can step time; the default is the real clock. */

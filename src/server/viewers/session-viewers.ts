@@ -338,7 +338,19 @@ export class SessionViewers extends DisposableBase {
     for (const ch of this.channels) ch.sendEvent(make(ch.channel));
   }
 
-  /** The session ended for good: every viewer gets CLOSED. */
+  /**
+   * The session's program ended: every viewer is sent the output it is still
+   * owed, then `last` (EXIT), then CLOSED (ViewerChannel.end). Viewers that
+   * subscribe afterwards are shown the final screen as any other.
+   */
+  endAll(last: ((channel: number) => FrameFromServer) | null, reason: CloseReason, message: string): void {
+    for (const ch of [...this.channels]) {
+      // The size stays as it is: the program is gone.
+      ch.end({ last: last?.(ch.channel) ?? null, reason, message, then: () => this.forget(ch, { keepSize: true }) });
+    }
+  }
+
+  /** The viewers go at once (the server stops): every one gets CLOSED. */
   closeAll(reason: CloseReason, message = ''): void {
     for (const ch of [...this.channels]) {
       // All of them go: the size stays as it is (a server stopping must not resize for the next).

@@ -8,7 +8,7 @@ import {
   type ClientKind,
   type FrameFromServer,
 } from '../../protocol/viewer-frames.js';
-import { REPLAY_MAX_BYTES } from './flow-limits.js';
+import { DEFAULT_FLOW_LIMITS, REPLAY_MAX_BYTES } from './flow-limits.js';
 import { OutputLog } from './output-log.js';
 import { SessionViewers } from './session-viewers.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
@@ -486,6 +486,96 @@ describe('SessionViewers: one slow viewer degrades alone', () => {
       assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SESSION_ENDED);
       assert.equal(v.channel.isClosed, true);
     }
+  });
+});
+
+describe('SessionViewers: a session that ends sends each viewer its last output, then EXIT, then CLOSED', () => {
+  const exitFrame = (channel: number): FrameFromServer => ({ type: 'exit', channel, code: 3, signal: 0 });
+  const kinds = (inbox: Inbox) => inbox.frames.map((f) => f.type).filter((t) => t !== 'title');
+
+  test('a viewer paused for acks is sent the rest as it acks, and only then EXIT and CLOSED', async () => {
+    const { session, append, viewer, timers } = sessionRig();
+    const v = viewer(1, { acking: false });
+    append(filler(300 * KiB, 0x41));
+    append(Uint8Array.from([0x62, 0x79, 0x65])); // the program's last word: "bye"
+    timers.advance(4);
+    assert.equal(v.channel.paused, true);
+    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    assert.equal(v.inbox.of('exit').length, 0, 'no EXIT while output is owed');
+    assert.equal(v.channel.isClosed, false);
+    v.resume();
+    await settle();
+    await settle();
+    assert.equal(v.inbox.dataBytes(), 300 * KiB + 3, 'every byte reached the viewer');
+    const last = v.inbox.of('data').at(-1)!;
+    assert.deepEqual([...last.data.subarray(-3)], [0x62, 0x79, 0x65]);
+    assert.deepEqual(kinds(v.inbox).slice(-2), ['exit', 'closed'], 'EXIT, then CLOSED, after the last DATA');
+    assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SESSION_ENDED);
+    assert.equal(session.viewerCount, 0, 'the viewer is released');
+  });
+
+  test('output being coalesced goes at once, before EXIT', () => {
+    const { session, append, viewer } = sessionRig();
+    const v = viewer(1, { acking: true });
+    append(filler(2 * KiB)); // more than an echo: it would wait a few ms for company
+    assert.equal(v.inbox.dataBytes(), 0);
+    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    assert.equal(v.inbox.dataBytes(), 2 * KiB);
+    // (the first DATA is empty: it confirmed the viewer's resume point)
+    assert.deepEqual(kinds(v.inbox), ['data', 'data', 'exit', 'closed']);
+  });
+
+  test('a viewer whose snapshot is being rendered gets it, then EXIT', async () => {
+    let release!: () => void;
+    const rendered = new Promise<void>((resolve) => (release = resolve));
+    const inbox = new Inbox();
+    const session: SessionViewers = new SessionViewers({
+      boot: BOOT,
+      baseSeq: 5_000,
+      timers: new SteppedTimers(),
+      takeSnapshot: async (): Promise<Snapshot> => {
+        await rendered;
+        return { seq: session.log.endSeq, cols: 80, rows: 24, modes, data: 'the last screen' };
+      },
+      writeInput: () => undefined,
+      writeInputAt: () => Promise.reject(new Error('no input here')),
+      resizePty: () => undefined,
+    });
+    session.append(filler(10));
+    session.attach({ channel: 1, send: inbox.send, readOnly: false, cols: 80, rows: 24 });
+    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    await settle();
+    assert.equal(inbox.frames.length, 0, 'nothing before the snapshot');
+    release();
+    await settle();
+    assert.deepEqual(kinds(inbox), ['snapshot', 'exit', 'closed']);
+    assert.equal(inbox.of('snapshot')[0]!.data, 'the last screen');
+  });
+
+  test('a viewer that takes nothing more is closed after the drain limit, with EXIT', () => {
+    const { session, append, viewer, timers } = sessionRig();
+    const v = viewer(1, { acking: false });
+    append(filler(300 * KiB));
+    timers.advance(4);
+    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    timers.advance(DEFAULT_FLOW_LIMITS.endDrainMaxMs - 1);
+    assert.equal(v.channel.isClosed, false);
+    timers.advance(1);
+    assert.equal(v.channel.isClosed, true);
+    assert.deepEqual(kinds(v.inbox).slice(-2), ['exit', 'closed']);
+    assert.equal(session.viewerCount, 0);
+  });
+
+  test('a server that stops meanwhile closes an ending viewer at once', () => {
+    const { session, append, viewer, timers } = sessionRig();
+    const v = viewer(1, { acking: false });
+    append(filler(300 * KiB));
+    timers.advance(4);
+    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    session.closeAll(CloseReason.SERVER_SHUTDOWN, 'the server is stopping');
+    assert.equal(v.channel.isClosed, true);
+    assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SERVER_SHUTDOWN);
+    assert.equal(timers.waiting, 0, 'no timer is left behind');
   });
 });
 

@@ -120,6 +120,16 @@ function scratchFor(bytes: number): Uint8Array {
   return dataScratch;
 }
 
+/** How a channel ends once its viewer has been sent everything (see end()). */
+export interface ChannelEnding {
+  /** Sent after the last output and before CLOSED (the session's EXIT), or null. */
+  last: FrameFromServer | null;
+  reason: CloseReason;
+  message: string;
+  /** Called once the channel has closed this way. */
+  then(): void;
+}
+
 /** After this many snapshots in a row whose seq the log no longer holds, give up. */
 const SNAPSHOT_ATTEMPTS_MAX = 3;
 
@@ -174,6 +184,8 @@ export class ViewerChannel extends DisposableBase {
   private frozen = false;
   /** Thawed while a snapshot was rendered: the repaint after it is the thaw's. */
   private thawOwed = false;
+  /** The session ended: the channel closes once the viewer has been sent what it is owed (see end()). */
+  private ending: (ChannelEnding & { timer: unknown }) | null = null;
 
   constructor(options: ViewerChannelOptions) {
     super();
@@ -185,6 +197,7 @@ export class ViewerChannel extends DisposableBase {
       this.cancelCoalesce();
       if (this.viewCooldown !== null) this.timers.clearTimeout(this.viewCooldown);
       this.viewCooldown = null;
+      if (this.ending !== null) this.timers.clearTimeout(this.ending.timer);
     }));
   }
 
@@ -425,6 +438,46 @@ export class ViewerChannel extends DisposableBase {
     if (!this.closed) this.send(frame);
   }
 
+  /**
+   * The session ended: no more output will come. The channel sends the
+   * viewer what it is still owed — the last output (DATA held back for acks
+   * or being coalesced), the snapshot being rendered, the view owed — then
+   * `ending.last` (EXIT) and CLOSED, so a viewer's terminal shows the
+   * program's last words and the exit comes after them. A viewer that does
+   * not take them (no acks) is closed after endDrainMaxMs anyway.
+   */
+  end(ending: ChannelEnding): void {
+    if (this.closed || this.ending !== null) return;
+    const timer = this.timers.setTimeout(() => {
+      if (!this.closed && this.ending !== null) this.finishEnding();
+    }, this.limits.endDrainMaxMs);
+    this.ending = { ...ending, timer };
+    if (this.decision !== null && !this.snapshotting) {
+      if (this.view !== null) this.sendViewIfDue();
+      else if (!this.frozen && !this.pausedForAcks) this.pump();
+    }
+    this.endIfDrained();
+  }
+
+  /** Everything owed was sent: the stream is at the log's end, no snapshot is rendering, no view is owed. */
+  private get drained(): boolean {
+    if (this.decision === null || this.snapshotting) return false;
+    if (this.frozen) return true;
+    if (this.view !== null) return !this.viewOwed;
+    return this.nextSeq !== null && this.nextSeq >= this.opts.log.endSeq;
+  }
+
+  private endIfDrained(): void {
+    if (this.ending !== null && !this.closed && this.drained) this.finishEnding();
+  }
+
+  private finishEnding(): void {
+    const ending = this.ending!;
+    if (ending.last !== null) this.send(ending.last);
+    this.close(ending.reason, ending.message);
+    ending.then();
+  }
+
   /** Ends the channel with a CLOSED frame (unsubscribe, session end, shutdown). */
   close(reason: CloseReason, message = ''): void {
     if (this.closed) return;
@@ -470,6 +523,11 @@ export class ViewerChannel extends DisposableBase {
    * reached. With minFrame, sends only frames that are at least that big.
    */
   private pump(minFrameBytes = 1): void {
+    this.sendFrames(minFrameBytes);
+    this.endIfDrained();
+  }
+
+  private sendFrames(minFrameBytes: number): void {
     this.cancelCoalesce();
     if (this.view !== null) return; // views only: the stream would garble this viewer
     if (this.frozen) return; // the kept screen stays as it is
@@ -571,6 +629,7 @@ export class ViewerChannel extends DisposableBase {
     if (snap.view) {
       this.lastViewWindow = snap.viewWindow ?? null;
       this.viewSent(snap.seq);
+      this.endIfDrained();
       return;
     }
     if (this.unackedBytes >= this.limits.highWaterBytes) this.pausedForAcks = true;
@@ -595,7 +654,9 @@ export class ViewerChannel extends DisposableBase {
 
   /** Repaints a viewer shown views when output came, unless one is rendering, cooling down, or too many are unacked. */
   private sendViewIfDue(): void {
-    if (this.closed || this.view === null || !this.viewOwed || this.snapshotting || this.viewCooldown !== null || this.frozen) return;
+    // An ending channel's last view waits for no cooldown.
+    const cooling = this.viewCooldown !== null && this.ending === null;
+    if (this.closed || this.view === null || !this.viewOwed || this.snapshotting || cooling || this.frozen) return;
     if (this.viewsUnacked.length >= this.limits.viewsUnackedMax) return; // an ack brings the next
     void this.snapshot('view-repaint');
   }
