@@ -234,6 +234,41 @@ describe('history: limits', { timeout: 60_000 }, () => {
     }
   });
 
+  test('blocks a checkpoint lent keep their bytes once dropped; blocks that never left hand their memory on', async () => {
+    const screen = new Screen({ cols: 40, rows: 10, scrollbackRows: 1100, liveScrollbackRows: 100, scheduler });
+    try {
+      screen.write(varied(3000, 5, 40), { live: false });
+      await screen.flush();
+      const lent = screen.history.checkpoint().blocks;
+      const copies = lent.map((b) => ({ data: Uint8Array.from(b.data), starts: Uint32Array.from(b.starts) }));
+      const lentBuffers = new Set(lent.flatMap((b) => [b.data.buffer, b.starts.buffer]));
+      const seen = new Set<ArrayBufferLike>();
+      let sealed = 0;
+      let lastSerial = lent.at(-1)!.serial;
+      for (let piece = 0; piece < 40; piece++) {
+        screen.write(varied(500, 100 + piece, 40), { live: false });
+        await screen.flush();
+        for (const b of screen.history.sealed) {
+          if (lent.includes(b)) continue;
+          seen.add(b.data.buffer);
+          if (b.serial > lastSerial) {
+            sealed++;
+            lastSerial = b.serial;
+          }
+          assert.ok(!lentBuffers.has(b.data.buffer) && !lentBuffers.has(b.starts.buffer), 'no block is written into memory a checkpoint lent');
+        }
+      }
+      assert.ok(lent[0]!.firstRow + lent[0]!.rows <= screen.history.firstRow, 'the lent blocks were dropped');
+      lent.forEach((b, i) => {
+        assert.deepEqual(b.data, copies[i]!.data, `lent block ${i}'s bytes are as lent`);
+        assert.deepEqual(b.starts, copies[i]!.starts);
+      });
+      assert.ok(seen.size < sealed / 2, `${sealed} blocks sealed in ${seen.size} buffers`);
+    } finally {
+      screen.dispose();
+    }
+  });
+
   test('a byte budget drops the oldest rows and counts them; the rest stays exact', async () => {
     const screen = new Screen({ cols: 80, rows: 24, scrollbackRows: 1_000_000, liveScrollbackRows: 100, historyBytes: 64 * 1024, scheduler });
     const refScreen = new Screen({ cols: 80, rows: 24, scrollbackRows: 1_000_000, liveScrollbackRows: 1_000_000, scheduler });

@@ -22,6 +22,7 @@ import type { RawBufferLine } from '../scrollback-tap.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
 import { sharedBytes, sharedWords } from './shared-block.js';
+import { giveBlockBuffer, pooledBlockBytes } from './block-buffers.js';
 import { lostRowBlocks, MAX_MARKED_LOST_ROWS } from './lost-rows.js';
 import type { HistoryBlock } from './history-block.js';
 
@@ -115,6 +116,12 @@ export class History implements BudgetMember {
   private writer: ByteWriter | null = null;
   /** The last decoded block, for reading rows in order. */
   private cache: { serial: number; rows: DecodedRow[] } | null = null;
+  /**
+   * Sealed blocks in a reused buffer that only this history has seen: one
+   * dropped gives its buffer back (block-buffers.ts). A checkpoint lends its
+   * blocks out, and they leave this map.
+   */
+  private readonly ownBuffers = new Map<HistoryBlock, SharedArrayBuffer>();
 
   constructor(
     private limits: HistoryLimits,
@@ -195,14 +202,16 @@ export class History implements BudgetMember {
   private sealOpen(): void {
     const open = this.open;
     if (open.starts.length === 0) return;
+    const pooled = pooledBlockBytes(open.writer.view(), open.starts);
     const block: HistoryBlock = {
       serial: this.budget?.nextSerial() ?? nextLocalSerial(),
       firstRow: open.firstRow,
       rows: open.starts.length,
-      data: sharedBytes(open.writer.view()),
-      starts: sharedWords(open.starts),
+      data: pooled?.data ?? sharedBytes(open.writer.view()),
+      starts: pooled?.starts ?? sharedWords(open.starts),
       links: open.links.links,
     };
+    if (pooled !== null) this.ownBuffers.set(block, pooled.buffer);
     this.blocks.push(block);
     const bytes = blockBytes(block);
     this.sealedBytes += bytes;
@@ -218,6 +227,8 @@ export class History implements BudgetMember {
    */
   checkpoint(): HistoryCheckpoint {
     this.seal();
+    // Lent to the server's loop, which writes them to the history file: their buffers are never reused.
+    this.ownBuffers.clear();
     return {
       epoch: this._epoch,
       blocks: [...this.blocks],
@@ -254,6 +265,7 @@ export class History implements BudgetMember {
   erase(liveRowsRemoved: number): void {
     const before = this.sealedBytes;
     this._endRow += liveRowsRemoved;
+    this.giveBackAll();
     this.blocks = [];
     this.sealedBytes = 0;
     this.open = this.newOpen();
@@ -273,6 +285,7 @@ export class History implements BudgetMember {
   lose(count: number): void {
     const before = this.sealedBytes;
     this._droppedRows += this.rowCount + count;
+    this.giveBackAll();
     this.blocks = [];
     this.sealedBytes = 0;
     this._endRow += count;
@@ -291,6 +304,7 @@ export class History implements BudgetMember {
   dropOldestBlock(reason: 'budget' | 'rows'): number {
     const block = this.blocks.shift();
     if (block === undefined) return 0;
+    this.giveBack(block);
     const freed = blockBytes(block);
     this.sealedBytes -= freed;
     if (reason === 'budget') this._droppedRows += block.rows;
@@ -394,8 +408,22 @@ export class History implements BudgetMember {
     return { writer: this.writer ?? EMPTY_WRITER, starts: [], links: new LinkTable(), firstRow: this._endRow };
   }
 
+  /** A block leaves the history: its buffer is reused if no one else can be reading it. */
+  private giveBack(block: HistoryBlock): void {
+    const buffer = this.ownBuffers.get(block);
+    if (buffer === undefined) return;
+    this.ownBuffers.delete(block);
+    giveBlockBuffer(buffer);
+  }
+
+  private giveBackAll(): void {
+    for (const buffer of this.ownBuffers.values()) giveBlockBuffer(buffer);
+    this.ownBuffers.clear();
+  }
+
   dispose(): void {
     this.budget?.remove(this);
+    this.giveBackAll();
     this.blocks = [];
     this.cache = null;
   }
