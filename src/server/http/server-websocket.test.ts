@@ -86,6 +86,16 @@ function wsClient(t: TestContext, socketPath: string): WebSocket {
   return ws;
 }
 
+/** A ws client of a server that echoes nothing: what the client got, and the server's side of its socket. */
+async function collectingClient(t: TestContext): Promise<{ ws: WebSocket; got: Buffer[]; served: Served }> {
+  const { socketPath, nextSocket } = await endpoint(t, { echo: false });
+  const ws = wsClient(t, socketPath);
+  const got: Buffer[] = [];
+  ws.on('message', (data: Buffer) => got.push(data));
+  await new Promise((resolve) => ws.once('open', resolve));
+  return { ws, got, served: await nextSocket() };
+}
+
 /** A raw socket: what it has read so far, and a way to wait for more. */
 interface Raw {
   socket: Socket;
@@ -240,12 +250,7 @@ test('binary messages of every length class go both ways through a ws client, in
 });
 
 test('messages sent in one round of the event loop leave in one socket write, in order', async (t) => {
-  const { socketPath, nextSocket } = await endpoint(t, { echo: false });
-  const ws = wsClient(t, socketPath);
-  const got: Buffer[] = [];
-  ws.on('message', (data: Buffer) => got.push(data));
-  await new Promise((resolve) => ws.once('open', resolve));
-  const served = await nextSocket();
+  const { ws, got, served } = await collectingClient(t);
   // Each call of the socket's _write or _writev is one write to the kernel.
   const socket = served.socket as Duplex & { _write: (...a: unknown[]) => void; _writev?: (...a: unknown[]) => void };
   let writes = 0;
@@ -381,12 +386,7 @@ test('bufferedAmount counts what a client that does not read has left unsent', a
 });
 
 test('frames built in reused buffers reach a client that read nothing for a while intact: no buffer is reused while a socket still holds it', async (t) => {
-  const { socketPath, nextSocket } = await endpoint(t, { echo: false });
-  const ws = wsClient(t, socketPath);
-  const got: Buffer[] = [];
-  ws.on('message', (data: Buffer) => got.push(data));
-  await new Promise((resolve) => ws.once('open', resolve));
-  const served = await nextSocket();
+  const { ws, got, served } = await collectingClient(t);
   // The client stops reading, so the kernel's buffers fill and the socket queues the rest.
   (ws as unknown as { _socket: Socket })._socket.pause();
   const count = 160;
