@@ -59,12 +59,13 @@ export function writeFrame(socket: Duplex, opcode: number, payload: Uint8Array):
 /**
  * Buffers for frames built in place (a flood's DATA), reused once the socket
  * has written them: a new 64 KiB array per frame is fresh memory that the
- * kernel faults in and zeroes page by page, which cost more than the copy
- * itself (about 9 ms of the loop's CPU per MB of a flood, against ~0.2 ms for
- * a copy into a buffer already touched). A buffer goes back only from its
- * write's callback, so nothing queued in a socket is ever overwritten.
+ * kernel faults in and zeroes page by page, which cost far more than the copy
+ * itself (with a frame's join of the log's pages, ~9 ms of the loop's CPU per
+ * MB of a flood in a V8 profile; a 64 KiB copy into a buffer already touched
+ * takes under 1 µs). A buffer goes back only from its write's callback, so
+ * nothing queued in a socket is ever overwritten.
  */
-export const BUILT_FRAME_BUFFER_BYTES = 64 * 1024 + 64;
+const BUILT_FRAME_BUFFER_BYTES = 64 * 1024 + 64;
 /** Spare buffers kept (2 MiB); more in flight at once are allocated and left to the collector. */
 const SPARE_BUILT_FRAME_BUFFERS_MAX = 32;
 const spareBuiltFrameBuffers: Buffer[] = [];

@@ -552,12 +552,18 @@ describe('SessionViewers: a session that ends sends each viewer its last output,
     assert.equal(inbox.of('snapshot')[0]!.data, 'the last screen');
   });
 
-  test('a viewer that takes nothing more is closed after the drain limit, with EXIT', () => {
+  /** A viewer that acks nothing, paused with output owed, when the session ends. */
+  const endedWhilePaused = () => {
     const { session, append, viewer, timers } = sessionRig();
     const v = viewer(1, { acking: false });
     append(filler(300 * KiB));
     timers.advance(4);
     session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    return { session, v, timers };
+  };
+
+  test('a viewer that takes nothing more is closed after the drain limit, with EXIT', () => {
+    const { session, v, timers } = endedWhilePaused();
     timers.advance(DEFAULT_FLOW_LIMITS.endDrainMaxMs - 1);
     assert.equal(v.channel.isClosed, false);
     timers.advance(1);
@@ -567,11 +573,7 @@ describe('SessionViewers: a session that ends sends each viewer its last output,
   });
 
   test('a server that stops meanwhile closes an ending viewer at once', () => {
-    const { session, append, viewer, timers } = sessionRig();
-    const v = viewer(1, { acking: false });
-    append(filler(300 * KiB));
-    timers.advance(4);
-    session.endAll(exitFrame, CloseReason.SESSION_ENDED, 'the program exited');
+    const { session, v, timers } = endedWhilePaused();
     session.closeAll(CloseReason.SERVER_SHUTDOWN, 'the server is stopping');
     assert.equal(v.channel.isClosed, true);
     assert.equal(v.inbox.of('closed')[0]!.reason, CloseReason.SERVER_SHUTDOWN);

@@ -22,7 +22,7 @@ import type { RawBufferLine } from '../scrollback-tap.js';
 import { ByteReader, ByteWriter } from './bytes.js';
 import { decodeRow, encodeRow, LinkTable, type DecodedRow } from './row-codec.js';
 import { sharedBytes, sharedWords } from './shared-block.js';
-import { giveBlockBuffer, pooledBlockBytes } from './block-buffers.js';
+import { BlockBuffers } from './block-buffers.js';
 import { lostRowBlocks, MAX_MARKED_LOST_ROWS } from './lost-rows.js';
 import type { HistoryBlock } from './history-block.js';
 
@@ -36,6 +36,8 @@ export const BLOCK_BYTES = 32 * 1024;
 const LINKS_PER_BLOCK = 0xffff;
 /** Room past BLOCK_BYTES for the row that crosses it (a dense 500-column row is ~5 KiB). */
 const WRITER_HEADROOM_BYTES = 8 * 1024;
+/** Sealed blocks' shared memory, reused for every history of this thread (block-buffers.ts). */
+const blockBuffers = new BlockBuffers(BLOCK_BYTES + WRITER_HEADROOM_BYTES, BLOCK_ROWS);
 /** The open block's writer until the first row arrives (never written to). */
 const EMPTY_WRITER = new ByteWriter(0);
 /** What a block costs besides its bytes: the object, its row index, its link table. */
@@ -118,10 +120,10 @@ export class History implements BudgetMember {
   private cache: { serial: number; rows: DecodedRow[] } | null = null;
   /**
    * Sealed blocks in a reused buffer that only this history has seen: one
-   * dropped gives its buffer back (block-buffers.ts). A checkpoint lends its
-   * blocks out, and they leave this map.
+   * dropped gives its buffer back. A checkpoint lends its blocks out, and
+   * they leave this set.
    */
-  private readonly ownBuffers = new Map<HistoryBlock, SharedArrayBuffer>();
+  private readonly ownBlocks = new Set<HistoryBlock>();
 
   constructor(
     private limits: HistoryLimits,
@@ -202,7 +204,7 @@ export class History implements BudgetMember {
   private sealOpen(): void {
     const open = this.open;
     if (open.starts.length === 0) return;
-    const pooled = pooledBlockBytes(open.writer.view(), open.starts);
+    const pooled = blockBuffers.take(open.writer.view(), open.starts);
     const block: HistoryBlock = {
       serial: this.budget?.nextSerial() ?? nextLocalSerial(),
       firstRow: open.firstRow,
@@ -211,7 +213,7 @@ export class History implements BudgetMember {
       starts: pooled?.starts ?? sharedWords(open.starts),
       links: open.links.links,
     };
-    if (pooled !== null) this.ownBuffers.set(block, pooled.buffer);
+    if (pooled !== null) this.ownBlocks.add(block);
     this.blocks.push(block);
     const bytes = blockBytes(block);
     this.sealedBytes += bytes;
@@ -228,7 +230,7 @@ export class History implements BudgetMember {
   checkpoint(): HistoryCheckpoint {
     this.seal();
     // Lent to the server's loop, which writes them to the history file: their buffers are never reused.
-    this.ownBuffers.clear();
+    this.ownBlocks.clear();
     return {
       epoch: this._epoch,
       blocks: [...this.blocks],
@@ -410,15 +412,12 @@ export class History implements BudgetMember {
 
   /** A block leaves the history: its buffer is reused if no one else can be reading it. */
   private giveBack(block: HistoryBlock): void {
-    const buffer = this.ownBuffers.get(block);
-    if (buffer === undefined) return;
-    this.ownBuffers.delete(block);
-    giveBlockBuffer(buffer);
+    if (this.ownBlocks.delete(block)) blockBuffers.give(block);
   }
 
   private giveBackAll(): void {
-    for (const buffer of this.ownBuffers.values()) giveBlockBuffer(buffer);
-    this.ownBuffers.clear();
+    for (const block of this.ownBlocks) blockBuffers.give(block);
+    this.ownBlocks.clear();
   }
 
   dispose(): void {
