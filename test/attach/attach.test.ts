@@ -114,4 +114,20 @@ describe('tend attach', () => {
     assert.equal((await viewer.waitForExit()).code, 0);
     assert.match(viewer.output, new RegExp(`\\[session :short \\(${id}\\) exited with code 7\\]`));
   });
+
+  test('a program that floods and exits at once: its last line reaches the outer terminal before the exit line', T, async (t) => {
+    const scope = useTestScope(t);
+    const server = await serverFor(scope);
+    const id = await newSession(server, { name: 'flood', argv: BASH });
+    await waitForSessionText(server, id, PROMPT);
+    const viewer = await AttachedTerminal.start(scope, server, [':flood']);
+    await viewer.waitForServerScreen(server, id);
+    viewer.type('seq 1 300000; echo last-words; exit 7\r');
+    assert.equal((await viewer.waitForExit()).code, 0);
+    const last = viewer.output.lastIndexOf('last-words\r\n');
+    const exited = viewer.output.search(new RegExp(`\\[session :flood \\(${id}\\) exited with code 7\\]`));
+    assert.ok(exited > 0, 'the exit line');
+    assert.ok(last >= 0 && last < exited, `the last line before the exit line; output tail: ${JSON.stringify(viewer.output.slice(-300))}`);
+    assert.ok(viewer.output.indexOf('300000\r\n') < last, 'and the flood before it');
+  });
 });
