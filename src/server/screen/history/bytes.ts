@@ -59,24 +59,46 @@ export class ByteWriter {
   }
 
   /**
-   * The codepoints of a run of cells as varints: every third word of
-   * `words` from index `from` to `to` (xterm's content words), masked. The
-   * row encoder's hot loop, here so it can use the buffer directly (a
-   * codepoint has 21 bits: at most 3 bytes).
+   * An op byte, a count and the codepoints of a run of plain cells, in one
+   * pass over the cells (the row encoder's hot loop, here so it can use the
+   * buffer directly). The run starts at word `from` of `words` (3 words a
+   * cell) and goes on while a cell's content word has exactly `plainHigh`
+   * above `mask` and a codepoint under it, and its colour words are `fg` and
+   * `bg`, up to word `to`. Returns the word after the run. The count comes
+   * before the codepoints but is known only after them: it gets as many
+   * bytes as the longest possible run would need, and the codepoints move
+   * back if it took fewer, so the bytes are those of a count written first.
    */
-  codepoints(words: Uint32Array, from: number, to: number, mask: number): void {
-    this.room(to - from);
+  plainRun(op: number, words: Uint32Array, from: number, to: number, mask: number, plainHigh: number, fg: number, bg: number): number {
+    const most = (to - from) / 3;
+    const countBytes = varintBytes(most);
+    // a codepoint has 21 bits: at most 3 bytes
+    this.room(1 + countBytes + most * 3);
     const buf = this.buf;
-    let pos = this.pos;
-    for (let k = from; k < to; k += 3) {
-      let v = words[k]! & mask;
+    buf[this.pos] = op;
+    const countAt = this.pos + 1;
+    let pos = countAt + countBytes;
+    let k = from;
+    for (; k < to; k += 3) {
+      const c = words[k]!;
+      let v = c & mask;
+      if ((c & ~mask) !== plainHigh || v === 0 || words[k + 1] !== fg || words[k + 2] !== bg) break;
       while (v >= 0x80) {
         buf[pos++] = (v & 0x7f) | 0x80;
         v >>>= 7;
       }
       buf[pos++] = v;
     }
+    const count = (k - from) / 3;
+    const spare = countBytes - varintBytes(count);
+    if (spare > 0) {
+      buf.copyWithin(countAt + countBytes - spare, countAt + countBytes, pos);
+      pos -= spare;
+    }
+    this.pos = countAt;
+    this.put(count);
     this.pos = pos;
+    return k;
   }
 
   bytes(data: Uint8Array): void {
@@ -98,6 +120,13 @@ export class ByteWriter {
   reset(): void {
     this.pos = 0;
   }
+}
+
+/** How many bytes `value` takes as a varint. */
+export function varintBytes(value: number): number {
+  let n = 1;
+  for (let v = value >>> 7; v !== 0; v >>>= 7) n++;
+  return n;
 }
 
 export class ByteReader {

@@ -107,14 +107,7 @@ export function encodeRow(line: RawBufferLine, out: ByteWriter, links: LinkTable
         if (end === n && cfg === 0 && cbg === 0) break;
         out.op1(Op.BLANK, end - x);
       } else {
-        while (end < n) {
-          const c = data[j]!;
-          if ((c & ~CODEPOINT_MASK) !== NULL_CONTENT || (c & CODEPOINT_MASK) === 0 || data[j + 1] !== cfg || data[j + 2] !== cbg) break;
-          end++;
-          j += CELL_WORDS;
-        }
-        out.op1(Op.TEXT, end - x);
-        out.codepoints(data, i, j, CODEPOINT_MASK);
+        end = out.plainRun(Op.TEXT, data, i, n * CELL_WORDS, CODEPOINT_MASK, NULL_CONTENT, cfg, cbg) / CELL_WORDS;
       }
       x = end;
       continue;
