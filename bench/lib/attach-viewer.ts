@@ -138,9 +138,9 @@ export function attachTimes(ctx: BenchContext, launch: Launch, quietMs: number):
  * Keystroke echo through a viewer that paints first: ptytool waits for the
  * first byte (so the viewer's tty is raw before any key), then for quiet.
  */
-export function echoAfterPaint(ctx: BenchContext, launch: Launch, keys: number, gapMs: number, settleMs = VIEWER_SETTLE_MS): Promise<EchoResult> {
+export function echoAfterPaint(ctx: BenchContext, launch: Launch, keys: number, gapMs: number, settleMs = VIEWER_SETTLE_MS, perKey = false): Promise<EchoResult> {
   return runJson(ctx.ptytool.path, ['echo', '-n', String(keys), '--gap-ms', String(gapMs),
-    '--settle-ms', String(settleMs), '--await-paint', '--', ...launch.argv], { env: launch.env });
+    '--settle-ms', String(settleMs), '--await-paint', ...(perKey ? ['--per-key'] : []), '--', ...launch.argv], { env: launch.env });
 }
 
 /** A viewer painted and quiet, then the program let go through `fifo`, timed until `marker` comes out of the viewer. */

@@ -19,6 +19,8 @@ export interface EchoResult {
   p99_us: number;
   min_us: number;
   max_us: number;
+  /** Every key's echo time, in the order typed (with `perKey`). */
+  latencies_us?: number[];
 }
 
 export interface AttachResult {
@@ -41,6 +43,8 @@ export interface EchoOptions {
   keys: number;
   gapMs?: number;
   settleMs?: number;
+  /** List every key's time too (EchoResult.latencies_us). */
+  perKey?: boolean;
 }
 
 export class PtyTool {
@@ -80,5 +84,5 @@ export class PtyTool {
 }
 
 function echoArgs(o: EchoOptions): string[] {
-  return ['-n', String(o.keys), '--gap-ms', String(o.gapMs ?? 3), '--settle-ms', String(o.settleMs ?? 300)];
+  return ['-n', String(o.keys), '--gap-ms', String(o.gapMs ?? 3), '--settle-ms', String(o.settleMs ?? 300), ...(o.perKey === true ? ['--per-key'] : [])];
 }
