@@ -34,14 +34,33 @@ export function parseHomeLock(text: string | null): HomeLock | null {
   }
 }
 
-/** True when a process has this pid (EPERM: it has, under another user). */
+/**
+ * True when a process has this pid and has not exited (EPERM: it has, under
+ * another user). A process that exited but whose parent has not reaped it
+ * yet (a zombie) still answers signal 0; it holds no lock or socket any
+ * more, so it counts as gone: a supervisor that waits to reap its server
+ * would otherwise see `tend server stop` wait for ever.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !hasExited(pid);
+}
+
+/** Linux: the state letter in /proc/PID/stat says the process is a zombie or dead; elsewhere false. */
+function hasExited(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // "pid (comm) S ...": the command may hold spaces and parentheses, the state follows its last ')'
+  const state = stat.charAt(stat.lastIndexOf(')') + 2);
+  return state === 'Z' || state === 'X';
 }
 
 /** True when pid is alive and looks like a tend server (not a pid reused by another program). */

@@ -6,17 +6,14 @@ import { usageError } from '../cli-error.js';
 import { nearest } from '../../common/nearest.js';
 import { API_ROUTES } from '../../protocol/api/index.js';
 import { serviceManagerFor } from '../service/service-for.js';
+import { isAlive } from '../../common/home-lock.js';
 
 const STOP_WAIT_MS = 15_000;
 
 async function waitGone(client: TendClient, pid: number): Promise<void> {
   const deadline = Date.now() + STOP_WAIT_MS;
   while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
+    if (!isAlive(pid)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new CliError(`the server (pid ${pid}) did not stop within ${STOP_WAIT_MS / 1000} s; see ${client.paths.serverLog}`);
