@@ -38,8 +38,8 @@ export function parseHomeLock(text: string | null): HomeLock | null {
  * True when a process has this pid and has not exited (EPERM: it has, under
  * another user). A process that exited but whose parent has not reaped it
  * yet (a zombie) still answers signal 0; it holds no lock or socket any
- * more, so it counts as gone: a supervisor that waits to reap its server
- * would otherwise see `tend server stop` wait for ever.
+ * more, so it counts as gone: a parent that reaps its server only after
+ * `tend server stop` returns would otherwise see it wait 15 s and fail.
  */
 export function isAlive(pid: number): boolean {
   try {
