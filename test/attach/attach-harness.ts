@@ -263,6 +263,19 @@ function sameCursor(terminal: HeadlessTerminal, screen: ServerScreen): boolean {
 }
 
 /** Text on the server's screen of a session. */
+/**
+ * A server, a bash session named `name` at its prompt, and a viewer
+ * attached to it (`:name`), not yet waited on: callers check what they
+ * need to first.
+ */
+export async function attachToBash(scope: TestScope, name: string): Promise<{ server: TestServer; id: string; viewer: AttachedTerminal }> {
+  const server = await serverFor(scope);
+  const id = await newSession(server, { name, argv: BASH });
+  await waitForSessionText(server, id, PROMPT);
+  const viewer = await AttachedTerminal.start(scope, server, [`:${name}`]);
+  return { server, id, viewer };
+}
+
 export async function waitForSessionText(server: TestServer, target: string, pattern: RegExp, timeoutMs = 30_000): Promise<ServerScreen> {
   let last = '';
   return waitFor(

@@ -2,17 +2,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, attachToBash, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
 
+/** The line an attach prints when the session's program ends. */
+const exitLine = (name: string, id: string, code: number): RegExp => new RegExp(`\\[session :${name} \\(${id}\\) exited with code ${code}\\]`);
+
 describe('tend attach', () => {
   test('keystrokes reach the session and the outer terminal shows exactly the server screen', T, async (t) => {
-    const scope = useTestScope(t);
-    const server = await serverFor(scope);
-    const id = await newSession(server, { name: 'work', argv: BASH });
-    await waitForSessionText(server, id, PROMPT);
-    const viewer = await AttachedTerminal.start(scope, server, [':work']);
+    const { server, id, viewer } = await attachToBash(useTestScope(t), 'work');
     await viewer.waitForServerScreen(server, id);
     viewer.type('echo typed-through-attach\r');
     await waitForSessionText(server, id, /^typed-through-attach$/m);
@@ -104,28 +103,20 @@ describe('tend attach', () => {
   });
 
   test('the session exiting ends the attach with its exit code', T, async (t) => {
-    const scope = useTestScope(t);
-    const server = await serverFor(scope);
-    const id = await newSession(server, { name: 'short', argv: BASH });
-    await waitForSessionText(server, id, PROMPT);
-    const viewer = await AttachedTerminal.start(scope, server, [':short']);
+    const { server, id, viewer } = await attachToBash(useTestScope(t), 'short');
     await viewer.waitForServerScreen(server, id);
     viewer.type('exit 7\r');
     assert.equal((await viewer.waitForExit()).code, 0);
-    assert.match(viewer.output, new RegExp(`\\[session :short \\(${id}\\) exited with code 7\\]`));
+    assert.match(viewer.output, exitLine('short', id, 7));
   });
 
   test('a program that floods and exits at once: its last line reaches the outer terminal before the exit line', T, async (t) => {
-    const scope = useTestScope(t);
-    const server = await serverFor(scope);
-    const id = await newSession(server, { name: 'flood', argv: BASH });
-    await waitForSessionText(server, id, PROMPT);
-    const viewer = await AttachedTerminal.start(scope, server, [':flood']);
+    const { server, id, viewer } = await attachToBash(useTestScope(t), 'flood');
     await viewer.waitForServerScreen(server, id);
     viewer.type('seq 1 300000; echo last-words; exit 7\r');
     assert.equal((await viewer.waitForExit()).code, 0);
     const last = viewer.output.lastIndexOf('last-words\r\n');
-    const exited = viewer.output.search(new RegExp(`\\[session :flood \\(${id}\\) exited with code 7\\]`));
+    const exited = viewer.output.search(exitLine('flood', id, 7));
     assert.ok(exited > 0, 'the exit line');
     assert.ok(last >= 0 && last < exited, `the last line before the exit line; output tail: ${JSON.stringify(viewer.output.slice(-300))}`);
     assert.ok(viewer.output.indexOf('300000\r\n') < last, 'and the flood before it');

@@ -30,6 +30,7 @@ import {
   testsTypeScriptViewer,
   waitForSessionText,
   type HeadlessTerminal,
+  attachToBash,
 } from './attach-harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS, skip: testsTypeScriptViewer ? 'TEND_TEST_VIEWER=node: the TypeScript viewer runs from the start' : false };
@@ -152,11 +153,7 @@ function answerWithPipes(scope: TestScope, server: TestServer, argv: string[], e
 
 describe('tend attach: the native viewer', () => {
   test('a plain attach runs the native viewer (not node) through bin/tend, and detaches as ever', T, async (t) => {
-    const scope = useTestScope(t);
-    const server = await serverFor(scope);
-    const id = await newSession(server, { name: 'plain', argv: BASH });
-    await waitForSessionText(server, id, PROMPT);
-    const viewer = await AttachedTerminal.start(scope, server, [':plain']);
+    const { server, id, viewer } = await attachToBash(useTestScope(t), 'plain');
     assert.equal(exeOf(viewer.pid), NATIVE_VIEWER);
     await viewer.waitForServerScreen(server, id);
     viewer.type('\x1cd');

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, BASH, HEX_ECHO, PROMPT, allRows, newSession, serverFor, serverScreen, waitForSessionText } from './attach-harness.js';
+import { ATTACH_TEST_TIMEOUT_MS, AttachedTerminal, HEX_ECHO, allRows, newSession, serverFor, serverScreen, waitForSessionText, attachToBash } from './attach-harness.js';
 import type { TestServer } from '../server/harness.js';
 
 const T = { timeout: ATTACH_TEST_TIMEOUT_MS };
@@ -68,11 +68,7 @@ describe('tend attach: the keys after the prefix', () => {
   });
 
   test('a hint on entry names the session and the keys, then gives way to output and the screen is the session\'s', T, async (t) => {
-    const scope = useTestScope(t);
-    const server = await serverFor(scope);
-    const id = await newSession(server, { name: 'hinted', argv: BASH });
-    await waitForSessionText(server, id, PROMPT);
-    const viewer = await AttachedTerminal.start(scope, server, [':hinted']);
+    const { server, id, viewer } = await attachToBash(useTestScope(t), 'hinted');
     await viewer.waitForScreen('the hint on the bottom row', (s) => {
       const rows = s.split('\n');
       return rows.length === 24 && /^tend: attached to :hinted · Ctrl-\\ d detaches, Ctrl-\\ \? lists the keys/.test(rows[23]!);

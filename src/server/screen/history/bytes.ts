@@ -123,7 +123,7 @@ export class ByteWriter {
 }
 
 /** How many bytes `value` takes as a varint. */
-export function varintBytes(value: number): number {
+function varintBytes(value: number): number {
   let n = 1;
   for (let v = value >>> 7; v !== 0; v >>>= 7) n++;
   return n;
