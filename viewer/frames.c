@@ -24,6 +24,7 @@
 #define SUBSCRIBE_RESUME 0x01
 #define SUBSCRIBE_KEEPS_HISTORY 0x02
 #define SUBSCRIBE_REPAINT 0x04
+#define SUBSCRIBE_WINDOW 0x08
 
 /* HELLO flags: read-only; WELCOME may carry the server's build (a server from before it ignores the bit). */
 #define HELLO_READ_ONLY 0x01
@@ -607,19 +608,24 @@ frame_hello(struct buf *out, bool read_only, bool asks_build, bool types_to_hold
 }
 
 int
-frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
+frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, const char *window, uint16_t cols, uint16_t rows,
     const struct resume_point *resume, bool keeps_history, bool repaint)
 {
 	/* u16 cols, u16 rows, u8 flags, u64 seq, then the boot name's length and bytes. */
 	uint8_t fields[2 + 2 + 1 + 8 + 2 + sizeof resume->boot];
-	uint8_t session_len[2];
-	size_t boot_len = 0, id_len, before = out->len;
+	uint8_t len_field[2];
+	size_t boot_len = 0, id_len, window_len = 0, before = out->len;
 
 	if (session_id == NULL || !size_ok(cols, rows))
 		return -1;
 	id_len = strlen(session_id);
 	if (id_len > FRAME_MAX_NAME_BYTES || !frame_utf8_valid((const uint8_t *)session_id, id_len))
 		return -1;
+	if (window != NULL) {
+		window_len = strlen(window);
+		if (window_len == 0 || window_len > FRAME_MAX_WINDOW_KEY_BYTES || !frame_utf8_valid((const uint8_t *)window, window_len))
+			return -1;
+	}
 	if (resume != NULL) {
 		boot_len = strnlen(resume->boot, sizeof resume->boot);
 		if (boot_len == sizeof resume->boot || resume->seq > FRAME_MAX_SEQ ||
@@ -629,19 +635,26 @@ frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint1
 	le_put_u16(fields, cols);
 	le_put_u16(fields + 2, rows);
 	fields[4] = (uint8_t)((resume != NULL ? SUBSCRIBE_RESUME : 0) |
-	    (keeps_history ? SUBSCRIBE_KEEPS_HISTORY : 0) | (repaint ? SUBSCRIBE_REPAINT : 0));
+	    (keeps_history ? SUBSCRIBE_KEEPS_HISTORY : 0) | (repaint ? SUBSCRIBE_REPAINT : 0) |
+	    (window != NULL ? SUBSCRIBE_WINDOW : 0));
 	le_put_u64(fields + 5, resume != NULL ? resume->seq : 0);
 	le_put_u16(fields + 13, (uint16_t)boot_len);
 	if (boot_len > 0)
 		memcpy(fields + 15, resume->boot, boot_len);
-	le_put_u16(session_len, (uint16_t)id_len);
-	if (emit(out, FT_SUBSCRIBE, channel, fields, 15 + boot_len, session_len, 2) < 0)
+	le_put_u16(len_field, (uint16_t)id_len);
+	if (emit(out, FT_SUBSCRIBE, channel, fields, 15 + boot_len, len_field, 2) < 0)
 		return -1;
-	if (id_len > 0 && buf_append(out, session_id, id_len) < 0) {
-		out->len = before;
-		return -1;
+	if (id_len > 0 && buf_append(out, session_id, id_len) < 0)
+		goto undo;
+	if (window != NULL) {
+		le_put_u16(len_field, (uint16_t)window_len);
+		if (buf_append(out, len_field, 2) < 0 || buf_append(out, window, window_len) < 0)
+			goto undo;
 	}
 	return 0;
+undo:
+	out->len = before;
+	return -1;
 }
 
 int

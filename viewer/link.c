@@ -116,7 +116,7 @@ link_subscribe(struct attach *a)
 	attach_size(&cols, &rows);
 	a->channel_used[a->channel] = true;
 	a->repaint_coming = repaint;
-	if (frame_subscribe(&a->scratch, a->channel, a->session_id, (uint16_t)cols, (uint16_t)rows, resume, a->history_kept, repaint) == 0)
+	if (frame_subscribe(&a->scratch, a->channel, a->session_id, a->o->window_key, (uint16_t)cols, (uint16_t)rows, resume, a->history_kept, repaint) == 0)
 		link_queue(a);
 	a->subscribed = true;
 	a->have_last_acked = false;

@@ -234,6 +234,7 @@ main(int argc, char **argv)
 {
 	static char socket_path[PATH_MAX_BYTES], encoded[3 * PATH_MAX_BYTES], server_build[128];
 	static char id[ID_MAX_BYTES], name[ID_MAX_BYTES], own_version[128], own_build[128];
+	static char window_key[OUTER_WINDOW_KEY_BYTES];
 	struct attach_args a;
 	struct attach_options o;
 	const char *self;
@@ -270,6 +271,9 @@ main(int argc, char **argv)
 		o.session_id = id;
 		o.session_name = name[0] == '\0' ? NULL : name;
 	}
+	/* Only a server of this build reads SUBSCRIBE's window key (older ones refuse the longer frame). */
+	if (o.session_id == NULL && outer_window_key(window_key, sizeof window_key) == 0)
+		o.window_key = window_key;
 	o.read_only = a.read_only;
 	o.detach_prefix = a.detach_prefix;
 	o.tend_js = tend_js;

@@ -6,7 +6,9 @@
  * block until the whole buffer is out: a write that returned is on the
  * terminal, which is what an ack says. The signals (a resize, the ones that
  * end an attach, a child's end) only set a flag and write a byte to a
- * self-pipe, which the attach's poll loop reads.
+ * self-pipe, which the attach's poll loop reads. The terminal window is
+ * named for the server (SUBSCRIBE's window), which remembers the history
+ * rows each window was sent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +16,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +28,51 @@
 /* Said when the terminal has no size (not a terminal, or one that does not know). */
 #define OUTER_FALLBACK_COLS 80
 #define OUTER_FALLBACK_ROWS 24
+
+/*
+ * The start time of process pid (field 22 of /proc/PID/stat, in clock ticks
+ * since boot): with the pid, it names that process and no later one. 0
+ * where there is no /proc.
+ */
+static unsigned long long
+process_start_time(pid_t pid)
+{
+	char path[64], line[1024];
+	unsigned long long start = 0;
+	const char *p;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	p = fgets(line, sizeof line, f) != NULL ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (p == NULL)
+		return 0;
+	/* The name ends at the last ')' and may hold spaces; field 3 (the state) follows it. */
+	for (field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
+int
+outer_window_key(char *out, size_t len)
+{
+	struct stat st;
+	pid_t sid;
+	int n;
+
+	if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISCHR(st.st_mode))
+		return -1;
+	sid = tcgetsid(STDOUT_FILENO);
+	if (sid <= 0)
+		return -1;
+	n = snprintf(out, len, "tty-%llx-%ld-%llu", (unsigned long long)st.st_rdev, (long)sid, process_start_time(sid));
+	return n > 0 && (size_t)n < len && (size_t)n <= FRAME_MAX_WINDOW_KEY_BYTES ? 0 : -1;
+}
 
 static int signal_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t got_resize, got_child, got_term;

@@ -37,7 +37,7 @@
  *   state.c    the bottom of the attach's files: the size, the ack dropped
  *   lock.c     TEND_HOME's lock: the live server's socket
  *   overlays.c the rows drawn over the screen for a while (hint, marker, notice)
- *   outer.c    the outer terminal (raw mode, size, writes) and the signals
+ *   outer.c    the outer terminal (raw mode, size, writes, its window's name) and the signals
  *   backoff.c  when a lost server is retried
  *   handoff.c  exec of the TypeScript viewer (`node bin/tend.js attach …`)
  *   launch.c   this binary as the `tend` on PATH (bin/tend links here):
@@ -344,8 +344,10 @@ bool frame_utf8_valid(const uint8_t *p, size_t n);
  * asks_build asks WELCOME to carry the server's build.
  */
 int frame_hello(struct buf *out, bool read_only, bool asks_build, bool types_to_holder, const char *client_kind, const uint8_t writer[WRITER_ID_BYTES]);
-int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, uint16_t cols, uint16_t rows,
-	const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
+/* SUBSCRIBE's window key: 1 to FRAME_MAX_WINDOW_KEY_BYTES bytes of UTF-8 (NULL: none). */
+#define FRAME_MAX_WINDOW_KEY_BYTES 64
+int frame_subscribe(struct buf *out, uint32_t channel, const char *session_id, const char *window /* NULL: none */,
+	uint16_t cols, uint16_t rows, const struct resume_point *resume /* NULL: none */, bool keeps_history, bool repaint);
 int frame_unsubscribe(struct buf *out, uint32_t channel);
 int frame_input(struct buf *out, uint32_t channel, const uint8_t *data, size_t len);
 int frame_input_at(struct buf *out, uint32_t channel, uint64_t at, const uint8_t *data, size_t len);
@@ -498,6 +500,8 @@ struct attach_options {
 	/* The CLI's entry point (bin/tend.js) and node, for the hand-off and to start a server. */
 	const char *tend_js;
 	const char *node;
+	/* The outer terminal window's key (outer_window_key), sent to a server of this build only; NULL: none. */
+	const char *window_key;
 	/* This tree's version and build (dist/build-id.json beside tend_js), to tell a server of another build. */
 	const char *own_version;
 	const char *own_build;
@@ -558,6 +562,15 @@ void outer_restore_mode(const struct termios *saved);
 void outer_read_size(int *cols, int *rows);
 /* The whole buffer to stdout, blocking; -1 when the terminal is gone. */
 int outer_write_all(const uint8_t *p, size_t n);
+/*
+ * A name for the terminal window stdout is (SUBSCRIBE's window): its tty
+ * and the session that owns the tty (the shell the window started), by pid
+ * and, on Linux, start time, so a window opened later on the same tty is
+ * another. Into out (OUTER_WINDOW_KEY_BYTES); 0, or -1 when stdout is not
+ * this process's controlling terminal.
+ */
+#define OUTER_WINDOW_KEY_BYTES 65
+int outer_window_key(char *out, size_t len);
 /* Catches SIGWINCH, SIGTERM, SIGHUP, SIGINT and SIGCHLD; returns the fd to poll (a self-pipe), or -1. */
 int outer_signals_init(void);
 bool outer_signals_pending(void);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   CloseReason,
   FrameType,
+  MAX_WINDOW_KEY_BYTES,
   ViewerErrorCode,
   ViewerFrameError,
   decodeFrameFromServer,
@@ -44,6 +45,7 @@ const fromViewer: FrameFromViewer[] = [
   { type: 'subscribe', channel: 1, sessionId: 's-3f9a', cols: 80, rows: 24 },
   { type: 'subscribe', channel: 0xffff_ffff, sessionId: 'build·테스트', resume: { boot: 'b0a7', seq: 2 ** 53 - 1 }, cols: 1000, rows: 1 },
   { type: 'subscribe', channel: 2, sessionId: 's-1', resume: { boot: '9c1e', seq: 4096 }, cols: 100, rows: 30, keepsHistory: true, repaint: true },
+  { type: 'subscribe', channel: 3, sessionId: 's-2', cols: 80, rows: 24, window: 'w1:8800:4242:917' },
   { type: 'unsubscribe', channel: 9 },
   { type: 'input', channel: 2, data: utf8('한국어 😀\r') },
   { type: 'input', channel: 2, data: new Uint8Array(0) },
@@ -105,6 +107,11 @@ describe('viewer frames', () => {
       [
         encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 'ab', resume: { boot: 'z', seq: 256 }, cols: 80, rows: 24 }),
         '02 01000000 5000 1800 01 0001000000000000 0100 7a 0200 6162',
+      ],
+      [
+        encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 'ab', cols: 80, rows: 24, keepsHistory: true, window: 'w' }),
+        // flags KEEPS_HISTORY|WINDOW, no resume (seq 0, empty stream), then the window key as a name
+        '02 01000000 5000 1800 0a 0000000000000000 0000 0200 6162 0100 77',
       ],
       [encodeFrameToViewer({ type: 'data', channel: 7, seq: 2 ** 32 + 1, data: utf8('ok') }), '83 07000000 0100000001000000 6f6b'],
       [encodeFrameToViewer({ type: 'welcome', protocolVersion: 1, serverBoot: 'b', serverVersion: '1' }), '81 00000000 0100 0100 62 0100 31'],
@@ -183,6 +190,24 @@ describe('viewer frames', () => {
     assert.throws(() => decodeFrameFromViewer(hex('01 0000')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /header/ });
     assert.throws(() => decodeFrameFromViewer(hex('3f 00000000')), { code: 'TEND_ERR_FRAME_UNKNOWN' });
     assert.throws(() => decodeFrameFromServer(hex('bf 00000000')), { code: 'TEND_ERR_FRAME_UNKNOWN' });
+  });
+
+  test('a SUBSCRIBE window key is 1 to MAX_WINDOW_KEY_BYTES bytes, on either side', () => {
+    const sub = (window: string): FrameFromViewer => ({ type: 'subscribe', channel: 1, sessionId: 's', cols: 80, rows: 24, window });
+    assert.throws(() => encodeFrameToServer(sub('')), /window is 0 bytes/);
+    assert.throws(() => encodeFrameToServer(sub('x'.repeat(MAX_WINDOW_KEY_BYTES + 1))), /window is 65 bytes/);
+    assert.equal((decodeFrameFromViewer(encodeFrameToServer(sub('x'.repeat(MAX_WINDOW_KEY_BYTES)))) as { window: string }).window.length, MAX_WINDOW_KEY_BYTES);
+    // The flag with an empty key, and with one too long, written by hand.
+    assert.throws(() => decodeFrameFromViewer(hex('02 01000000 5000 1800 08 0000000000000000 0000 0100 73 0000')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /window is 0 bytes/ });
+    const long = encodeFrameToServer({ type: 'subscribe', channel: 1, sessionId: 's', cols: 80, rows: 24 });
+    const withLong = new Uint8Array(long.length + 2 + 65);
+    withLong.set(long);
+    withLong[9] = 0x08;
+    withLong[long.length] = 65;
+    withLong.fill(0x78, long.length + 2);
+    assert.throws(() => decodeFrameFromViewer(withLong), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /window is 65 bytes/ });
+    // The flag without the key: the frame is short.
+    assert.throws(() => decodeFrameFromViewer(hex('02 01000000 5000 1800 08 0000000000000000 0000 0100 73')), { code: 'TEND_ERR_FRAME_BAD_PAYLOAD', message: /truncated/ });
   });
 
   test('a seq past 2^53 - 1 is refused rather than rounded', () => {

@@ -167,10 +167,14 @@ const HELLO_READ_ONLY = 0x01;
 const HELLO_ASKS_BUILD = 0x02;
 const HELLO_TYPES_TO_HOLDER = 0x04;
 
-/** SUBSCRIBE flags: a resume point follows; the viewer keeps its history; repaint after the replay. */
+/** SUBSCRIBE flags: a resume point follows; the viewer keeps its history; repaint after the replay; a window key ends the frame. */
 const SUBSCRIBE_RESUME = 0x01;
 const SUBSCRIBE_KEEPS_HISTORY = 0x02;
 const SUBSCRIBE_REPAINT = 0x04;
+const SUBSCRIBE_WINDOW = 0x08;
+
+/** The longest window key a SUBSCRIBE may carry (see `window` there). */
+export const MAX_WINDOW_KEY_BYTES = 64;
 
 /** Frames a viewer sends to the server. */
 export type FrameFromViewer =
@@ -208,6 +212,14 @@ export type FrameFromViewer =
       keepsHistory?: boolean;
       /** The viewer drew over its screen while away: after the replay, a screen-only SNAPSHOT repaints it. */
       repaint?: boolean;
+      /**
+       * Names the outer terminal window the viewer paints into (1 to
+       * MAX_WINDOW_KEY_BYTES bytes, opaque to the server; `tend attach` makes
+       * it of the tty and the process that owns it). The server remembers, per
+       * window, the history rows it has streamed there, and a later SNAPSHOT
+       * to the same window carries only the rows after them.
+       */
+      window?: string;
     }
   | { type: 'unsubscribe'; channel: number }
   | { type: 'input'; channel: number; data: Uint8Array }
@@ -391,6 +403,12 @@ function checkSize(cols: number, rows: number): void {
   if (!Number.isInteger(rows) || rows < MIN_ROWS || rows > MAX_ROWS) badField(`rows must be ${MIN_ROWS}..${MAX_ROWS}, got ${rows}`);
 }
 
+function encodeWindowKey(key: string): Uint8Array {
+  const bytes = new TextEncoder().encode(key);
+  if (bytes.length === 0 || bytes.length > MAX_WINDOW_KEY_BYTES) badField(`window is ${bytes.length} bytes, it must be 1 to ${MAX_WINDOW_KEY_BYTES}`);
+  return bytes;
+}
+
 function encodeName(what: string, s: string): Uint8Array {
   const bytes = utf8Encoder.encode(s);
   if (bytes.length > MAX_NAME_BYTES) badField(`${what} is ${bytes.length} bytes, the limit is ${MAX_NAME_BYTES}`);
@@ -425,13 +443,20 @@ export function encodeFrameToServer(frame: FrameFromViewer): Uint8Array {
       checkSize(frame.cols, frame.rows);
       const session = encodeName('sessionId', frame.sessionId);
       const boot = encodeName('resume.boot', frame.resume?.boot ?? '');
-      const w = new FieldWriter(FrameType.SUBSCRIBE, frame.channel, 2 + 2 + 1 + 8 + 2 + boot.length + 2 + session.length);
+      const window = frame.window === undefined ? null : encodeWindowKey(frame.window);
+      const w = new FieldWriter(FrameType.SUBSCRIBE, frame.channel, 2 + 2 + 1 + 8 + 2 + boot.length + 2 + session.length + (window === null ? 0 : 2 + window.length));
       w.u16(frame.cols);
       w.u16(frame.rows);
-      w.u8((frame.resume ? SUBSCRIBE_RESUME : 0) | (frame.keepsHistory ? SUBSCRIBE_KEEPS_HISTORY : 0) | (frame.repaint ? SUBSCRIBE_REPAINT : 0));
+      w.u8(
+        (frame.resume ? SUBSCRIBE_RESUME : 0) |
+          (frame.keepsHistory ? SUBSCRIBE_KEEPS_HISTORY : 0) |
+          (frame.repaint ? SUBSCRIBE_REPAINT : 0) |
+          (window !== null ? SUBSCRIBE_WINDOW : 0),
+      );
       w.seq(frame.resume?.seq ?? 0);
       w.name(boot);
       w.name(session);
+      if (window !== null) w.name(window);
       return w.bytes;
     }
     case 'unsubscribe':
@@ -747,6 +772,12 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       if ((flags & SUBSCRIBE_RESUME) !== 0) frame.resume = { boot, seq };
       if ((flags & SUBSCRIBE_KEEPS_HISTORY) !== 0) frame.keepsHistory = true;
       if ((flags & SUBSCRIBE_REPAINT) !== 0) frame.repaint = true;
+      if ((flags & SUBSCRIBE_WINDOW) !== 0) {
+        const window = r.name('window');
+        const bytes = new TextEncoder().encode(window).length;
+        if (bytes === 0 || bytes > MAX_WINDOW_KEY_BYTES) bad(`SUBSCRIBE window is ${bytes} bytes, it must be 1 to ${MAX_WINDOW_KEY_BYTES}`);
+        frame.window = window;
+      }
       break;
     }
     case FrameType.UNSUBSCRIBE:

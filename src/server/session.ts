@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 import { CheckpointSchedule } from './checkpoint-schedule.js';
 import { checkpointWarning } from './checkpoint-warning.js';
 import { SessionViewers } from './viewers/session-viewers.js';
+import { RowMarks } from './viewers/window-rows.js';
 import type { WindowSizePolicy } from './viewers/size-policy.js';
 import type { TerminalModes } from './screen/index.js';
 import type { Snapshot, SnapshotRequest } from './viewers/viewer-channel.js';
@@ -145,6 +146,8 @@ export class Session extends DisposableBase {
   private parsedSeq: number;
   /** Viewer seqs are the holder's offsets (see alignViewerStream). */
   private streamAligned = false;
+  /** The screen's top row at recent parsed seqs: which history rows a viewer streamed up to a seq holds. */
+  private readonly rowMarks = new RowMarks();
   /**
    * Journalled resizes a recovery's replay has still to apply, oldest first:
    * each one at its offset, between the bytes before and after it, as the
@@ -167,6 +170,8 @@ export class Session extends DisposableBase {
       parsedSeq: () => this.parsedSeq,
       // Older rows than a viewer's snapshot holds: by row number (null: above what a snapshot shows now).
       readScrollback: ({ beforeRow, count }) => this._screen.olderRows(beforeRow ?? null, VIEWER_SNAPSHOT_SCROLLBACK_ROWS, count),
+      topRowAt: (seq) => this.rowMarks.topRowAt(seq),
+      windowRemembered: () => this.schedule.noteOutput(),
       writeInput: (data) => {
         const gate = this.agent?.inputGate() ?? null;
         if (gate === null) {
@@ -312,6 +317,7 @@ export class Session extends DisposableBase {
     session._degraded = loaded.degraded;
     const cp = loaded.checkpoint;
     session.fedOffset = cp?.offset ?? 0;
+    if (cp) session.viewers.restoreWindows(cp.meta.windows);
     if (record.status === 'cold') return session;
     let holder: HolderConnection;
     try {
@@ -351,6 +357,7 @@ export class Session extends DisposableBase {
         const first = journal[0];
         session.replaceScreen(deps.screens.open(screenOptions(deps, first?.cols ?? state.cols, first?.rows ?? state.rows)));
         session._degraded = false; // the checkpoint's screen is gone; the replay says if this one lacks bytes
+        session.viewers.forgetWindows();
         session.pendingSizes = journal.slice(1);
       }
       // No journal (a store from an older build): the bytes are replayed at the holder's size now.
@@ -540,7 +547,8 @@ export class Session extends DisposableBase {
     if (request.view !== undefined) return this.viewerView(request.view, request.atLeastSeq);
     let seq = this.parsedSeq;
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
-    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows, viewer: true }, () => (seq = this.parsedSeq));
+    const after = request.historyAfterRow !== undefined ? { historyAfterRow: request.historyAfterRow } : {};
+    const { snapshot: snap, modes: m } = await this._screen.snapshot({ scrollbackRows, viewer: true, ...after }, () => (seq = this.parsedSeq));
     return {
       seq,
       cols: snap.cols,
@@ -576,7 +584,8 @@ export class Session extends DisposableBase {
       };
     }
     const scrollbackRows = request.screenOnly === true ? 0 : VIEWER_SNAPSHOT_SCROLLBACK_ROWS;
-    const { snapshot: snap, modes: m } = await kept.snapshot({ scrollbackRows, viewer: true });
+    const after = request.historyAfterRow !== undefined ? { historyAfterRow: request.historyAfterRow } : {};
+    const { snapshot: snap, modes: m } = await kept.snapshot({ scrollbackRows, viewer: true, ...after });
     return {
       seq: this.viewers.log.endSeq,
       cols: snap.cols,
@@ -623,7 +632,10 @@ export class Session extends DisposableBase {
    */
   private alignViewerStream(generation: string, offset: number, screenAt = offset): void {
     this.streamAligned = this.viewers.alignStream(generation, offset);
-    if (this.streamAligned) this.parsedSeq = screenAt;
+    if (this.streamAligned) {
+      this.parsedSeq = screenAt;
+      this.rowMarks.clear();
+    }
   }
 
   /** Holder bytes the screen already has (a recovery's checkpoint covers them), for the viewers' log alone. */
@@ -650,6 +662,8 @@ export class Session extends DisposableBase {
     const s = this._screen;
     this.register(s.onReply((bytes: Uint8Array) => this.plainInput(bytes)));
     this.register(s.onTitle((title: string) => this.viewers.broadcast((channel) => ({ type: 'title', channel, title }))));
+    // Read after the parsed writes' callbacks: parsedSeq is the seq of the last of them.
+    this.register(s.onParsed((topRow: number) => this.rowMarks.note(this.parsedSeq, topRow)));
   }
 
   private replaceScreen(screen: HostedScreen): void {
@@ -941,6 +955,7 @@ export class Session extends DisposableBase {
         snapshot: { ...snapshot, data: undefined },
         history: history.state,
         ...(sizeJournalSeq === null ? {} : { sizeJournalSeq }),
+        windows: this.viewers.windowsHeld,
       },
       screen: snapshot.data,
     };
@@ -1010,6 +1025,7 @@ export class Session extends DisposableBase {
   /** Detaches from the holder without touching it: the terminal lives on. */
   async shutdown(): Promise<void> {
     this.schedule.dispose();
+    this.viewers.rememberAttachedWindows();
     if (this._status === 'running') await this.checkpoint();
     this.dispose();
   }

@@ -230,7 +230,7 @@ encode(int argc, char **argv, struct buf *out)
 		if (memchr(bytes, 0, n) != NULL || (more != NULL && memchr(more, 0, more_n) != NULL))
 			failed = "a NUL in a name cannot pass through a C string";
 		else
-			rc = frame_subscribe(out, (uint32_t)channel, (const char *)bytes, (uint16_t)a, (uint16_t)b,
+			rc = frame_subscribe(out, (uint32_t)channel, (const char *)bytes, NULL, (uint16_t)a, (uint16_t)b,
 			    argc == 9 ? &resume : NULL, c == 1, d == 1);
 	} else if (strcmp(what, "unsubscribe") == 0 && argc == 2) {
 		rc = frame_unsubscribe(out, (uint32_t)channel);

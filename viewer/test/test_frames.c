@@ -192,7 +192,7 @@ test_encode_subscribe(void)
 	char long_id[FRAME_MAX_NAME_BYTES + 2];
 
 	buf_init(&out, FRAME_CAP_BYTES);
-	CHECK(frame_subscribe(&out, 7, "s1", 80, 24, &resume, true, true) == 0);
+	CHECK(frame_subscribe(&out, 7, "s1", NULL, 80, 24, &resume, true, true) == 0);
 	b_header(&want, FT_SUBSCRIBE, 7);
 	b_u16(&want, 80);
 	b_u16(&want, 24);
@@ -204,7 +204,7 @@ test_encode_subscribe(void)
 
 	/* No resume point: no flag, a zero seq and an empty stream name, as TS writes it. */
 	buf_clear(&out);
-	CHECK(frame_subscribe(&out, 1, "w\xc3\xa9", 1000, 1, NULL, false, false) == 0);
+	CHECK(frame_subscribe(&out, 1, "w\xc3\xa9", NULL, 1000, 1, NULL, false, false) == 0);
 	b_header(&want, FT_SUBSCRIBE, 1);
 	b_u16(&want, 1000);
 	b_u16(&want, 1);
@@ -215,27 +215,50 @@ test_encode_subscribe(void)
 	CHECK(same_bytes(&out, &want));
 
 	buf_clear(&out);
-	CHECK(frame_subscribe(&out, 1, "s", 80, 24, NULL, true, false) == 0);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 80, 24, NULL, true, false) == 0);
 	CHECK(out.len == 5 + 15 + 3 && out.data[9] == 0x02);
 
 	/* Refusals leave the buffer as it was. */
 	buf_clear(&out);
-	CHECK(frame_subscribe(&out, 1, "s", 0, 24, NULL, false, false) == -1);
-	CHECK(frame_subscribe(&out, 1, "s", 1001, 24, NULL, false, false) == -1);
-	CHECK(frame_subscribe(&out, 1, "s", 80, 0, NULL, false, false) == -1);
-	CHECK(frame_subscribe(&out, 1, "s", 80, 1001, NULL, false, false) == -1);
-	CHECK(frame_subscribe(&out, 1, "\xff", 80, 24, NULL, false, false) == -1);
-	CHECK(frame_subscribe(&out, 1, NULL, 80, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 0, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 1001, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 80, 0, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 80, 1001, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "\xff", NULL, 80, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, NULL, NULL, 80, 24, NULL, false, false) == -1);
 	resume.seq = FRAME_MAX_SEQ + 1;
-	CHECK(frame_subscribe(&out, 1, "s", 80, 24, &resume, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", NULL, 80, 24, &resume, false, false) == -1);
 	memset(long_id, 'x', sizeof long_id);
 	long_id[FRAME_MAX_NAME_BYTES + 1] = '\0';
-	CHECK(frame_subscribe(&out, 1, long_id, 80, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, long_id, NULL, 80, 24, NULL, false, false) == -1);
 	CHECK(out.len == 0);
 	long_id[FRAME_MAX_NAME_BYTES] = '\0';
 	resume.seq = FRAME_MAX_SEQ;
-	CHECK(frame_subscribe(&out, 1, long_id, 80, 24, &resume, false, false) == 0);
+	CHECK(frame_subscribe(&out, 1, long_id, NULL, 80, 24, &resume, false, false) == 0);
 	CHECK(out.len == 5 + 15 + 2 + 2 + FRAME_MAX_NAME_BYTES);
+
+	/* A window key: the WINDOW flag, and the key as a name after the session's (TS's golden frame). */
+	buf_clear(&out);
+	CHECK(frame_subscribe(&out, 1, "ab", "w", 80, 24, NULL, true, false) == 0);
+	b_header(&want, FT_SUBSCRIBE, 1);
+	b_u16(&want, 80);
+	b_u16(&want, 24);
+	b_u8(&want, 0x02 | 0x08);
+	b_u64(&want, 0);
+	b_name(&want, "");
+	b_name(&want, "ab");
+	b_name(&want, "w");
+	CHECK(same_bytes(&out, &want));
+	/* Empty, too long, or not UTF-8: refused, the buffer as it was. */
+	buf_clear(&out);
+	CHECK(frame_subscribe(&out, 1, "s", "", 80, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "s", "\xff", 80, 24, NULL, false, false) == -1);
+	long_id[FRAME_MAX_WINDOW_KEY_BYTES + 1] = '\0';
+	CHECK(frame_subscribe(&out, 1, "s", long_id, 80, 24, NULL, false, false) == -1);
+	CHECK(out.len == 0);
+	long_id[FRAME_MAX_WINDOW_KEY_BYTES] = '\0';
+	CHECK(frame_subscribe(&out, 1, "s", long_id, 80, 24, NULL, false, false) == 0);
+	CHECK(out.len == 5 + 15 + 2 + 1 + 2 + FRAME_MAX_WINDOW_KEY_BYTES);
 	buf_free(&out);
 }
 
@@ -312,7 +335,7 @@ test_encode_cap(void)
 	CHECK(out.len == 13);
 	CHECK(frame_input(&out, 1, data, sizeof data) == -1);
 	CHECK(out.len == 13);
-	CHECK(frame_subscribe(&out, 1, "a-session-id-longer-than-the-room-left", 80, 24, NULL, false, false) == -1);
+	CHECK(frame_subscribe(&out, 1, "a-session-id-longer-than-the-room-left", NULL, 80, 24, NULL, false, false) == -1);
 	CHECK(out.len == 13);
 	CHECK(frame_input(&out, 1, data, 40 - 13 - 5) == 0);
 	CHECK(out.len == 40);

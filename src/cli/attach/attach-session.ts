@@ -49,6 +49,8 @@ import { sessionLabel, type SessionChoice } from './session-picker.js';
 import { ServerLink } from './server-link.js';
 import { UTF8_CARRY_FLUSH_MS, Utf8Carry } from './utf8-carry.js';
 import { noteServerTend } from '../build-notice.js';
+import { TEND_BUILD } from '../../common/version.js';
+import { outerWindowKey } from './outer-window.js';
 
 const ESC = 0x1b;
 const LEFT_BRACKET = 0x5b;
@@ -168,6 +170,9 @@ export class AttachSession {
   private sessionName: string | null;
   /** The session whose history the outer terminal's scrollback holds (from a snapshot painted). */
   private historyOf: string | null = null;
+  /** The outer terminal window, named in SUBSCRIBE to a server of this build (older ones refuse the longer frame). */
+  private readonly windowKey = outerWindowKey();
+  private serverNamesWindows = false;
   private readonly carry = new Utf8Carry();
   private readonly altScreen = new AltScreenTracker();
   private channel: number = CHANNELS[0];
@@ -498,6 +503,7 @@ export class AttachSession {
       case 'welcome':
         // Another build is no error (the protocol is shared): said once, after the attach (build-notice.ts).
         noteServerTend({ version: frame.serverVersion, build: frame.serverBuild ?? null });
+        this.serverNamesWindows = frame.serverBuild === TEND_BUILD && TEND_BUILD !== 'unknown';
         this.subscribe();
         return;
       case 'snapshot':
@@ -630,6 +636,7 @@ export class AttachSession {
       // Painted before: the outer terminal's scrollback has the history (even when, after a view, there is no position to resume from).
       keepsHistory: this.historyOf === this.sessionId,
       ...(resume ? { resume, repaint } : {}),
+      ...(this.windowKey !== null && this.serverNamesWindows ? { window: this.windowKey } : {}),
     });
     this.subscribed = true;
     this.lastAcked = null;

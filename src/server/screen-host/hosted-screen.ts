@@ -28,6 +28,7 @@ export class HostedScreen extends DisposableBase {
   private unparsedBytes = 0;
   private readonly replies = new Emitter<Uint8Array>();
   private readonly titles = new Emitter<string>();
+  private readonly parsedTops = new Emitter<number>();
   private readonly finished = new Emitter<FinishedCommand>();
   /** The session's command index, kept beside the screen in the host. */
   readonly commands: HostedCommands;
@@ -40,6 +41,7 @@ export class HostedScreen extends DisposableBase {
     this.register(toDisposable(() => {
       this.replies.dispose();
       this.titles.dispose();
+      this.parsedTops.dispose();
       this.finished.dispose();
       this.unparsed.length = 0;
       host.forget(id);
@@ -94,7 +96,7 @@ export class HostedScreen extends DisposableBase {
   }
 
   /** A snapshot of everything written so far; `onCut` runs here when its picture is fixed (the writes parsed by then are in it). */
-  snapshot(options: { scrollbackRows?: number; history?: boolean; viewer?: boolean }, onCut?: () => void): Promise<Result<'snapshot'>> {
+  snapshot(options: ScreenCalls['snapshot']['args'], onCut?: () => void): Promise<Result<'snapshot'>> {
     return this.ask('snapshot', options, onCut);
   }
 
@@ -134,6 +136,14 @@ export class HostedScreen extends DisposableBase {
     return this.titles.on(listener);
   }
 
+  /**
+   * After the callbacks of writes the host reports parsed: the screen's top
+   * row at the last of them (rows above it had scrolled off by its end).
+   */
+  onParsed(listener: (topRow: number) => void): Disposable {
+    return this.parsedTops.on(listener);
+  }
+
   /** For HostedCommands. */
   ask<N extends keyof ScreenCalls>(name: N, args: ScreenCalls[N]['args'], onCut?: () => void): Promise<Result<N>> {
     if (this.isDisposed) return Promise.reject(new Error('tend: screen disposed'));
@@ -147,13 +157,15 @@ export class HostedScreen extends DisposableBase {
 
   // ---- events from the host ------------------------------------------------
 
-  parsedUpTo(count: number): void {
+  parsedUpTo(count: number, topRow: number): void {
+    const before = this.parsedCount;
     while (this.parsedCount < count && this.unparsed.length > 0) {
       this.parsedCount++;
       const w = this.unparsed.shift()!;
       this.unparsedBytes -= w.length;
       w.done?.();
     }
+    if (this.parsedCount === count && this.parsedCount !== before) this.parsedTops.fire(topRow);
   }
 
   reply(bytes: Uint8Array): void {

@@ -46,7 +46,7 @@ export interface ScreenCalls {
   modes: { args: null; result: TerminalModes };
   /** A snapshot with the modes at its cut (a viewer's resume, `tend screen --format snapshot`). */
   /** `viewer`: a viewer's snapshot; from the first with scrollback on, the screen keeps its painted lines (painted-warmer.ts). */
-  snapshot: { args: { scrollbackRows?: number; history?: boolean; viewer?: boolean }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackCount } };
+  snapshot: { args: { scrollbackRows?: number; history?: boolean; viewer?: boolean; historyAfterRow?: number }; result: { snapshot: ScreenSnapshot; modes: TerminalModes; scrollback: ScrollbackCount } };
   /**
    * The screen as a terminal of another size shows it (a viewer's VIEW
    * snapshot), with the modes at its cut. The one call that does not wait
@@ -86,8 +86,11 @@ export interface HostBatch {
 
 /** Events the host sends back, in the order they happened. */
 export type HostEvent =
-  /** The screen has parsed its writes up to (and with) the `count`-th. */
-  | { ev: 'parsed'; screen: number; count: number }
+  /**
+   * The screen has parsed its writes up to (and with) the `count`-th, and its
+   * top row was then `topRow` (rows above it had scrolled off: see Screen.screenTopRow).
+   */
+  | { ev: 'parsed'; screen: number; count: number; topRow: number }
   /** Answers to queries in live output, for the program. */
   | { ev: 'reply'; screen: number; bytes: Uint8Array }
   | { ev: 'title'; screen: number; title: string }

@@ -177,7 +177,7 @@ export class ScreenHost extends DisposableBase {
     for (const e of events) {
       switch (e.ev) {
         case 'parsed':
-          this.screens.get(e.screen)?.parsedUpTo(e.count);
+          this.screens.get(e.screen)?.parsedUpTo(e.count, e.topRow);
           break;
         case 'reply':
           this.screens.get(e.screen)?.reply(e.bytes);

@@ -33,6 +33,8 @@ interface Entry {
   commands: CommandIndex;
   /** Writes parsed so far (the count the server's side matches its callbacks to). */
   parsed: number;
+  /** The screen's top row when its last parsed write was (what "parsed" reports with the count). */
+  parsedTopRow: number;
   /** Whether finished commands go out with their output (an await is watching). */
   watched: boolean;
   /** Whether the screen keeps painted lines (once a viewer attached), and paints new ones when output is quiet. */
@@ -100,6 +102,7 @@ export class ScreenTable {
           // Parsed: the terminal keeps none of the bytes it was given.
           if (op.lane) this.slabs.give(data);
           entry.parsed++;
+          entry.parsedTopRow = entry.screen.screenTopRow;
           this.parsedSince.set(op.screen, entry.parsed);
           this.parsedSinceBytes += op.end - op.start;
           this.schedulePost();
@@ -134,7 +137,7 @@ export class ScreenTable {
   }
 
   private add(id: number, screen: Screen, restored: CommandIndex | null): Entry {
-    const entry: Entry = { screen, commands: restored ?? new CommandIndex(screen), parsed: 0, watched: false, warmer: new PaintedWarmer(screen) };
+    const entry: Entry = { screen, commands: restored ?? new CommandIndex(screen), parsed: 0, parsedTopRow: screen.screenTopRow, watched: false, warmer: new PaintedWarmer(screen) };
     this.screens.set(id, entry);
     screen.onReply((bytes) => this.push({ ev: 'reply', screen: id, bytes }));
     screen.onTitle((title) => this.push({ ev: 'title', screen: id, title }));
@@ -186,17 +189,18 @@ export class ScreenTable {
         await screen.flush();
         return screen.modes;
       case 'snapshot': {
-        const { scrollbackRows, history, viewer } = args as ScreenCalls['snapshot']['args'];
+        const { scrollbackRows, history, viewer, historyAfterRow } = args as ScreenCalls['snapshot']['args'];
         let at: Omit<ScreenCalls['snapshot']['result'], 'snapshot'> | null = null;
         // (not for `tend screen` or an agent's sleep: a session no viewer attaches to keeps nothing)
         if (viewer === true && scrollbackRows !== 0) entry.warmer.attached();
         const snapshot = await screen.snapshotAsync({
           scrollbackRows,
           history,
+          historyAfterRow,
           reusePainted: entry.warmer.keeps,
           onCut: () => {
             cut();
-            at = { modes: screen.modes, scrollback: screen.scrollbackShown(scrollbackRows ?? 0) };
+            at = { modes: screen.modes, scrollback: screen.scrollbackShown(screen.scrollbackWanted({ scrollbackRows: scrollbackRows ?? 0, historyAfterRow })) };
           },
         });
         return { snapshot, ...at! };
@@ -318,7 +322,7 @@ export class ScreenTable {
 
   /** Moves the counts waiting into the events, which keeps them before whatever follows. */
   private takeCounts(): void {
-    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count });
+    for (const [screen, count] of this.parsedSince) this.events.push({ ev: 'parsed', screen, count, topRow: this.screens.get(screen)?.parsedTopRow ?? 0 });
     this.parsedSince.clear();
     this.parsedSinceBytes = 0;
   }

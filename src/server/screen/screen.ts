@@ -156,6 +156,11 @@ export interface SnapshotOptions {
    * the same either way: painted-lines.ts).
    */
   reusePainted?: boolean;
+  /**
+   * The viewer's terminal holds the history up to this row already (it was
+   * streamed there before): of the `scrollbackRows`, only rows after it.
+   */
+  historyAfterRow?: number;
 }
 
 const encoder = new TextEncoder();
@@ -452,7 +457,7 @@ export class Screen extends DisposableBase {
    * whole buffers.
    */
   snapshot(options: SnapshotOptions = {}): ScreenSnapshot {
-    const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
+    const scrollbackRows = this.scrollbackWanted(options);
     const older = this.reader.older(scrollbackRows, options.history !== false);
     const result = snapshotNow(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
@@ -485,7 +490,7 @@ export class Screen extends DisposableBase {
     // The terminal is now exactly the snapshot's picture: state that must
     // match it (the command index's rows) is read here, synchronously.
     options.onCut?.();
-    const scrollbackRows = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
+    const scrollbackRows = this.scrollbackWanted(options);
     const older = this.reader.older(scrollbackRows, options.history !== false);
     const slices = snapshotSlices(this.terminal, readInternals(this.terminal), {
       scrollbackRows,
@@ -503,6 +508,18 @@ export class Screen extends DisposableBase {
         sliceStart = performance.now();
       }
     }
+  }
+
+  /** The scrollback rows a snapshot takes: `scrollbackRows`, less those a terminal holds (historyAfterRow). */
+  scrollbackWanted(options: Pick<SnapshotOptions, 'scrollbackRows' | 'historyAfterRow'>): number {
+    const asked = options.scrollbackRows ?? Number.MAX_SAFE_INTEGER;
+    if (options.historyAfterRow === undefined) return asked;
+    return Math.min(asked, Math.max(0, this.reader.snapshotTopRow(0) - (options.historyAfterRow + 1)));
+  }
+
+  /** The row number of the screen's top row (rows above it are scrollback or history): it grows as output scrolls. */
+  get screenTopRow(): number {
+    return this.reader.snapshotTopRow(0);
   }
 
   private toSnapshot(result: SnapshotResult, firstRow: number): ScreenSnapshot {

@@ -11,6 +11,7 @@ import { OutputLog, randomBaseSeq } from './output-log.js';
 import { SizePolicy, type TerminalSize, type WindowSizePolicy } from './size-policy.js';
 import { shiftMouseReports } from './view-mouse.js';
 import { ViewerChannel, type Snapshot, type SnapshotRequest } from './viewer-channel.js';
+import { WindowRows } from './window-rows.js';
 
 /** Older rows for a viewer: the SCROLLBACK frame's fields. */
 export type ScrollbackRows = Omit<Extract<FrameFromServer, { type: 'scrollback' }>, 'type' | 'channel'>;
@@ -34,6 +35,14 @@ export interface SessionViewersOptions {
    * snapshot would show now), at most `count` of them.
    */
   readScrollback?(request: { beforeRow: number | null; count: number }): Promise<ScrollbackRows>;
+  /**
+   * The screen's top row when it had parsed up to `seq` (RowMarks.topRowAt),
+   * or undefined if that is no longer known: the rows above it are in the
+   * scrollback of a terminal streamed up to there. Without it no window is remembered.
+   */
+  topRowAt?(seq: number): number | undefined;
+  /** A window's rows were remembered: worth a checkpoint, which keeps them across a server restart. */
+  windowRemembered?(): void;
   /** Input for the PTY, whole, in arrival order. */
   writeInput(data: Uint8Array): void;
   /**
@@ -75,6 +84,8 @@ export interface AttachOptions {
   keepsHistory?: boolean;
   /** The viewer drew over its screen while away: a screen-only snapshot follows the replay. */
   repaint?: boolean;
+  /** The outer terminal window the viewer paints into (SUBSCRIBE's window): its snapshot skips the history rows that window holds. */
+  window?: string;
   /** Called when the channel ends by itself (a protocol violation), after it is detached. */
   onClosed?(reason: CloseReason, message: string): void;
   /** The same viewer's channel to this session that this one replaces (a repaint): its place for the size is kept. */
@@ -100,6 +111,9 @@ export class SessionViewers extends DisposableBase {
   /** Viewers that can type to the holder, and the route each was last told ('' or absent: the server). */
   private readonly typists = new WeakSet<ViewerChannel>();
   private readonly routes = new WeakMap<ViewerChannel, string>();
+  /** The history rows each window holds, as of its last viewer's close; and each channel's window. */
+  private readonly windows = new WindowRows();
+  private readonly windowOf = new WeakMap<ViewerChannel, string>();
 
   constructor(private readonly options: SessionViewersOptions) {
     super();
@@ -204,7 +218,15 @@ export class SessionViewers extends DisposableBase {
     if (!rejoin) this.applyPolicy();
     channel.showView(this.viewFor(channel));
     if (this.frozen) channel.freeze();
-    channel.start(options.resume, { keepsHistory: options.keepsHistory === true, repaint: options.repaint === true });
+    // A viewer that kept the history (reconnecting) holds at least what its window was last
+    // remembered to: the server's record may be older (from before a crash), so it is not used.
+    const heldRow = options.window === undefined || options.keepsHistory === true ? undefined : this.windows.heldRow(options.window);
+    if (options.window !== undefined) this.windowOf.set(channel, options.window);
+    channel.start(options.resume, {
+      keepsHistory: options.keepsHistory === true,
+      repaint: options.repaint === true,
+      ...(heldRow !== undefined ? { historyAfterRow: heldRow } : {}),
+    });
     this.updateInputRoutes();
     return channel;
   }
@@ -368,10 +390,47 @@ export class SessionViewers extends DisposableBase {
 
   private forget(channel: ViewerChannel, options: { keepSize?: boolean } = {}): void {
     if (!this.channels.delete(channel)) return;
+    this.rememberWindow(channel);
     this.sizes.leave(channel);
     if (options.keepSize !== true) this.applyPolicy();
     this.trim();
     this.updateInputRoutes();
+  }
+
+  /**
+   * A closing channel's window holds the history rows that had scrolled off
+   * by the seq its terminal parsed. Shown a view or a kept screen, or with
+   * its position unknown, the window keeps what it was remembered to hold:
+   * its next attach is sent rows it may have, never a hole.
+   */
+  private rememberWindow(channel: ViewerChannel): void {
+    const window = this.windowOf.get(channel);
+    const seq = channel.streamParsedSeq;
+    if (window === undefined || seq === null) return;
+    const top = this.options.topRowAt?.(seq);
+    if (top === undefined || this.windows.heldRow(window) === top - 1) return;
+    this.windows.remember(window, top - 1);
+    this.options.windowRemembered?.();
+  }
+
+  /** Every attached window's rows as if its viewer left now: for the checkpoint a stopping server writes. */
+  rememberAttachedWindows(): void {
+    for (const ch of this.channels) this.rememberWindow(ch);
+  }
+
+  /** The rows each window holds, for a checkpoint (WindowRows.entries). */
+  get windowsHeld(): Array<[string, number]> {
+    return this.windows.entries();
+  }
+
+  /** A checkpoint's windowsHeld, when its screen (and so its row numbers) is the one the session goes on with. */
+  restoreWindows(saved: unknown): void {
+    this.windows.restore(saved);
+  }
+
+  /** The screen was rebuilt from the holder's ring: row numbers start again, no window's are known. */
+  forgetWindows(): void {
+    this.windows.clear();
   }
 
   /** Asks the PTY for the size the policy wants, if it is not that size already. */

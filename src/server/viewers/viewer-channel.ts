@@ -56,6 +56,11 @@ export interface SnapshotRequest {
    */
   screenOnly?: boolean;
   /**
+   * The viewer's terminal holds the history up to this row (a window it was
+   * streamed to before): the snapshot's scrollback is only of rows after it.
+   */
+  historyAfterRow?: number;
+  /**
    * Render the screen as a terminal of this size shows it (cropped or
    * padded, painted in place): the viewer's terminal is not the session's size.
    */
@@ -68,6 +73,12 @@ export interface StartOptions {
   keepsHistory?: boolean;
   /** The viewer drew over its screen while away: once replayed, it gets a screen-only snapshot too. */
   repaint?: boolean;
+  /**
+   * The viewer's terminal holds the history up to this row (the server
+   * remembers its window): its first snapshot's scrollback is of the rows
+   * after it only (with keepsHistory too: then the rows it missed while away).
+   */
+  historyAfterRow?: number;
 }
 
 /** Why a channel starts from (or falls back to) a snapshot. */
@@ -176,6 +187,9 @@ export class ViewerChannel extends DisposableBase {
   private modeChanged = false;
   /** Snapshots for this viewer carry the screen alone (its terminal holds the history). */
   private screenOnly = false;
+  private keepsHistory = false;
+  /** Until a snapshot of the stream is sent: the last history row the viewer's terminal holds (StartOptions). */
+  private historyAfterRow: number | null = null;
   /**
    * The session shows a kept screen (its agent sleeps): no DATA is sent, and
    * every snapshot is of the kept screen (the session's takeSnapshot renders
@@ -227,6 +241,17 @@ export class ViewerChannel extends DisposableBase {
 
   /** The viewer's last valid ack (its starting point until it acks). */
   get ackedSeq(): number | null {
+    return this.acked;
+  }
+
+  /**
+   * The seq up to which the viewer's terminal has parsed the session's
+   * stream, while it is shown the stream (not a view, not a kept screen) and
+   * has acked its last snapshot; null otherwise. Every history row that had
+   * scrolled off by then is in that terminal's scrollback.
+   */
+  get streamParsedSeq(): number | null {
+    if (this.decision === null || this.view !== null || this.frozen || this.snapshotUnacked || this.snapshotting) return null;
     return this.acked;
   }
 
@@ -334,8 +359,10 @@ export class ViewerChannel extends DisposableBase {
   /** Decides replay vs snapshot for a new subscription and starts the stream. */
   start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
+    this.keepsHistory = options.keepsHistory === true;
+    this.historyAfterRow = options.historyAfterRow ?? null;
     if (this.frozen) {
-      this.screenOnly = options.keepsHistory === true;
+      this.screenOnly = this.keepsHistory && this.historyAfterRow === null;
       // A replay would be bytes of the live screen, which a frozen session does not show.
       this.decision = { mode: 'snapshot', reason: 'frozen' };
       void this.snapshot('frozen');
@@ -349,8 +376,9 @@ export class ViewerChannel extends DisposableBase {
     }
     const log = this.opts.log;
     // A viewer whose terminal holds this session's history already (tend
-    // attach painted it before: its own scrollback) must not be sent those rows again.
-    this.screenOnly = options.keepsHistory === true;
+    // attach painted it before: its own scrollback) must not be sent those rows again;
+    // one whose window the server remembers is sent the rows after those it holds.
+    this.screenOnly = this.keepsHistory && this.historyAfterRow === null;
     let reason: SnapshotReason;
     if (!resume) reason = 'no-resume';
     else if (resume.boot !== this.opts.stream) reason = 'other-stream';
@@ -570,7 +598,8 @@ export class ViewerChannel extends DisposableBase {
     const screenOnly = this.screenOnly || reason === 'repaint' || reason === 'resized';
     let snap: Snapshot;
     try {
-      snap = await this.opts.takeSnapshot({ atLeastSeq, ...(screenOnly ? { screenOnly: true } : {}), ...(view !== null ? { view } : {}) });
+      const after = !screenOnly && view === null && this.historyAfterRow !== null ? { historyAfterRow: this.historyAfterRow } : {};
+      snap = await this.opts.takeSnapshot({ atLeastSeq, ...(screenOnly ? { screenOnly: true } : {}), ...(view !== null ? { view } : {}), ...after });
     } catch (err) {
       this.snapshotting = false;
       this.fail(ViewerErrorCode.INTERNAL, `could not render the screen: ${(err as Error).message}`);
@@ -600,7 +629,14 @@ export class ViewerChannel extends DisposableBase {
       return;
     }
     this.snapshots++;
-    if (!snap.view) this.snapshotFirstRow = snap.firstRow ?? null;
+    if (!snap.view) {
+      this.snapshotFirstRow = snap.firstRow ?? null;
+      if (this.historyAfterRow !== null) {
+        // The viewer's terminal holds the history now; later snapshots are as for any viewer.
+        this.historyAfterRow = null;
+        this.screenOnly = this.keepsHistory;
+      }
+    }
     this.send({
       type: 'snapshot',
       channel: this.channel,

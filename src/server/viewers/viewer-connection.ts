@@ -206,6 +206,7 @@ export class ViewerConnection extends DisposableBase {
       rows: frame.rows,
       resume: frame.resume,
       keepsHistory: frame.keepsHistory === true,
+      ...(frame.window !== undefined ? { window: frame.window } : {}),
       repaint: frame.repaint === true,
       typesToHolder: this.hello?.typesToHolder === true && this.hello.writer !== null,
       onClosed: () => this.subscriptions.delete(frame.channel),
