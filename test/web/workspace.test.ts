@@ -44,8 +44,18 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     const scope = useTestScope(t);
     const h = await startWebHarness(scope);
     const left = await h.newSession({ name: 'main' });
-    const page = await h.open('/w/main');
+    // A lone session's page asks nothing the server answers with an error (the browser logs each one).
+    const context = await h.newContext();
+    const failed: string[] = [];
+    context.on('response', (res) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+    });
+    context.on('console', (msg) => {
+      if (msg.type() === 'error') failed.push(`console: ${msg.text()}`);
+    });
+    const page = await h.open('/w/main', context);
     await waitForLivePane(page, left);
+    assert.deepEqual(failed, [], 'no request of the page failed');
     await typeInto(page, left, 'printf "\\033]2;left title\\007"; for c in 31 32 33 34 35 36; do printf "\\033[${c}m%s\\033[0m " colour$c; done; echo; echo left pane', { enter: true });
     // The output line itself: the typed command line holds the words too.
     await waitFor(async () => /^left pane$/m.test((await paneText(page, left)) ?? ''), { what: 'the left output' });

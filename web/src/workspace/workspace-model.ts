@@ -199,7 +199,9 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
     try {
       // Both lookups at once: the time to a first painted terminal is the page's first impression.
       const sessionLookup = resolveSession(name).catch(() => null);
-      const ws = await loadWorkspace(name);
+      // From the list, which always answers: asking for the workspace by name answers a lone
+      // session's page 404, which the browser logs as a failed load on every such page.
+      const ws = (await listWorkspaces()).find((w) => w.name === name) ?? null;
       if (!this.running) return;
       if (ws?.layout) {
         const all = layoutSessions(ws.layout);
