@@ -41,20 +41,25 @@ async function attachAndDetach(outer: TmuxOuter, last: string, command = launche
   await outer.waitForScreen('the detach', (rows) => rows.at(-1)?.startsWith('outer$') === true && rows.some((r) => r.includes('[detached from')));
 }
 
-function scrollback(outer: TmuxOuter): string[] {
-  return outer.tmux(['capture-pane', '-p', '-S', '-', '-t', '0']).stdout.split('\n');
-}
-
-test('attaching again from the same window puts each history row in its scrollback once; another window gets the history', T, async (t) => {
+/** A bash session `w` that printed rows 1 to 300, and a window that attached to it and detached. */
+async function attachedOnce(t: Parameters<typeof useTestScope>[0]): Promise<{ scope: TestScope; server: TestServer; id: string; outer: TmuxOuter }> {
   const scope = useTestScope(t);
   const server = await serverFor(scope);
   const id = await newSession(server, { name: 'w', argv: BASH, cols: 100, rows: 30 });
   await waitForSessionText(server, id, PROMPT);
   await server.api('POST', `/v1/sessions/${id}/input`, { text: 'seq 1 300\r' });
   await waitForSessionText(server, id, /^300\n\$/m);
-
   const outer = await outerWindow(scope, server);
   await attachAndDetach(outer, '300');
+  return { scope, server, id, outer };
+}
+
+function scrollback(outer: TmuxOuter): string[] {
+  return outer.tmux(['capture-pane', '-p', '-S', '-', '-t', '0']).stdout.split('\n');
+}
+
+test('attaching again from the same window puts each history row in its scrollback once; another window gets the history', T, async (t) => {
+  const { scope, server, id, outer } = await attachedOnce(t);
   const afterFirst = scrollback(outer).length;
   assert.equal(countOf(scrollback(outer), '150'), 1, 'the first attach puts the history there');
   await attachAndDetach(outer, '300', otherViewerCommand);
@@ -81,14 +86,7 @@ test('attaching again from the same window puts each history row in its scrollba
 });
 
 test('the window\'s rows are remembered across `tend server restart`', T, async (t) => {
-  const scope = useTestScope(t);
-  const server = await serverFor(scope);
-  const id = await newSession(server, { name: 'w', argv: BASH, cols: 100, rows: 30 });
-  await waitForSessionText(server, id, PROMPT);
-  await server.api('POST', `/v1/sessions/${id}/input`, { text: 'seq 1 300\r' });
-  await waitForSessionText(server, id, /^300\n\$/m);
-  const outer = await outerWindow(scope, server);
-  await attachAndDetach(outer, '300');
+  const { server, id, outer } = await attachedOnce(t);
   const before = scrollback(outer).length;
 
   const restarted = await server.cli(['server', 'restart']);
