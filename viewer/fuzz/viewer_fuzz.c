@@ -424,12 +424,20 @@ fuzz_encoders(const uint8_t *data, size_t size)
 	id[size] = '\0';
 	id_len = strlen(id);
 	buf_init(&out, 4 * size + 64);
-	if (frame_subscribe(&out, 1, id, 80, 24, NULL, true, false) == 0) {
+	if (frame_subscribe(&out, 1, id, NULL, 80, 24, NULL, true, false) == 0) {
 		require(id_len <= FRAME_MAX_NAME_BYTES && frame_utf8_valid(data, id_len));
 		require(out.len == FRAME_HEADER_BYTES + 15 + 2 + id_len);
 		require(memcmp(out.data + out.len - id_len, id, id_len) == 0);
 	} else
 		require(out.len == 0 && (id_len > FRAME_MAX_NAME_BYTES || !frame_utf8_valid(data, id_len)));
+	buf_clear(&out);
+	/* The same bytes as a window key: 1 to FRAME_MAX_WINDOW_KEY_BYTES of UTF-8, last in the frame. */
+	if (frame_subscribe(&out, 1, "s", id, 80, 24, NULL, false, false) == 0) {
+		require(id_len >= 1 && id_len <= FRAME_MAX_WINDOW_KEY_BYTES && frame_utf8_valid(data, id_len));
+		require(out.len == FRAME_HEADER_BYTES + 15 + 2 + 1 + 2 + id_len);
+		require(memcmp(out.data + out.len - id_len, id, id_len) == 0);
+	} else
+		require(out.len == 0 && (id_len == 0 || id_len > FRAME_MAX_WINDOW_KEY_BYTES || !frame_utf8_valid(data, id_len)));
 	free(id);
 	buf_clear(&out);
 	for (size_t i = 0; i < size && i < 8; i++)
