@@ -11,12 +11,12 @@
 //
 //   marks.note(parsedSeq, topRow)          // after each batch the screen parsed
 //   marks.topRowAt(ackedSeq)               // rows above it: in the viewer's scrollback
-//   windows.remember('w1:…', row)          // on the channel's close
-//   windows.heldRow('w1:…')                // on the next SUBSCRIBE from that window
+//   windows.remember(window, row)          // on the channel's close
+//   windows.heldRow(window)                // on the next SUBSCRIBE from that window
 
 import { MAX_WINDOW_KEY_BYTES } from '../../protocol/viewer-frames.js';
 
-/** Marks kept: a flood's batches are 64 KiB, so these reach back ~4 MiB of output, ~40 of typing. */
+/** Marks kept: the last 64 batches the screen parsed (a flood's are up to 64 KiB: ~4 MiB back; typing's, a few keys each). */
 const MARKS = 64;
 
 /** Windows remembered per session: the oldest forgotten first (its next attach gets the whole history again). */
