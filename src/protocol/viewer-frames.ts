@@ -403,9 +403,15 @@ function checkSize(cols: number, rows: number): void {
   if (!Number.isInteger(rows) || rows < MIN_ROWS || rows > MAX_ROWS) badField(`rows must be ${MIN_ROWS}..${MAX_ROWS}, got ${rows}`);
 }
 
+/** Why a window key of `bytes` bytes is refused (null: it is not). */
+function windowKeyProblem(bytes: number): string | null {
+  return bytes === 0 || bytes > MAX_WINDOW_KEY_BYTES ? `window is ${bytes} bytes, it must be 1 to ${MAX_WINDOW_KEY_BYTES}` : null;
+}
+
 function encodeWindowKey(key: string): Uint8Array {
-  const bytes = new TextEncoder().encode(key);
-  if (bytes.length === 0 || bytes.length > MAX_WINDOW_KEY_BYTES) badField(`window is ${bytes.length} bytes, it must be 1 to ${MAX_WINDOW_KEY_BYTES}`);
+  const bytes = utf8Encoder.encode(key);
+  const problem = windowKeyProblem(bytes.length);
+  if (problem !== null) badField(problem);
   return bytes;
 }
 
@@ -774,8 +780,8 @@ export function decodeFrameFromViewer(bytes: Uint8Array, options?: DecodeOptions
       if ((flags & SUBSCRIBE_REPAINT) !== 0) frame.repaint = true;
       if ((flags & SUBSCRIBE_WINDOW) !== 0) {
         const window = r.name('window');
-        const bytes = new TextEncoder().encode(window).length;
-        if (bytes === 0 || bytes > MAX_WINDOW_KEY_BYTES) bad(`SUBSCRIBE window is ${bytes} bytes, it must be 1 to ${MAX_WINDOW_KEY_BYTES}`);
+        const problem = windowKeyProblem(utf8Encoder.encode(window).length);
+        if (problem !== null) bad(`SUBSCRIBE ${problem}`);
         frame.window = window;
       }
       break;

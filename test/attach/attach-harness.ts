@@ -262,7 +262,6 @@ function sameCursor(terminal: HeadlessTerminal, screen: ServerScreen): boolean {
   return b.cursorX === screen.cursor.x && b.cursorY === screen.cursor.y;
 }
 
-/** Text on the server's screen of a session. */
 /**
  * A server, a bash session named `name` at its prompt, and a viewer
  * attached to it (`:name`), not yet waited on: callers check what they
@@ -276,6 +275,7 @@ export async function attachToBash(scope: TestScope, name: string): Promise<{ se
   return { server, id, viewer };
 }
 
+/** Text on the server's screen of a session. */
 export async function waitForSessionText(server: TestServer, target: string, pattern: RegExp, timeoutMs = 30_000): Promise<ServerScreen> {
   let last = '';
   return waitFor(

@@ -76,7 +76,7 @@ export interface StartOptions {
   /**
    * The viewer's terminal holds the history up to this row (the server
    * remembers its window): its first snapshot's scrollback is of the rows
-   * after it only (with keepsHistory too: then the rows it missed while away).
+   * after it only. Not with keepsHistory, whose snapshots have none.
    */
   historyAfterRow?: number;
 }
@@ -187,7 +187,6 @@ export class ViewerChannel extends DisposableBase {
   private modeChanged = false;
   /** Snapshots for this viewer carry the screen alone (its terminal holds the history). */
   private screenOnly = false;
-  private keepsHistory = false;
   /** Until a snapshot of the stream is sent: the last history row the viewer's terminal holds (StartOptions). */
   private historyAfterRow: number | null = null;
   /**
@@ -359,10 +358,9 @@ export class ViewerChannel extends DisposableBase {
   /** Decides replay vs snapshot for a new subscription and starts the stream. */
   start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
-    this.keepsHistory = options.keepsHistory === true;
     this.historyAfterRow = options.historyAfterRow ?? null;
     if (this.frozen) {
-      this.screenOnly = this.keepsHistory && this.historyAfterRow === null;
+      this.screenOnly = options.keepsHistory === true;
       // A replay would be bytes of the live screen, which a frozen session does not show.
       this.decision = { mode: 'snapshot', reason: 'frozen' };
       void this.snapshot('frozen');
@@ -378,7 +376,7 @@ export class ViewerChannel extends DisposableBase {
     // A viewer whose terminal holds this session's history already (tend
     // attach painted it before: its own scrollback) must not be sent those rows again;
     // one whose window the server remembers is sent the rows after those it holds.
-    this.screenOnly = this.keepsHistory && this.historyAfterRow === null;
+    this.screenOnly = options.keepsHistory === true;
     let reason: SnapshotReason;
     if (!resume) reason = 'no-resume';
     else if (resume.boot !== this.opts.stream) reason = 'other-stream';
@@ -631,11 +629,8 @@ export class ViewerChannel extends DisposableBase {
     this.snapshots++;
     if (!snap.view) {
       this.snapshotFirstRow = snap.firstRow ?? null;
-      if (this.historyAfterRow !== null) {
-        // The viewer's terminal holds the history now; later snapshots are as for any viewer.
-        this.historyAfterRow = null;
-        this.screenOnly = this.keepsHistory;
-      }
+      // The viewer's terminal holds the history now; later snapshots are as for any viewer.
+      this.historyAfterRow = null;
     }
     this.send({
       type: 'snapshot',
