@@ -23,10 +23,10 @@ function countOf(lines: string[], text: string): number {
 }
 
 /** A tmux pane running a shell: the user's terminal window. */
-async function outerWindow(scope: TestScope, server: TestServer): Promise<TmuxOuter> {
+async function outerWindow(scope: TestScope, server: TestServer, size = { cols: 100, rows: 30 }): Promise<TmuxOuter> {
   const env: NodeJS.ProcessEnv = { ...server.env, TERM: 'xterm-256color' };
   delete env.TMUX;
-  const outer = TmuxOuter.start(scope, { cols: 100, rows: 30, command: "PS1='outer$ ' bash --norc --noprofile", env });
+  const outer = TmuxOuter.start(scope, { ...size, command: "PS1='outer$ ' bash --norc --noprofile", env });
   outer.tmux(['set', '-g', 'history-limit', '20000']);
   await outer.waitForScreen('the outer shell', (rows) => rows.some((r) => r.startsWith('outer$')));
   return outer;
@@ -37,6 +37,10 @@ async function attachAndDetach(outer: TmuxOuter, last: string, command = launche
   outer.sendKeys('-l', `${command} attach :w`);
   outer.sendKeys('Enter');
   await outer.waitForScreen(`the attach showing ${last}`, (rows) => rows.includes(last) && rows.some((r) => /^\$\s*$/.test(r)) && !rows.some((r) => r.startsWith('outer$')));
+  await detach(outer);
+}
+
+async function detach(outer: TmuxOuter): Promise<void> {
   outer.sendKeys('C-\\', 'd');
   await outer.waitForScreen('the detach', (rows) => rows.at(-1)?.startsWith('outer$') === true && rows.some((r) => r.includes('[detached from')));
 }
@@ -97,4 +101,29 @@ test('the window\'s rows are remembered across `tend server restart`', T, async 
   const lines = scrollback(outer);
   assert.ok(lines.length - before <= 50 + 2 * 30 + 5, `the attach after the restart added ${lines.length - before} rows`);
   for (const n of ['1', '150', '260', '1001', '1020']) assert.equal(countOf(lines, n), 1, `row ${n} once`);
+});
+
+test('a window shown only views, which then took the session\'s size, is sent the history at its next attach', T, async (t) => {
+  const { scope, server, id, outer: big } = await attachedOnce(t);
+  big.sendKeys('-l', `${launcherCommand} attach :w`);
+  big.sendKeys('Enter');
+  await big.waitForScreen('the big window attached', (rows) => rows.includes('300') && !rows.some((r) => r.startsWith('outer$')));
+  // A smaller window beside it is shown views; typing there gives the session its size, and it
+  // is sent the screen alone (its own scrollback has no row of the session).
+  const small = await outerWindow(scope, server, { cols: 80, rows: 20 });
+  small.sendKeys('-l', `${launcherCommand} attach :w`);
+  small.sendKeys('Enter');
+  await small.waitForScreen('the small window attached', (rows) => rows.includes('300') && !rows.some((r) => r.startsWith('outer$')));
+  small.sendKeys('-l', 'echo from-the-small-window');
+  small.sendKeys('Enter');
+  await small.waitForScreen('its output', (rows) => rows.includes('from-the-small-window'));
+  // The hint on entry gives way to a repaint: a new channel, which says it keeps the history.
+  await small.waitForScreen('the hint gone', (rows) => !rows.some((r) => r.includes('tend: attached to')), 30_000);
+  assert.equal((await server.api<{ cols: number }>('GET', `/v1/sessions/${id}`)).body.cols, 80, 'the session took the small window\'s size');
+  assert.equal(countOf(scrollback(small), '150'), 0, 'no history row reached the small window');
+  await detach(small);
+  await detach(big);
+
+  await attachAndDetach(small, 'from-the-small-window');
+  assert.equal(countOf(scrollback(small), '150'), 1, 'the history reaches the small window at its next attach, once');
 });

@@ -226,6 +226,7 @@ export class SessionViewers extends DisposableBase {
       keepsHistory: options.keepsHistory === true,
       repaint: options.repaint === true,
       ...(heldRow !== undefined ? { historyAfterRow: heldRow } : {}),
+      ...(options.succeeds !== undefined ? { holdsHistory: options.succeeds.holdsHistory } : {}),
     });
     this.updateInputRoutes();
     return channel;

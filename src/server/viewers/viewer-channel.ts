@@ -79,6 +79,13 @@ export interface StartOptions {
    * after it only. Not with keepsHistory, whose snapshots have none.
    */
   historyAfterRow?: number;
+  /**
+   * Whether the viewer's terminal holds the session's history so far
+   * (default: keepsHistory, the viewer's word). A repaint's channel takes the
+   * channel it replaces' account: a viewer that was shown only views says it
+   * keeps a history its terminal never got.
+   */
+  holdsHistory?: boolean;
 }
 
 /** Why a channel starts from (or falls back to) a snapshot. */
@@ -190,6 +197,13 @@ export class ViewerChannel extends DisposableBase {
   /** Until a snapshot of the stream is sent: the last history row the viewer's terminal holds (StartOptions). */
   private historyAfterRow: number | null = null;
   /**
+   * The viewer's terminal holds the session's history up to where it is: it
+   * kept it (keepsHistory), or was sent a snapshot of the stream with
+   * scrollback. Not after a screen-only one alone (a viewer that began on
+   * views and then took the PTY's size): its scrollback lacks the rows before.
+   */
+  private _holdsHistory = false;
+  /**
    * The session shows a kept screen (its agent sleeps): no DATA is sent, and
    * every snapshot is of the kept screen (the session's takeSnapshot renders
    * it). The log goes on filling; thaw() repaints from the live screen.
@@ -245,12 +259,18 @@ export class ViewerChannel extends DisposableBase {
 
   /**
    * The seq up to which the viewer's terminal has parsed the session's
-   * stream, while it is shown the stream (not a view, not a kept screen) and
-   * has acked its last snapshot; null otherwise. Every history row that had
-   * scrolled off by then is in that terminal's scrollback.
+   * stream, while it is shown the stream (not a view, not a kept screen),
+   * holds the history before it (holdsHistory) and has acked its last
+   * snapshot; null otherwise. Every history row that had scrolled off by then
+   * is in that terminal's scrollback.
    */
+  /** See StartOptions.holdsHistory. */
+  get holdsHistory(): boolean {
+    return this._holdsHistory;
+  }
+
   get streamParsedSeq(): number | null {
-    if (this.decision === null || this.view !== null || this.frozen || this.snapshotUnacked || this.snapshotting) return null;
+    if (!this._holdsHistory || this.decision === null || this.view !== null || this.frozen || this.snapshotUnacked || this.snapshotting) return null;
     return this.acked;
   }
 
@@ -359,6 +379,7 @@ export class ViewerChannel extends DisposableBase {
   start(resume?: ResumePoint, options: StartOptions = {}): void {
     if (this.decision !== null) throw new Error('a viewer channel starts once');
     this.historyAfterRow = options.historyAfterRow ?? null;
+    this._holdsHistory = options.holdsHistory ?? options.keepsHistory === true;
     if (this.frozen) {
       this.screenOnly = options.keepsHistory === true;
       // A replay would be bytes of the live screen, which a frozen session does not show.
@@ -631,6 +652,7 @@ export class ViewerChannel extends DisposableBase {
       this.snapshotFirstRow = snap.firstRow ?? null;
       // The viewer's terminal holds the history now; later snapshots are as for any viewer.
       this.historyAfterRow = null;
+      if (!screenOnly) this._holdsHistory = true;
     }
     this.send({
       type: 'snapshot',
