@@ -12,6 +12,7 @@ import {
   RESULTS_DIR,
   WEB_TEST_TIMEOUT_MS,
   browserUnavailable,
+  failedLoads,
   SESSION_ENV,
   startWebHarness,
   typeInto,
@@ -33,7 +34,9 @@ describe('dashboard', { timeout: WEB_TEST_TIMEOUT_MS, skip: skip ?? false }, () 
   test('a session created from the page runs a typed command and shows its output, as the server sees it', async (t) => {
     const scope = useTestScope(t);
     const h = await startWebHarness(scope);
-    const page = await h.open('/');
+    const context = await h.newContext();
+    const failed = failedLoads(context);
+    const page = await h.open('/', context);
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
 
     await page.getByLabel('Name').fill('web1');
@@ -51,6 +54,8 @@ describe('dashboard', { timeout: WEB_TEST_TIMEOUT_MS, skip: skip ?? false }, () 
     await waitFor(async () => (await paneText(page, created.id))?.includes('from the page: 42'), { what: 'the output on the page' });
     const screen = await waitForSameScreen(h, page, created.id);
     assert.match(screen, /^from the page: 42$/m);
+    // The dashboard, the form and the new session's page asked nothing that failed.
+    assert.deepEqual(failed, [], 'no request of the page failed');
   });
 
   test('lists every session with its status; rename, kill and revive act on the server', async (t) => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { useTestScope } from '../support/test-scope.js';
 import { waitFor } from '../support/wait-for.js';
-import { WEB_TEST_TIMEOUT_MS, browserUnavailable, startWebHarness, waitForLivePane, type WebHarness } from './web-harness.js';
+import { WEB_TEST_TIMEOUT_MS, browserUnavailable, failedLoads, startWebHarness, waitForLivePane, type WebHarness } from './web-harness.js';
 
 /** Counts the page's GETs of a path, as they go out. */
 function countRequests(page: Page, path: string): { readonly count: number } {
@@ -57,6 +57,18 @@ describe('tend open and the page it opens', { timeout: WEB_TEST_TIMEOUT_MS, skip
     const alone = await h.open('/w/lone');
     await waitForLivePane(alone, lone);
     assert.equal(await alone.locator('.pane').count(), 1);
+
+    // A session with no name is opened by its id; its page, like the others, asks nothing that fails.
+    const unnamed = await h.newSession();
+    const unnamedPath = new URL(await tendOpen(h, [unnamed, '--print'])).pathname;
+    assert.equal(unnamedPath, `/w/${unnamed}`);
+    const context = await h.newContext();
+    const failed = failedLoads(context);
+    const byId = await h.open(unnamedPath, context);
+    await waitForLivePane(byId, unnamed);
+    const proj = await h.open(`${parsed.pathname}${parsed.search}`, context);
+    await waitForLivePane(proj, b);
+    assert.deepEqual(failed, [], 'no request of the pages failed');
   });
 
   test('the page stops polling a workspace the server answers 404 for, says why, and follows it again once it is made elsewhere', async (t) => {

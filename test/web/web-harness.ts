@@ -192,6 +192,22 @@ export async function startWebHarness(scope: TestScope, options: { env?: Record<
 
 // ------------------------------------------------------------------ pages
 
+/**
+ * Every failed load a context's pages see from now on: a response of 400 or above, or an
+ * error on the console (the browser logs each failed load there too). A page that only
+ * asks what exists should leave it empty.
+ */
+export function failedLoads(context: BrowserContext): string[] {
+  const failed: string[] = [];
+  context.on('response', (res) => {
+    if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
+  });
+  context.on('console', (msg) => {
+    if (msg.type() === 'error') failed.push(`console: ${msg.text()}`);
+  });
+  return failed;
+}
+
 export async function debugPanes(page: Page): Promise<DebugPaneView[]> {
   return page.evaluate(() => (globalThis as unknown as DebugGlobal).__tendDebug?.panes() ?? []);
 }

@@ -14,6 +14,7 @@ import {
   WEB_TEST_TIMEOUT_MS,
   browserUnavailable,
   debugPanes,
+  failedLoads,
   paneText,
   startWebHarness,
   typeInto,
@@ -46,13 +47,7 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     const left = await h.newSession({ name: 'main' });
     // A lone session's page asks nothing the server answers with an error (the browser logs each one).
     const context = await h.newContext();
-    const failed: string[] = [];
-    context.on('response', (res) => {
-      if (res.status() >= 400) failed.push(`${res.status()} ${res.request().method()} ${new URL(res.url()).pathname}`);
-    });
-    context.on('console', (msg) => {
-      if (msg.type() === 'error') failed.push(`console: ${msg.text()}`);
-    });
+    const failed = failedLoads(context);
     const page = await h.open('/w/main', context);
     await waitForLivePane(page, left);
     assert.deepEqual(failed, [], 'no request of the page failed');
@@ -116,9 +111,13 @@ describe('workspace', { timeout: WEB_TEST_TIMEOUT_MS, skip: browserUnavailable()
     await waitFor(async () => (await page.locator('.pane-focused').getAttribute('data-session')) === right, { what: 'focus on the clicked pane' });
 
     // A second browser: the same layout (divider where the first left it) and the same screens.
-    const other = await h.open('/w/main');
+    const otherContext = await h.newContext();
+    const otherFailed = failedLoads(otherContext);
+    const other = await h.open('/w/main', otherContext);
     await waitForLivePane(other, left);
     await waitForLivePane(other, right);
+    // A workspace's page asks nothing that fails either (it looks for a session of its name too).
+    assert.deepEqual(otherFailed, [], "no request of the workspace's page failed");
     assert.equal(await dividerValue(other), String(Math.round(ratio * 100)));
     assert.equal(await dividerValue(page), String(Math.round(ratio * 100)));
     for (const p of [page, other]) {

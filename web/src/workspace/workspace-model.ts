@@ -50,15 +50,24 @@ export interface WorkspaceModelOptions {
   agents: AgentStore;
 }
 
-async function resolveSession(name: string): Promise<SessionInfo | null> {
-  for (const t of [`:${name}`, name]) {
-    try {
-      return await sessionsApi.get(t);
-    } catch (err) {
-      if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 400 && err.status !== 409)) throw err;
-    }
+/**
+ * The session a lone session's page is named for, from the list: its name, or its id when it
+ * has none (the dashboard's and `tend open`'s paths). The list always answers, where a lookup
+ * that misses answers 404 and the browser logs a failed load.
+ */
+async function listedSession(name: string): Promise<SessionInfo | null> {
+  const list = await sessionsApi.list();
+  return list.find((s) => s.name === name) ?? list.find((s) => s.id === name) ?? null;
+}
+
+/** Any other target (an index, an id's prefix), asked of the server as `tend` resolves it. */
+async function sessionByTarget(target: string): Promise<SessionInfo | null> {
+  try {
+    return await sessionsApi.get(target);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 400 || err.status === 409)) return null;
+    throw err;
   }
-  return null;
 }
 
 export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
@@ -198,7 +207,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
     const name = this.options.name;
     try {
       // Both lookups at once: the time to a first painted terminal is the page's first impression.
-      const sessionLookup = resolveSession(name).catch(() => null);
+      const sessionLookup = listedSession(name).catch(() => null);
       // From the list, which always answers: asking for the workspace by name answers a lone
       // session's page 404, which the browser logs as a failed load on every such page.
       const ws = (await listWorkspaces()).find((w) => w.name === name) ?? null;
@@ -210,7 +219,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
         this.setLayout(ws.layout, wanted && all.includes(wanted) ? wanted : (all[0] ?? null));
         return;
       }
-      const session = await sessionLookup;
+      const session = (await sessionLookup) ?? (await sessionByTarget(name));
       if (!this.running) return;
       if (!session) {
         this.update({ error: `no workspace or session is named "${name}"` });
