@@ -90,8 +90,13 @@ export interface OutputListener {
 // screen, and bytes that wait longer outlive the young generation and are
 // garbage for the costly collector. Measured (docs/performance.md): 4 MiB
 // gave no more throughput, and a longer loop-delay tail under floods.
+// Reading resumes while a good part of that is still unparsed: the host
+// reports what it parsed up to PARSED_REPORT_MS late, and fresh bytes take a
+// read, a copy into the lane and a post to reach it. Resumed at 128 KiB (~4 ms
+// of a flood's parse) the host ran dry between refills, idle ~12 % of a text
+// flood; at 384 KiB a lone flood parses 5-16 % faster (docs/performance.md).
 const PARSE_BACKLOG_PAUSE_BYTES = 512 * 1024;
-const PARSE_BACKLOG_RESUME_BYTES = 128 * 1024;
+const PARSE_BACKLOG_RESUME_BYTES = 384 * 1024;
 const HOLDER_CONNECT_TIMEOUT_MS = 5000;
 /**
  * Every holder connection reads into this one buffer instead of into a new

@@ -110,8 +110,9 @@ export const STATS_INTERVAL_MS = 200;
  * How long "parsed" counts may wait for other events to go with, once the
  * host has parsed PARSED_REPORT_EAGER_BYTES since it last sent them. The
  * server learns a flood's backlog this late at worst (it resumes a paused
- * holder below 128 KiB, at ~50 MB/s 2.5 ms of parsing), and nothing a viewer
- * sees waits for them: echo goes out before its bytes even reach the host.
+ * holder below 384 KiB, ~12 ms of parsing at a text flood's ~30 MB/s), and
+ * nothing a viewer sees waits for them: echo goes out before its bytes even
+ * reach the host.
  */
 export const PARSED_REPORT_MS = 5;
 export const PARSED_REPORT_EAGER_BYTES = 64 * 1024;
