@@ -257,6 +257,11 @@ export class ViewerChannel extends DisposableBase {
     return this.acked;
   }
 
+  /** See StartOptions.holdsHistory. */
+  get holdsHistory(): boolean {
+    return this._holdsHistory;
+  }
+
   /**
    * The seq up to which the viewer's terminal has parsed the session's
    * stream, while it is shown the stream (not a view, not a kept screen),
@@ -264,11 +269,6 @@ export class ViewerChannel extends DisposableBase {
    * snapshot; null otherwise. Every history row that had scrolled off by then
    * is in that terminal's scrollback.
    */
-  /** See StartOptions.holdsHistory. */
-  get holdsHistory(): boolean {
-    return this._holdsHistory;
-  }
-
   get streamParsedSeq(): number | null {
     if (!this._holdsHistory || this.decision === null || this.view !== null || this.frozen || this.snapshotUnacked || this.snapshotting) return null;
     return this.acked;

@@ -51,12 +51,11 @@ export interface WorkspaceModelOptions {
 }
 
 /**
- * The session a lone session's page is named for, from the list: its name, or its id when it
+ * The session a lone session's page is named for, in the list: its name, or its id when it
  * has none (the dashboard's and `tend open`'s paths). The list always answers, where a lookup
  * that misses answers 404 and the browser logs a failed load.
  */
-async function listedSession(name: string): Promise<SessionInfo | null> {
-  const list = await sessionsApi.list();
+function listedSession(list: readonly SessionInfo[], name: string): SessionInfo | null {
   return list.find((s) => s.name === name) ?? list.find((s) => s.id === name) ?? null;
 }
 
@@ -87,8 +86,8 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
 
   start(): () => void {
     this.running = true;
-    void this.firstLoad();
-    void this.refreshSessions();
+    // One list for both: the page's sessions, and the session a lone session's page shows.
+    void this.firstLoad(this.refreshSessions());
     this.timers.push(window.setInterval(() => this.pollLayout(), LAYOUT_POLL_MS));
     this.timers.push(window.setInterval(() => void this.refreshSessions(), SESSIONS_POLL_MS));
     // The same keys when focus is on the page rather than in a terminal.
@@ -203,11 +202,11 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
 
   // ------------------------------------------------------------ the server
 
-  private async firstLoad(): Promise<void> {
+  /** `sessions`: the first list of sessions, asked at the same time (null if it failed). */
+  private async firstLoad(sessions: Promise<readonly SessionInfo[] | null>): Promise<void> {
     const name = this.options.name;
     try {
       // Both lookups at once: the time to a first painted terminal is the page's first impression.
-      const sessionLookup = listedSession(name).catch(() => null);
       // From the list, which always answers: asking for the workspace by name answers a lone
       // session's page 404, which the browser logs as a failed load on every such page.
       const ws = (await listWorkspaces()).find((w) => w.name === name) ?? null;
@@ -219,7 +218,8 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
         this.setLayout(ws.layout, wanted && all.includes(wanted) ? wanted : (all[0] ?? null));
         return;
       }
-      const session = (await sessionLookup) ?? (await sessionByTarget(name));
+      const list = await sessions;
+      const session = (list && listedSession(list, name)) ?? (await sessionByTarget(name));
       if (!this.running) return;
       if (!session) {
         this.update({ error: `no workspace or session is named "${name}"` });
@@ -250,9 +250,11 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
       .catch(() => undefined);
   }
 
-  private async refreshSessions(): Promise<void> {
+  /** The page's sessions, asked again; the list, or null if the server did not answer. */
+  private async refreshSessions(): Promise<readonly SessionInfo[] | null> {
+    let list: readonly SessionInfo[] | null = null;
     try {
-      const list = await sessionsApi.list();
+      list = await sessionsApi.list();
       if (this.running) {
         this.options.agents.fromList(list);
         this.update({ sessions: new Map(list.map((s) => [s.id, s])) });
@@ -261,6 +263,7 @@ export class WorkspaceModel extends Model<WorkspaceState> implements Startable {
       /* the banner shows the server is away */
     }
     if (!this.state.saved && this.state.layout !== null) await this.lookForWorkspace();
+    return list;
   }
 
   /** Not following a workspace: whether one of this name has been made elsewhere since. */
